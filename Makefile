@@ -1,0 +1,38 @@
+# Thin wrapper around CMake: `make demo`, `make test`, `make bench`.
+# Installs missing Debian packages first (with sudo when not root).
+BUILD ?= build
+JOBS ?= $(shell nproc)
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+DEBIAN_PACKAGES := cmake ninja-build g++ pkg-config make \
+  libsystemc-dev libyaml-cpp-dev nlohmann-json3-dev libelf-dev libboost-dev \
+  libgtest-dev libgmock-dev libbenchmark-dev \
+  gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc gdb-multiarch
+
+.PHONY: all deps build demo test bench clean
+
+all: build
+
+deps:
+	@missing=$$(for p in $(DEBIAN_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing Debian packages:" $$missing; \
+	  $(SUDO) apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+build: deps
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	$(BUILD)/platform/npuvp run scenarios/hello.yaml
+
+test: build
+	ctest --test-dir $(BUILD) -j $(JOBS) --output-on-failure
+
+bench: build
+	$(BUILD)/tests/bench/npuvp_bench
+
+clean:
+	rm -rf $(BUILD)

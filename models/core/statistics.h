@@ -1,0 +1,103 @@
+// Statistics registry: counters, derived values and histograms with
+// hierarchical names (soc.cpu.instructions), dumped as JSON and as a table.
+// Models keep hot counters as plain integers; the registry only reads them at
+// dump time, so statistics cost nothing on fast paths.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace npuvp {
+
+class Statistic {
+ public:
+  Statistic(std::string name, std::string unit, std::string doc);
+  virtual ~Statistic();
+  Statistic(const Statistic&) = delete;
+  Statistic& operator=(const Statistic&) = delete;
+
+  const std::string& name() const { return name_; }
+  const std::string& unit() const { return unit_; }
+  const std::string& doc() const { return doc_; }
+  virtual nlohmann::json to_json() const = 0;
+  virtual std::string to_text() const = 0;
+
+ private:
+  std::string name_, unit_, doc_;
+};
+
+// A counter the owner increments.
+class Counter : public Statistic {
+ public:
+  using Statistic::Statistic;
+  Counter& operator+=(std::uint64_t amount) {
+    value_ += amount;
+    return *this;
+  }
+  Counter& operator++() {
+    ++value_;
+    return *this;
+  }
+  std::uint64_t value() const { return value_; }
+  nlohmann::json to_json() const override { return value_; }
+  std::string to_text() const override { return std::to_string(value_); }
+
+ private:
+  std::uint64_t value_ = 0;
+};
+
+// A value computed when statistics are read (e.g. from a model's own integer,
+// or a ratio of two counters).
+class DerivedStatistic : public Statistic {
+ public:
+  DerivedStatistic(std::string name, std::string unit, std::string doc,
+                   std::function<double()> compute, bool integral = false);
+  nlohmann::json to_json() const override;
+  std::string to_text() const override;
+
+ private:
+  std::function<double()> compute_;
+  bool integral_;
+};
+
+// Histogram with power-of-two buckets: bucket i counts samples in [2^(i-1), 2^i),
+// bucket 0 counts zeros. Good for latencies spanning orders of magnitude.
+class Histogram : public Statistic {
+ public:
+  using Statistic::Statistic;
+  void sample(std::uint64_t value);
+  std::uint64_t count() const { return count_; }
+  std::uint64_t min() const { return count_ ? min_ : 0; }
+  std::uint64_t max() const { return max_; }
+  double mean() const { return count_ ? static_cast<double>(sum_) / count_ : 0.0; }
+  const std::vector<std::uint64_t>& buckets() const { return buckets_; }
+  nlohmann::json to_json() const override;
+  std::string to_text() const override;
+
+ private:
+  std::vector<std::uint64_t> buckets_;
+  std::uint64_t count_ = 0, sum_ = 0, min_ = UINT64_MAX, max_ = 0;
+};
+
+class StatisticsRegistry {
+ public:
+  static StatisticsRegistry& instance();
+  std::vector<const Statistic*> all() const;  // sorted by name
+  const Statistic* find(const std::string& name) const;
+  // {"name": value, ...} in name order.
+  nlohmann::json to_json() const;
+  // An aligned table; zero-valued entries are skipped unless `include_zero`.
+  void print_table(std::ostream& out, bool include_zero = false) const;
+
+ private:
+  friend class Statistic;
+  std::map<std::string, Statistic*> statistics_;
+};
+
+}  // namespace npuvp

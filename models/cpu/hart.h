@@ -1,0 +1,289 @@
+// A RISC-V hart (RV64IMAC + Zicsr + Zifencei, M and U modes): architectural
+// state and the interpreter. It knows nothing of SystemC: memory it cannot
+// reach through its direct-memory windows goes to a BusInterface, which the
+// SystemC wrapper (RiscvCpu) implements with TLM-2.0. Unit tests drive a Hart
+// directly.
+#pragma once
+
+#include "cpu/decoder.h"
+#include "cpu/instruction.h"
+
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace npuvp {
+
+class IsaExtension;
+
+// Trap causes (mcause values without the interrupt bit).
+enum class TrapCause : std::uint64_t {
+  kInstructionMisaligned = 0,
+  kInstructionAccessFault = 1,
+  kIllegalInstruction = 2,
+  kBreakpoint = 3,
+  kLoadMisaligned = 4,
+  kLoadAccessFault = 5,
+  kStoreMisaligned = 6,
+  kStoreAccessFault = 7,
+  kEcallFromU = 8,
+  kEcallFromM = 11,
+};
+enum class InterruptCause : std::uint64_t {
+  kMachineSoftware = 3,
+  kMachineTimer = 7,
+  kMachineExternal = 11,
+};
+std::string trap_cause_name(std::uint64_t mcause);
+
+enum class Privilege : std::uint8_t { kUser = 0, kMachine = 3 };
+
+// A host-memory window granted by DMI: guest [start, start+size) is at host.
+struct MemoryWindow {
+  std::uint64_t start = 0;
+  std::uint64_t size = 0;
+  std::uint8_t* host = nullptr;
+  bool readable = false, writable = false;
+  std::uint32_t read_cycles = 0, write_cycles = 0;  // latency per access
+  // Fast-path bound: offsets below this fit any access of up to 8 bytes.
+  std::uint64_t fast_limit = 0;
+};
+
+// The slow path to memory (MMIO, DMI set-up). Latencies are returned in cycles.
+class BusInterface {
+ public:
+  virtual ~BusInterface() = default;
+  enum class Access { kFetch, kRead, kWrite };
+  // Returns false on a bus error (access fault).
+  virtual bool bus_access(Access access, std::uint64_t address, void* data, unsigned size,
+                          std::uint64_t& cycles) = 0;
+  // Side-effect-free access for debuggers, loaders and semihosting.
+  virtual bool debug_access(bool write, std::uint64_t address, void* data, std::size_t size) = 0;
+};
+
+// Cycles per instruction class, plus the extra cost of a taken branch.
+struct CycleModel {
+  std::uint8_t cpi[static_cast<int>(InstructionClass::kCount)] = {1, 3, 20, 1, 1, 1, 2, 2, 4, 1, 2, 1};
+  std::uint8_t branch_taken_penalty = 2;
+};
+
+class Hart {
+ public:
+  Hart(std::uint64_t hart_id, BusInterface& bus);
+  ~Hart();
+  Hart(const Hart&) = delete;
+  Hart& operator=(const Hart&) = delete;
+
+  // --- configuration (before running) ---
+  void add_extension(IsaExtension& extension);
+  void set_cycle_model(const CycleModel& model);
+  void set_allow_misaligned(bool allow) { allow_misaligned_ = allow; }
+  void set_semihosting(std::function<bool(Hart&)> handler) { semihosting_ = std::move(handler); }
+  // Source of the `time` CSR (mtime of the platform's timer) given the
+  // hart's cycle count.
+  void set_time_source(std::function<std::uint64_t(std::uint64_t cycles)> source) {
+    time_source_ = std::move(source);
+  }
+  // Called (and expected not to return) when the hart cannot continue, e.g. a
+  // trap whose handler itself faults before retiring an instruction.
+  void set_fatal_handler(std::function<void(const std::string&)> handler) {
+    fatal_handler_ = std::move(handler);
+  }
+  // Names addresses in messages ("main+0x10").
+  void set_symbolizer(std::function<std::string(std::uint64_t)> symbolizer) {
+    symbolizer_ = std::move(symbolizer);
+  }
+  void reset(std::uint64_t pc);
+
+  // --- memory windows (DMI) ---
+  void add_window(const MemoryWindow& window);
+  // Drops windows overlapping [start, end] and (after the current
+  // instruction) every decoded instruction.
+  void invalidate_windows(std::uint64_t start, std::uint64_t end);
+  void flush_decode_cache();
+
+  // --- running ---
+  // Executes until the cycle count reaches `cycle_limit`, or earlier when
+  // something needs the caller (WFI, a stop request, a pending bus-side event).
+  void run(std::uint64_t cycle_limit);
+  // Makes run() return after the current instruction.
+  void request_break() { budget_ = 0; }
+  // Level of a mip bit driven by a device (MSIP, MTIP, MEIP).
+  void set_interrupt_pending(unsigned bit, bool level);
+  bool waiting_for_interrupt() const { return waiting_for_interrupt_; }
+  // Whether an enabled interrupt would wake the hart from WFI (ignores mstatus.MIE).
+  bool wake_condition() const { return (mip_ & mie_) != 0; }
+  void wake() { waiting_for_interrupt_ = false; }
+  // Adds idle cycles (time spent asleep in WFI), so mcycle tracks time.
+  void add_idle_cycles(std::uint64_t cycles);
+
+  // --- state, for instruction semantics, extensions, debuggers and tests ---
+  std::uint64_t x[33] = {};  // x[0] stays 0; x[32] is where writes to x0 go
+  std::uint64_t pc = 0;
+  Privilege privilege() const { return privilege_; }
+  std::uint64_t hart_id() const { return hart_id_; }
+  std::uint64_t cycles() const { return cycles_; }
+  std::uint64_t retired() const { return executed_ - exceptions_; }
+  std::uint64_t exceptions() const { return exceptions_; }
+  std::uint64_t interrupts_taken() const { return interrupts_; }
+  std::uint64_t idle_cycles() const { return idle_cycles_; }
+  std::uint64_t bus_accesses() const { return bus_accesses_; }
+  std::uint64_t decoded_instructions() const { return decoded_count_; }
+  std::uint64_t code_invalidations() const { return code_invalidations_; }
+  std::uint64_t mip() const { return mip_; }
+  std::uint64_t mstatus() const { return mstatus_; }
+  std::uint64_t mepc() const { return mepc_; }
+  std::uint64_t mcause() const { return mcause_; }
+  std::uint64_t mtval() const { return mtval_; }
+  std::uint64_t mtvec() const { return mtvec_; }
+  std::uint64_t misa() const { return misa_; }
+  const Decoder& decoder() const { return decoder_; }
+  std::string describe(std::uint64_t address) const;  // "0x80000010 <main+0x4>"
+
+  // CSR access as the instruction would do it at the current privilege;
+  // false when the access is illegal.
+  bool csr_read(std::uint16_t csr, std::uint64_t& value);
+  bool csr_write(std::uint16_t csr, std::uint64_t value);
+
+  // Trap entry. Instruction semantics call raise_exception and return.
+  void raise_exception(TrapCause cause, std::uint64_t tval);
+  void raise_illegal_instruction(const DecodedInstruction& instruction) {
+    raise_exception(TrapCause::kIllegalInstruction, instruction.raw);
+  }
+
+  // Data access with the full semantics (alignment, DMI fast path, bus slow
+  // path, access faults). On failure the trap has been raised; return false.
+  // `fault` is the cause raised when nothing answers (AMOs report store faults).
+  template <typename T>
+  bool load(std::uint64_t address, T& value, TrapCause fault = TrapCause::kLoadAccessFault);
+  template <typename T> bool store(std::uint64_t address, T value);
+  // Memory reads/writes for debuggers and services (no traps, no timing).
+  bool debug_read(std::uint64_t address, void* data, std::size_t size);
+  bool debug_write(std::uint64_t address, const void* data, std::size_t size);
+
+  // Instruction semantics helpers.
+  void add_cycles(std::uint64_t cycles) { cycles_ += cycles; }
+  std::uint8_t branch_taken_penalty() const { return cycle_model_.branch_taken_penalty; }
+  // Load-reserved / store-conditional reservation (one per hart).
+  void set_reservation(std::uint64_t address) { reservation_ = address; reservation_valid_ = true; }
+  bool take_reservation(std::uint64_t address) {
+    bool ok = reservation_valid_ && reservation_ == address;
+    reservation_valid_ = false;
+    return ok;
+  }
+  void clear_reservation() { reservation_valid_ = false; }
+  void execute_mret(const DecodedInstruction& instruction);
+  void execute_wfi(const DecodedInstruction& instruction);
+  void execute_ebreak(const DecodedInstruction& instruction);
+  void execute_fence_i(const DecodedInstruction& instruction);
+
+ private:
+  static constexpr unsigned kPageBits = 12;
+  static constexpr std::uint64_t kPageSize = 1ull << kPageBits;
+  static constexpr unsigned kSlotsPerPage = kPageSize / 2;
+  // Decoded instructions of one 4 KiB page, one slot per 2-byte position.
+  struct DecodedPage {
+    DecodedInstruction slots[kSlotsPerPage];
+  };
+  static constexpr unsigned kCodeFilterBits = 16;
+
+  DecodedInstruction* decoded_at(std::uint64_t address) {
+    std::uint64_t page = address >> kPageBits;
+    if (page == current_page_number_) return &current_page_->slots[(address & (kPageSize - 1)) >> 1];
+    return decoded_at_slow(address);
+  }
+  DecodedInstruction* decoded_at_slow(std::uint64_t address);
+  static void decode_on_first_use(Hart& hart, const DecodedInstruction& instruction);
+  void decode_into(DecodedInstruction& slot, std::uint64_t address);
+  bool fetch_raw(std::uint64_t address, std::uint32_t& raw, unsigned& length);
+  void note_store(std::uint64_t address);
+  void invalidate_code_pages();
+  void service_pending();
+  void take_interrupt_if_pending();
+  void enter_trap(std::uint64_t mcause, std::uint64_t tval);
+  std::string describe_trap(std::uint64_t mcause, std::uint64_t epc, std::uint64_t tval);
+  std::uint64_t counter_value(int which) const;
+  void set_counter(int which, std::uint64_t value);
+
+  template <typename T> bool load_slow(std::uint64_t address, T& value, TrapCause fault);
+  template <typename T> bool store_slow(std::uint64_t address, T value);
+  const MemoryWindow* find_window(std::uint64_t address, bool write);
+
+  // Hot state first.
+  std::uint64_t cycles_ = 0;
+  std::uint64_t budget_ = 0;
+  std::uint64_t executed_ = 0;
+  std::uint64_t current_page_number_ = ~0ull;
+  DecodedPage* current_page_ = nullptr;
+  MemoryWindow read_window_, write_window_;
+  std::vector<std::uint64_t> code_filter_;
+  bool allow_misaligned_ = false;
+
+  // Architectural state.
+  std::uint64_t hart_id_;
+  Privilege privilege_ = Privilege::kMachine;
+  std::uint64_t misa_ = 0, mstatus_ = 0, mtvec_ = 0, mscratch_ = 0, mepc_ = 0, mcause_ = 0,
+                mtval_ = 0, mie_ = 0, mip_ = 0, mcounteren_ = 0, mcountinhibit_ = 0;
+  // mcycle/minstret = raw count + offset (writes move the offset); frozen while inhibited.
+  std::uint64_t counter_offset_[2] = {0, 0}, counter_frozen_[2] = {0, 0};
+  std::uint64_t reservation_ = 0;
+  bool reservation_valid_ = false;
+  bool waiting_for_interrupt_ = false;
+  bool pending_service_ = false;
+
+  // Statistics.
+  std::uint64_t exceptions_ = 0, interrupts_ = 0, idle_cycles_ = 0, bus_accesses_ = 0,
+                decoded_count_ = 0, code_invalidations_ = 0;
+
+  // Recursive-trap detection: where the last trap went and what it was.
+  std::uint64_t last_trap_target_ = ~0ull, last_trap_retired_ = 0, last_trap_cause_ = 0,
+                last_trap_epc_ = 0, last_trap_tval_ = 0;
+
+  BusInterface& bus_;
+  Decoder decoder_;
+  CycleModel cycle_model_;
+  std::vector<IsaExtension*> extensions_;
+  std::vector<MemoryWindow> windows_;
+  std::unordered_map<std::uint64_t, std::unique_ptr<DecodedPage>> pages_;
+  DecodedInstruction uncached_;  // for code outside any window (fetched each time)
+  bool pending_code_invalidation_ = false;
+  bool flush_requested_ = false;
+  std::vector<std::uint64_t> stale_pages_;
+  std::function<bool(Hart&)> semihosting_;
+  std::function<std::uint64_t(std::uint64_t)> time_source_;
+  std::function<void(const std::string&)> fatal_handler_;
+  std::function<std::string(std::uint64_t)> symbolizer_;
+};
+
+// ---- inline fast paths ----
+
+template <typename T>
+inline bool Hart::load(std::uint64_t address, T& value, TrapCause fault) {
+  std::uint64_t offset = address - read_window_.start;
+  if (__builtin_expect(offset < read_window_.fast_limit && (address & (sizeof(T) - 1)) == 0, 1)) {
+    std::memcpy(&value, read_window_.host + offset, sizeof(T));
+    cycles_ += read_window_.read_cycles;
+    return true;
+  }
+  return load_slow(address, value, fault);
+}
+
+template <typename T>
+inline bool Hart::store(std::uint64_t address, T value) {
+  std::uint64_t offset = address - write_window_.start;
+  if (__builtin_expect(offset < write_window_.fast_limit && (address & (sizeof(T) - 1)) == 0, 1)) {
+    std::memcpy(write_window_.host + offset, &value, sizeof(T));
+    cycles_ += write_window_.write_cycles;
+    std::uint64_t page = address >> kPageBits;
+    if (__builtin_expect((code_filter_[(page >> 6) & ((1u << (kCodeFilterBits - 6)) - 1)] >> (page & 63)) & 1, 0))
+      note_store(address);
+    return true;
+  }
+  return store_slow(address, value);
+}
+
+}  // namespace npuvp

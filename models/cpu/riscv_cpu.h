@@ -1,0 +1,88 @@
+// RiscvCpu: the SystemC/TLM-2.0 face of a Hart. It owns the initiator socket,
+// turns DMI grants into the hart's memory windows, runs the hart in batches
+// under temporal decoupling (tlm_quantumkeeper), sleeps in WFI until an
+// interrupt, and reports statistics. One implementation for every core role;
+// roles differ by parameters and plugged-in IsaExtensions.
+#pragma once
+
+#include "core/interrupt.h"
+#include "core/parameters.h"
+#include "core/statistics.h"
+#include "cpu/hart.h"
+#include "cpu/semihosting.h"
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/tlm_quantumkeeper.h>
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace npuvp {
+
+class RiscvCpu : public sc_core::sc_module, public InterruptTarget, public BusInterface {
+ public:
+  tlm_utils::simple_initiator_socket<RiscvCpu> socket;
+
+  Parameter<std::uint64_t> hart_id;
+  Parameter<double> clock;
+  Parameter<std::uint64_t> reset_pc;
+  Parameter<bool> allow_misaligned;
+  Parameter<bool> semihosting;
+  Parameter<bool> dmi;
+  // Cycle model: cycles per instruction of each class (docs/cycle-model.md).
+  Parameter<std::uint64_t> cpi_alu, cpi_multiply, cpi_divide, cpi_load, cpi_store, cpi_branch, cpi_jump,
+      cpi_csr, cpi_atomic, cpi_fence, cpi_system, cpi_custom, branch_taken_penalty;
+
+  explicit RiscvCpu(sc_core::sc_module_name name);
+  ~RiscvCpu() override;
+
+  Hart& hart() { return *hart_; }
+  const Hart& hart() const { return *hart_; }
+  sc_core::sc_time cycle_time() const { return period_; }
+
+  // Wiring done by the platform before simulation.
+  void add_extension(IsaExtension& extension) { hart_->add_extension(extension); }
+  void set_time_source(std::function<std::uint64_t(const sc_core::sc_time&)> source);
+  void set_symbolizer(std::function<std::string(std::uint64_t)> symbolizer) {
+    hart_->set_symbolizer(std::move(symbolizer));
+  }
+
+  // InterruptTarget: `line` is the mip bit (3 MSIP, 7 MTIP, 11 MEIP).
+  void set_interrupt(unsigned line, bool level) override;
+
+  // For diagnostics when the simulation runs out of events.
+  bool sleeping() const { return sleeping_; }
+
+ private:
+  class QuantumKeeper : public tlm_utils::tlm_quantumkeeper {
+   public:
+    sc_core::sc_time next_sync_point() const { return m_next_sync_point; }
+  };
+
+  void start_of_simulation() override;
+  void run();
+  void sleep_until_interrupt();
+  sc_core::sc_time local_time() const;
+  std::uint64_t cycles_at(const sc_core::sc_time& time) const;
+  bool bus_access(Access access, std::uint64_t address, void* data, unsigned size, std::uint64_t& cycles) override;
+  bool debug_access(bool write, std::uint64_t address, void* data, std::size_t size) override;
+  void request_dmi(std::uint64_t address);
+  void invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end);
+
+  std::unique_ptr<Hart> hart_;
+  sc_core::sc_time period_;
+  std::uint64_t period_ps_ = 1000;
+  QuantumKeeper quantum_keeper_;
+  sc_core::sc_event wake_event_;
+  tlm::tlm_generic_payload payload_;  // reused: no allocation per access
+  bool sleeping_ = false;
+  std::uint64_t batches_ = 0, dmi_grants_ = 0, dmi_invalidations_ = 0;
+  bool serve_semihosting(Hart& hart);
+  Semihosting semihosting_service_;
+  std::vector<std::unique_ptr<Statistic>> statistics_;
+};
+
+}  // namespace npuvp

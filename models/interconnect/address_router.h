@@ -1,0 +1,59 @@
+// AddressRouter: an address-decoding TLM-2.0 interconnect with no timing of
+// its own (the RingBus adds timing on top of the same decoding). The most specific
+// (smallest) window containing an address wins, so a small device may overlay
+// a larger memory (e.g. HTIF's tohost inside DDR); DMI grants are clipped so
+// they never cover such an overlay. Unmapped addresses answer
+// TLM_ADDRESS_ERROR_RESPONSE (the CPU turns that into an access fault).
+#pragma once
+
+#include "core/statistics.h"
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_initiator_socket.h>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace npuvp {
+
+class AddressRouter : public sc_core::sc_module {
+ public:
+  // Initiators (CPUs, DMA engines) bind here...
+  tlm_utils::multi_passthrough_target_socket<AddressRouter> target_socket;
+  // ...and targets bind here, in the order of their map() calls.
+  tlm_utils::multi_passthrough_initiator_socket<AddressRouter> initiator_socket;
+
+  explicit AddressRouter(sc_core::sc_module_name name);
+
+  // Binds `target` and maps it at [base, base + size). Returns its port index.
+  template <typename Socket>
+  unsigned map(Socket& target, std::uint64_t base, std::uint64_t size, const std::string& label) {
+    initiator_socket.bind(target);
+    return add_window(base, size, label);
+  }
+
+  struct Window {
+    std::uint64_t base, size;
+    unsigned port;
+    std::string label;
+    std::uint64_t last() const { return base + size - 1; }
+  };
+  const std::vector<Window>& windows() const { return windows_; }
+  const Window* decode(std::uint64_t address) const;
+  std::uint64_t unmapped_accesses() const { return unmapped_.value(); }
+
+ private:
+  unsigned add_window(std::uint64_t base, std::uint64_t size, const std::string& label);
+  void b_transport(int initiator, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  bool get_direct_mem_ptr(int initiator, tlm::tlm_generic_payload& payload, tlm::tlm_dmi& dmi);
+  unsigned int transport_dbg(int initiator, tlm::tlm_generic_payload& payload);
+  void invalidate_direct_mem_ptr(int port, sc_dt::uint64 start, sc_dt::uint64 end);
+
+  std::vector<Window> windows_;
+  Counter unmapped_;
+};
+
+}  // namespace npuvp

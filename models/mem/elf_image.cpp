@@ -1,0 +1,136 @@
+#include "mem/elf_image.h"
+
+#include "core/simulation.h"
+#include "core/text.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+
+namespace npuvp {
+
+namespace {
+
+struct ElfHandle {
+  int fd = -1;
+  Elf* elf = nullptr;
+  ~ElfHandle() {
+    if (elf) elf_end(elf);
+    if (fd >= 0) close(fd);
+  }
+};
+
+}  // namespace
+
+ElfImage::ElfImage(const std::string& path) : path_(path) {
+  auto fail = [&](const std::string& problem) -> void { throw ConfigError("ELF '" + path + "': " + problem); };
+  if (elf_version(EV_CURRENT) == EV_NONE) fail("libelf initialisation failed");
+  ElfHandle handle;
+  handle.fd = open(path.c_str(), O_RDONLY);
+  if (handle.fd < 0) fail(std::strerror(errno));
+  off_t file_size = lseek(handle.fd, 0, SEEK_END);
+  handle.elf = elf_begin(handle.fd, ELF_C_READ, nullptr);
+  if (!handle.elf || elf_kind(handle.elf) != ELF_K_ELF) fail("not an ELF file");
+  GElf_Ehdr header;
+  if (!gelf_getehdr(handle.elf, &header)) fail(std::string("unreadable ELF header (") + elf_errmsg(-1) + ")");
+  if (gelf_getclass(handle.elf) != ELFCLASS64) fail("not a 64-bit ELF (npuvp cores are RV64)");
+  if (header.e_machine != EM_RISCV) fail("not a RISC-V ELF (e_machine = " + std::to_string(header.e_machine) + ")");
+  if (header.e_type != ET_EXEC) fail("not an executable (e_type = " + std::to_string(header.e_type) + "); link it first");
+  entry_ = header.e_entry;
+
+  std::size_t count = 0;
+  if (elf_getphdrnum(handle.elf, &count) != 0) fail(std::string("unreadable program headers (") + elf_errmsg(-1) + ")");
+  for (std::size_t i = 0; i < count; ++i) {
+    GElf_Phdr program;
+    if (!gelf_getphdr(handle.elf, static_cast<int>(i), &program)) fail("unreadable program header " + std::to_string(i));
+    if (program.p_type != PT_LOAD || program.p_memsz == 0) continue;
+    if (program.p_filesz > program.p_memsz) fail("segment " + std::to_string(i) + " is larger in the file than in memory");
+    if (program.p_offset + program.p_filesz > static_cast<std::uint64_t>(file_size))
+      fail("segment " + std::to_string(i) + " extends past the end of the file (truncated?)");
+    Segment segment{program.p_paddr, program.p_memsz, std::vector<std::uint8_t>(program.p_filesz),
+                    (program.p_flags & PF_X) != 0};
+    if (program.p_filesz &&
+        pread(handle.fd, segment.bytes.data(), program.p_filesz, static_cast<off_t>(program.p_offset)) !=
+            static_cast<ssize_t>(program.p_filesz))
+      fail("cannot read segment " + std::to_string(i));
+    segments_.push_back(std::move(segment));
+  }
+  if (segments_.empty()) fail("no loadable segments");
+
+  // Symbols are optional (stripped binaries still run).
+  Elf_Scn* section = nullptr;
+  while ((section = elf_nextscn(handle.elf, section)) != nullptr) {
+    GElf_Shdr section_header;
+    if (!gelf_getshdr(section, &section_header) || section_header.sh_type != SHT_SYMTAB) continue;
+    if (section_header.sh_offset + section_header.sh_size > static_cast<std::uint64_t>(file_size))
+      fail("symbol table extends past the end of the file (truncated?)");
+    Elf_Data* data = elf_getdata(section, nullptr);
+    if (!data || section_header.sh_entsize == 0) continue;
+    std::size_t symbols = section_header.sh_size / section_header.sh_entsize;
+    for (std::size_t i = 0; i < symbols; ++i) {
+      GElf_Sym symbol;
+      if (!gelf_getsym(data, static_cast<int>(i), &symbol)) continue;
+      const char* name = elf_strptr(handle.elf, section_header.sh_link, symbol.st_name);
+      if (!name || !*name) continue;
+      int type = GELF_ST_TYPE(symbol.st_info);
+      if (type != STT_FUNC && type != STT_OBJECT && type != STT_NOTYPE) continue;
+      if (symbol.st_shndx == SHN_UNDEF) continue;
+      symbols_.emplace(name, std::make_pair(symbol.st_value, symbol.st_size));
+      if ((type == STT_FUNC || type == STT_OBJECT) && symbol.st_size > 0)
+        by_address_[symbol.st_value] = Symbol{symbol.st_size, name};
+    }
+  }
+}
+
+std::optional<std::uint64_t> ElfImage::symbol(const std::string& name) const {
+  auto found = symbols_.find(name);
+  if (found == symbols_.end()) return std::nullopt;
+  return found->second.first;
+}
+
+std::optional<std::uint64_t> ElfImage::symbol_size(const std::string& name) const {
+  auto found = symbols_.find(name);
+  if (found == symbols_.end()) return std::nullopt;
+  return found->second.second;
+}
+
+std::string ElfImage::symbolize(std::uint64_t address) const {
+  auto found = by_address_.upper_bound(address);
+  if (found == by_address_.begin()) return "";
+  --found;
+  std::uint64_t offset = address - found->first;
+  if (offset >= found->second.size) return "";
+  return offset ? found->second.name + "+" + hex(offset) : found->second.name;
+}
+
+void ElfImage::load(const std::function<std::size_t(std::uint64_t, const std::uint8_t*, std::size_t)>& write) const {
+  std::vector<std::uint8_t> zeros;
+  for (std::size_t i = 0; i < segments_.size(); ++i) {
+    const Segment& segment = segments_[i];
+    auto put = [&](std::uint64_t address, const std::uint8_t* data, std::size_t size) {
+      std::size_t done = 0;
+      while (done < size) {
+        std::size_t step = write(address + done, data + done, size - done);
+        if (step == 0)
+          throw ConfigError("ELF '" + path_ + "': segment " + std::to_string(i) + " [" + hex(segment.address) + ", " +
+                            hex(segment.address + segment.memory_size) + ") is not in any memory (first unmapped byte at " +
+                            hex(address + done) + ")");
+        done += step;
+      }
+    };
+    put(segment.address, segment.bytes.data(), segment.bytes.size());
+    std::size_t bss = segment.memory_size - segment.bytes.size();
+    if (bss) {
+      zeros.assign(std::min<std::size_t>(bss, 1 << 20), 0);
+      for (std::size_t done = 0; done < bss; done += zeros.size())
+        put(segment.address + segment.bytes.size() + done, zeros.data(), std::min(zeros.size(), bss - done));
+    }
+  }
+}
+
+}  // namespace npuvp

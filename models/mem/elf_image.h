@@ -1,0 +1,51 @@
+// ElfImage: a RISC-V ELF executable read with libelf: loadable segments,
+// entry point and symbols. Every defect (missing file, not ELF, wrong class
+// or machine, truncated) is a ConfigError naming the file and the problem.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace npuvp {
+
+class ElfImage {
+ public:
+  struct Segment {
+    std::uint64_t address;      // physical load address (p_paddr)
+    std::uint64_t memory_size;  // bytes in memory; beyond file_size they are zero
+    std::vector<std::uint8_t> bytes;  // file contents (file_size bytes)
+    bool executable;
+  };
+
+  explicit ElfImage(const std::string& path);
+
+  const std::string& path() const { return path_; }
+  std::uint64_t entry() const { return entry_; }
+  const std::vector<Segment>& segments() const { return segments_; }
+  std::optional<std::uint64_t> symbol(const std::string& name) const;
+  std::optional<std::uint64_t> symbol_size(const std::string& name) const;
+  // "function+0x10" for an address inside a function or object, else "".
+  std::string symbolize(std::uint64_t address) const;
+
+  // Writes every segment (zero-filling .bss) through `write`, which returns
+  // how many bytes it could place; a short write is a ConfigError naming the
+  // segment that hits no memory.
+  void load(const std::function<std::size_t(std::uint64_t address, const std::uint8_t* data, std::size_t size)>& write) const;
+
+ private:
+  struct Symbol {
+    std::uint64_t size;
+    std::string name;
+  };
+  std::string path_;
+  std::uint64_t entry_ = 0;
+  std::vector<Segment> segments_;
+  std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> symbols_;  // name -> (value, size)
+  std::map<std::uint64_t, Symbol> by_address_;
+};
+
+}  // namespace npuvp

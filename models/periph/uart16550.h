@@ -1,0 +1,153 @@
+// ns16550a-compatible UART, register-compatible with QEMU virt's UART0: a
+// 256-byte window with the eight 8-bit registers at offsets 0..7 (stride 1).
+//
+//   offset  DLAB=0 read / write     DLAB=1
+//   0       RBR / THR               DLL (divisor latch, low byte)
+//   1       IER                     DLM (divisor latch, high byte)
+//   2       IIR / FCR
+//   3       LCR (bit 7 = DLAB)
+//   4       MCR (bit 4 = loopback)
+//   5       LSR (read-only)
+//   6       MSR (read-only)
+//   7       SCR (scratch)
+// Offsets 8..255 read as zero and ignore writes. An access of any width acts
+// on the register at its offset with the low byte of the data (reads are
+// zero-extended), so both byte and word accessors work.
+//
+// Timing model: transmission is instantaneous, so THR is always empty and LSR
+// always reports THRE|TEMT; the divisor latch is stored but does not slow
+// anything down. Transmitted bytes go to the ConsoleOutput named by `output`.
+//
+// Receive model: the bytes of `input` come from a host with flow control that
+// sends on demand, so the guest always finds the next input byte waiting and
+// none is ever lost (an FCR receive-FIFO reset does not discard them). The
+// receiver FIFO level seen by the interrupt logic is what such a host would
+// have delivered: min(bytes left, 16) with FIFOs enabled, min(bytes left, 1)
+// otherwise. Below the FCR trigger level the character-timeout interrupt
+// (IIR 0xC) is reported at once instead of after four character times, since
+// no further byte will arrive without being read. In loopback mode
+// (MCR bit 4) transmitted bytes go to the receiver instead of the output
+// (bounded by the FIFO size; an overflow sets LSR.OE) and MSR reflects MCR.
+//
+// Interrupts (IIR identification, highest priority first):
+//   0x6 receiver line status (IER bit 2, LSR.OE set; cleared by reading LSR)
+//   0x4 received data available / 0xC character timeout (IER bit 0)
+//   0x2 THR empty (IER bit 1; set when THR empties -- immediately after every
+//       THR write -- and when the enable bit goes 0->1; cleared by reading IIR
+//       while it is the identified source, or by writing THR)
+//   0x0 modem status (IER bit 3, MSR delta bits; cleared by reading MSR)
+// IIR bits 7:6 read 11 while FIFOs are enabled (FCR bit 0). `irq` is high
+// while any enabled interrupt is pending.
+#pragma once
+
+#include "core/console.h"
+#include "core/interrupt.h"
+#include "core/parameters.h"
+#include "core/simulation.h"
+#include "core/statistics.h"
+#include "periph/mmio_device.h"
+
+#include <cstdint>
+#include <deque>
+#include <string>
+
+namespace npuvp {
+
+class Uart16550 : public MmioDevice {
+ public:
+  static constexpr std::uint64_t kWindowSize = 0x100;
+  static constexpr unsigned kFifoSize = 16;
+
+  explicit Uart16550(sc_core::sc_module_name name);
+
+  // Interrupt request; QEMU virt wires UART0 to PLIC source 10.
+  InterruptLine irq;
+
+  Parameter<std::string> output{child_name(*this, "output"), "stdout", "",
+                                "where transmitted bytes go: stdout, stderr, none or a file path"};
+  Parameter<std::string> input{child_name(*this, "input"), "", "",
+                               "bytes the guest receives, in order; C escapes \\n \\r \\t \\\\ \\xHH "
+                               "are decoded"};
+
+  Counter bytes_transmitted{child_name(*this, "bytes_transmitted"), "bytes",
+                            "bytes written to THR (sent to the output, or looped back)"};
+  Counter bytes_received{child_name(*this, "bytes_received"), "bytes", "bytes the guest read from RBR"};
+
+  // Input bytes not yet read by the guest (for tests and diagnostics).
+  std::size_t input_remaining() const { return host_input_.size() - host_position_; }
+
+ protected:
+  bool read(std::uint64_t offset, unsigned size, std::uint64_t& value, sc_core::sc_time& delay) override;
+  bool write(std::uint64_t offset, unsigned size, std::uint64_t value, sc_core::sc_time& delay) override;
+  bool peek(std::uint64_t offset, unsigned size, std::uint64_t& value) override;
+
+ private:
+  std::uint8_t read_register(unsigned reg, bool side_effects);
+  void write_register(unsigned reg, std::uint8_t value);
+  void transmit(std::uint8_t byte);
+  bool fifo_enabled() const { return fcr_ & 0x01; }
+  bool loopback() const { return mcr_ & 0x10; }
+  bool data_ready() const { return !rx_fifo_.empty() || input_remaining() > 0; }
+  unsigned rx_level() const;
+  unsigned rx_trigger_level() const;
+  std::uint8_t lsr() const;
+  std::uint8_t msr_status() const;  // MSR bits 7:4
+  void update_modem_status();
+  std::uint8_t interrupt_id() const;  // IIR bits 3:0
+  void update_irq();
+
+  ConsoleOutput console_;
+  std::string host_input_;
+  std::size_t host_position_ = 0;
+  std::deque<std::uint8_t> rx_fifo_;  // looped-back bytes, read before host input
+  std::uint8_t ier_ = 0, fcr_ = 0, lcr_ = 0, mcr_ = 0, scr_ = 0;
+  std::uint8_t dll_ = 0, dlm_ = 0;
+  std::uint8_t msr_deltas_ = 0;  // MSR bits 3:0
+  std::uint8_t last_msr_status_ = 0;
+  bool overrun_ = false;
+  bool thr_interrupt_ = false;
+};
+
+// Decodes the C escapes accepted by string parameters that carry raw bytes
+// (\n \r \t \0 \\ \xHH); throws ConfigError naming `parameter` otherwise.
+// Header-only so the semihosting service (models/cpu) shares it without
+// linking the peripheral library.
+inline std::string decode_byte_escapes(const std::string& text, const std::string& parameter) {
+  auto hex_digit = [](char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c != '\\') {
+      out += c;
+      continue;
+    }
+    if (++i == text.size()) throw ConfigError("parameter '" + parameter + "': trailing backslash");
+    switch (text[i]) {
+      case 'n': out += '\n'; break;
+      case 'r': out += '\r'; break;
+      case 't': out += '\t'; break;
+      case '0': out += '\0'; break;
+      case '\\': out += '\\'; break;
+      case 'x': {
+        int high = i + 1 < text.size() ? hex_digit(text[i + 1]) : -1;
+        int low = i + 2 < text.size() ? hex_digit(text[i + 2]) : -1;
+        if (high < 0 || low < 0)
+          throw ConfigError("parameter '" + parameter + "': \\x must be followed by two hex digits");
+        out += static_cast<char>(high * 16 + low);
+        i += 2;
+        break;
+      }
+      default:
+        throw ConfigError("parameter '" + parameter + "': unknown escape '\\" + std::string(1, text[i]) +
+                          "' (use \\n \\r \\t \\0 \\\\ or \\xHH)");
+    }
+  }
+  return out;
+}
+
+}  // namespace npuvp

@@ -1,0 +1,80 @@
+#include "platform/host_platform.h"
+
+#include <cstring>
+
+namespace npuvp {
+
+using namespace memory_map;
+
+HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif_symbols)
+    : sc_module(name),
+      bus("bus"),
+      cpu("cpu"),
+      boot_rom("boot_rom", kBootRomSize, true),
+      ddr("ddr", kDdrDefaultSize),
+      uart0("uart0"),
+      clint("clint", 1),
+      plic("plic", 96, 2),
+      finisher("finisher") {
+  cpu.socket.bind(bus.target_socket);
+  bus.map(boot_rom.socket, kBootRom, boot_rom.size, "boot_rom");
+  bus.map(finisher.socket, kFinisher, SimFinisher::kWindowSize, "finisher");
+  bus.map(clint.socket, kClint, Clint::kWindowSize, "clint");
+  bus.map(plic.socket, kPlic, Plic::kWindowSize, "plic");
+  bus.map(uart0.socket, kUart0, Uart16550::kWindowSize, "uart0");
+  bus.map(ddr.socket, kDdr, ddr.size, "ddr");
+  memories_ = {{kBootRom, &boot_rom}, {kDdr, &ddr}};
+
+  // HTIF mailboxes overlay the 8-byte words the ELF reserved for them.
+  if (htif_symbols.tohost) {
+    htif = std::make_unique<Htif>("htif");
+    bus.map(htif->tohost_socket, *htif_symbols.tohost, 8, "htif.tohost");
+    if (htif_symbols.fromhost) bus.map(htif->fromhost_socket, *htif_symbols.fromhost, 8, "htif.fromhost");
+  }
+
+  // Interrupts: CLINT -> MSIP/MTIP, PLIC context 0 (hart 0 M-mode) -> MEIP.
+  clint.msip_irq.at(0).connect(cpu, 3);
+  clint.mtip_irq.at(0).connect(cpu, 7);
+  plic.irq.at(0).connect(cpu, 11);
+  uart0.irq.connect(plic, kUart0PlicSource);
+  cpu.set_time_source([this](const sc_core::sc_time& time) { return clint.mtime_at(time); });
+}
+
+std::size_t HostPlatform::write_memory(std::uint64_t address, const std::uint8_t* data, std::size_t size) {
+  for (const auto& region : memories_) {
+    std::uint64_t offset = address - region.base;
+    if (offset >= region.memory->size) continue;
+    std::size_t length = static_cast<std::size_t>(std::min<std::uint64_t>(size, region.memory->size - offset));
+    region.memory->write_backdoor(offset, data, length);
+    return length;
+  }
+  return 0;
+}
+
+bool HostPlatform::read_memory(std::uint64_t address, std::uint8_t* data, std::size_t size) {
+  for (const auto& region : memories_) {
+    std::uint64_t offset = address - region.base;
+    if (offset >= region.memory->size || size > region.memory->size - offset) continue;
+    std::memcpy(data, region.memory->data() + offset, size);
+    return true;
+  }
+  return false;
+}
+
+void HostPlatform::set_boot_entry(std::uint64_t entry) {
+  // Like QEMU virt's reset vector. Encodings checked with riscv64-unknown-elf-as.
+  const std::uint32_t code[] = {
+      0x00000297,  // auipc t0, 0
+      0xf1402573,  // csrr  a0, mhartid
+      0x00000593,  // li    a1, 0
+      0x0182b283,  // ld    t0, 24(t0)
+      0x00028067,  // jr    t0
+      0x00000013,  // nop (pads the entry address to 8-byte alignment)
+  };
+  std::uint8_t image[sizeof code + 8];
+  std::memcpy(image, code, sizeof code);
+  std::memcpy(image + sizeof code, &entry, 8);
+  boot_rom.write_backdoor(0, image, sizeof image);
+}
+
+}  // namespace npuvp

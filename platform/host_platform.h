@@ -1,0 +1,68 @@
+// The SoC as far as it exists today: host CPU, boot ROM, DDR, UART, CLINT,
+// PLIC, sim-control finisher and (when the ELF has `tohost`) HTIF, on the
+// memory map of docs/memory-map.md (QEMU virt compatible). The only place
+// that knows addresses and wiring.
+#pragma once
+
+#include "cpu/riscv_cpu.h"
+#include "interconnect/address_router.h"
+#include "mem/memory.h"
+#include "periph/clint.h"
+#include "periph/htif.h"
+#include "periph/plic.h"
+#include "periph/sim_finisher.h"
+#include "periph/uart16550.h"
+
+#include <systemc>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace npuvp {
+
+namespace memory_map {
+constexpr std::uint64_t kBootRom = 0x0000'1000, kBootRomSize = 0x1000;
+constexpr std::uint64_t kFinisher = 0x0010'0000;
+constexpr std::uint64_t kClint = 0x0200'0000;
+constexpr std::uint64_t kPlic = 0x0C00'0000;
+constexpr std::uint64_t kUart0 = 0x1000'0000;
+constexpr std::uint64_t kDdr = 0x8000'0000, kDdrDefaultSize = 1ull << 30;
+constexpr unsigned kUart0PlicSource = 10;  // as on QEMU virt
+}  // namespace memory_map
+
+struct HtifSymbols {
+  std::optional<std::uint64_t> tohost, fromhost;
+};
+
+class HostPlatform : public sc_core::sc_module {
+ public:
+  AddressRouter bus;
+  RiscvCpu cpu;
+  Memory boot_rom;
+  Memory ddr;
+  Uart16550 uart0;
+  Clint clint;
+  Plic plic;
+  SimFinisher finisher;
+  std::unique_ptr<Htif> htif;
+
+  HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif_symbols = {});
+
+  // Writes into whichever memory holds `address` (loaders, before or during
+  // the run); returns the bytes written, short at the end of that memory and
+  // 0 when no memory is there.
+  std::size_t write_memory(std::uint64_t address, const std::uint8_t* data, std::size_t size);
+  bool read_memory(std::uint64_t address, std::uint8_t* data, std::size_t size);
+  // Boot ROM code: a0 = mhartid, a1 = 0 (no device tree), jump to `entry`.
+  void set_boot_entry(std::uint64_t entry);
+
+ private:
+  struct MemoryRegion {
+    std::uint64_t base;
+    Memory* memory;
+  };
+  std::vector<MemoryRegion> memories_;
+};
+
+}  // namespace npuvp

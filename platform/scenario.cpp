@@ -1,0 +1,153 @@
+#include "platform/scenario.h"
+
+#include "core/simulation.h"
+#include "core/text.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+namespace npuvp {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string where(const std::string& path, const YAML::Node& node) {
+  return path + ":" + std::to_string(node.Mark().line + 1);
+}
+
+[[noreturn]] void bad(const std::string& path, const YAML::Node& node, const std::string& message) {
+  throw ConfigError("scenario " + where(path, node) + ": " + message);
+}
+
+void check_keys(const std::string& path, const YAML::Node& map, const std::vector<std::string>& allowed,
+                const std::string& section) {
+  if (!map.IsMap()) bad(path, map, section + " must be a mapping");
+  for (const auto& entry : map) {
+    std::string key = entry.first.as<std::string>();
+    bool known = false;
+    for (const auto& name : allowed) known = known || name == key;
+    if (known) continue;
+    std::string message = "unknown key '" + key + "' in " + section;
+    if (auto suggestion = closest_match(key, allowed)) message += "; did you mean '" + *suggestion + "'?";
+    bad(path, entry.first, message);
+  }
+}
+
+std::string scalar(const std::string& path, const YAML::Node& node, const std::string& what) {
+  if (!node.IsScalar()) bad(path, node, what + " must be a single value");
+  return node.as<std::string>();
+}
+
+std::vector<std::string> strings(const std::string& path, const YAML::Node& node, const std::string& what) {
+  std::vector<std::string> out;
+  if (node.IsScalar()) {
+    out.push_back(node.as<std::string>());
+  } else if (node.IsSequence()) {
+    for (const auto& item : node) out.push_back(scalar(path, item, what));
+  } else {
+    bad(path, node, what + " must be a string or a list of strings");
+  }
+  return out;
+}
+
+// params: accepts dotted keys and nested maps ({soc: {cpu: {clock: 1GHz}}}).
+void flatten(const std::string& path, const YAML::Node& node, const std::string& prefix,
+             std::vector<Scenario::Setting>& out) {
+  for (const auto& entry : node) {
+    std::string key = prefix + entry.first.as<std::string>();
+    if (entry.second.IsMap()) flatten(path, entry.second, key + ".", out);
+    else out.push_back({key, scalar(path, entry.second, "parameter '" + key + "'"), where(path, entry.second)});
+  }
+}
+
+}  // namespace
+
+std::string resolve_image_path(const std::string& elf, const std::string& scenario_path) {
+  std::vector<fs::path> candidates;
+  fs::path given(elf);
+  candidates.push_back(given);
+  if (!scenario_path.empty() && given.is_relative()) candidates.push_back(fs::path(scenario_path).parent_path() / given);
+  if (given.is_relative()) {
+    if (const char* dir = std::getenv("NPUVP_FIRMWARE_DIR")) candidates.push_back(fs::path(dir) / given);
+    candidates.push_back(fs::path(NPUVP_FIRMWARE_DIR) / given);
+  }
+  for (const auto& candidate : candidates)
+    if (fs::is_regular_file(candidate)) return candidate.string();
+  std::string looked;
+  for (const auto& candidate : candidates) looked += (looked.empty() ? "" : ", ") + candidate.string();
+  throw ConfigError("ELF '" + elf + "' not found (looked in: " + looked + ")");
+}
+
+Scenario Scenario::for_elf(const std::string& elf_path) {
+  Scenario scenario;
+  scenario.name = fs::path(elf_path).stem().string();
+  scenario.images.push_back(Image{elf_path, resolve_image_path(elf_path, ""), {}});
+  return scenario;
+}
+
+Scenario Scenario::from_file(const std::string& path) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw ConfigError("cannot read scenario '" + path + "'");
+  } catch (const YAML::ParserException& error) {
+    throw ConfigError("scenario " + path + ":" + std::to_string(error.mark.line + 1) + ": malformed YAML: " + error.msg);
+  }
+  if (!root.IsMap()) throw ConfigError("scenario " + path + ": the top level must be a mapping");
+  check_keys(path, root, {"name", "description", "images", "params", "limits", "checks"}, "the scenario");
+
+  Scenario scenario;
+  scenario.source = path;
+  scenario.name = root["name"] ? scalar(path, root["name"], "name") : fs::path(path).stem().string();
+  if (root["description"]) scenario.description = scalar(path, root["description"], "description");
+
+  if (!root["images"] || !root["images"].IsSequence() || root["images"].size() == 0)
+    throw ConfigError("scenario " + path + ": 'images' must list at least one image (e.g. - elf: host/hello.elf)");
+  for (const auto& node : root["images"]) {
+    check_keys(path, node, {"elf", "patch"}, "an image");
+    if (!node["elf"]) bad(path, node, "an image needs 'elf'");
+    Image image;
+    image.elf = scalar(path, node["elf"], "elf");
+    image.path = resolve_image_path(image.elf, path);
+    if (node["patch"]) {
+      if (!node["patch"].IsMap()) bad(path, node["patch"], "'patch' must map symbols to values");
+      for (const auto& entry : node["patch"]) {
+        auto value = parse_unsigned(scalar(path, entry.second, "patch value"));
+        if (!value) bad(path, entry.second, "patch value for '" + entry.first.as<std::string>() + "' is not an integer");
+        image.patches[entry.first.as<std::string>()] = *value;
+      }
+    }
+    scenario.images.push_back(std::move(image));
+  }
+  if (root["params"]) {
+    if (!root["params"].IsMap()) bad(path, root["params"], "'params' must be a mapping of parameter names to values");
+    flatten(path, root["params"], "", scenario.parameters);
+  }
+  if (root["limits"]) {
+    const auto& limits = root["limits"];
+    check_keys(path, limits, {"sim_time", "instructions", "wall_time"}, "limits");
+    for (const auto& entry : limits) {
+      std::string key = entry.first.as<std::string>();
+      std::string parameter = key == "sim_time" ? "sim.limit.sim_time" : "sim.limit." + key;
+      scenario.parameters.push_back({parameter, scalar(path, entry.second, key), where(path, entry.second)});
+    }
+  }
+  if (root["checks"]) {
+    const auto& checks = root["checks"];
+    check_keys(path, checks, {"exit_code", "console_contains", "console_excludes"}, "checks");
+    if (checks["exit_code"]) {
+      auto code = parse_signed(scalar(path, checks["exit_code"], "exit_code"));
+      if (!code) bad(path, checks["exit_code"], "exit_code must be an integer");
+      scenario.expect_exit_code = static_cast<int>(*code);
+    }
+    if (checks["console_contains"]) scenario.console_contains = strings(path, checks["console_contains"], "console_contains");
+    if (checks["console_excludes"]) scenario.console_excludes = strings(path, checks["console_excludes"], "console_excludes");
+  }
+  return scenario;
+}
+
+}  // namespace npuvp

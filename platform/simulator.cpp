@@ -1,0 +1,238 @@
+#include "platform/simulator.h"
+
+#include "core/console.h"
+#include "core/parameters.h"
+#include "core/simulation.h"
+#include "core/statistics.h"
+#include "core/text.h"
+#include "mem/elf_image.h"
+#include "platform/host_platform.h"
+#include "platform/scenario.h"
+
+#include <csignal>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+namespace npuvp {
+
+namespace {
+
+// Simulation-wide parameters (not owned by any model).
+struct SimulationParameters {
+  Parameter<sc_core::sc_time> quantum{"sim.quantum", sc_core::sc_time(10, sc_core::SC_US), "time",
+                                      "temporal-decoupling quantum: how far a core may run ahead of SystemC time"};
+  Parameter<sc_core::sc_time> limit_sim_time{"sim.limit.sim_time", sc_core::SC_ZERO_TIME, "time",
+                                             "stop with an error at this simulated time (0 = no limit)"};
+  Parameter<std::uint64_t> limit_instructions{"sim.limit.instructions", 0, "instructions",
+                                              "stop with an error after this many instructions, all cores (0 = no limit)"};
+  Parameter<sc_core::sc_time> limit_wall_time{"sim.limit.wall_time", sc_core::SC_ZERO_TIME, "time",
+                                              "stop with an error after this much host time (0 = no limit)"};
+};
+
+void on_interrupt_signal(int) { SimulationControl::request_interrupt(); }
+
+void apply_settings(const Scenario& scenario, const RunOptions& options) {
+  auto& registry = ParameterRegistry::instance();
+  for (const auto& setting : scenario.parameters) registry.set_override(setting.name, setting.value, setting.origin);
+  for (const auto& [name, value] : options.settings) registry.set_override(name, value, "--set " + name + "=" + value);
+}
+
+std::string format_count(std::uint64_t value) {
+  std::string digits = std::to_string(value), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+void write_stats_file(const std::string& path, const Scenario& scenario, int exit_status) {
+  auto& control = simulation();
+  nlohmann::json document;
+  document["npuvp"] = {{"version", NPUVP_VERSION},
+                       {"scenario", scenario.name},
+                       {"source", scenario.source},
+                       {"exit_status", exit_status},
+                       {"guest_exit_code", control.exit_requested() ? nlohmann::json(control.guest_exit_code()) : nlohmann::json()},
+                       {"reason", control.reason()},
+                       {"sim_time_seconds", sc_core::sc_time_stamp().to_seconds()},
+                       {"wall_seconds", control.wall_seconds()},
+                       {"instructions", control.total_instructions()}};
+  document["statistics"] = StatisticsRegistry::instance().to_json();
+  std::ofstream out(path);
+  if (!out) {
+    std::cerr << "npuvp: error: cannot write statistics to '" << path << "'\n";
+    return;
+  }
+  out << document.dump(2) << "\n";
+}
+
+// Why the simulation ran out of events, in the user's terms.
+std::string describe_starvation(HostPlatform& platform) {
+  std::ostringstream text;
+  text << "simulation has nothing left to do at " << sc_core::sc_time_stamp() << ": ";
+  Hart& hart = platform.cpu.hart();
+  if (platform.cpu.sleeping()) {
+    std::uint64_t mie = 0;
+    hart.csr_read(0x304, mie);
+    text << platform.cpu.name() << " sleeps in WFI (pc=" << hart.describe(hart.pc) << ", mie=" << hex(mie)
+         << ", mstatus.MIE=" << ((hart.mstatus() >> 3) & 1) << ") and no timer or device will wake it";
+  } else {
+    text << "no core is running";
+  }
+  return text.str();
+}
+
+}  // namespace
+
+int run_simulation(const RunOptions& options) {
+  auto& control = simulation();
+  SimulationControl::install_report_handler();
+  std::signal(SIGINT, on_interrupt_signal);
+  Scenario scenario;
+  std::unique_ptr<HostPlatform> platform;
+  std::vector<std::unique_ptr<ElfImage>> images;
+  bool kernel_broken = false;  // SystemC state after an exception escaped sc_start
+
+  try {
+    scenario = options.elf_path.empty() ? Scenario::from_file(options.scenario_path)
+                                        : Scenario::for_elf(options.elf_path);
+    apply_settings(scenario, options);
+    SimulationParameters parameters;
+    for (const auto& image : scenario.images) images.push_back(std::make_unique<ElfImage>(image.path));
+    const ElfImage& boot_image = *images.front();
+
+    HtifSymbols htif{boot_image.symbol("tohost"), boot_image.symbol("fromhost")};
+    platform = std::make_unique<HostPlatform>("soc", htif);
+    ParameterRegistry::instance().check_all_overrides_used();
+
+    tlm_utils::tlm_quantumkeeper::set_global_quantum(parameters.quantum.get());
+    control.set_instruction_limit(parameters.limit_instructions);
+    control.set_wall_time_limit(parameters.limit_wall_time.get().to_seconds());
+
+    for (std::size_t i = 0; i < images.size(); ++i) {
+      images[i]->load([&](std::uint64_t address, const std::uint8_t* data, std::size_t size) {
+        return platform->write_memory(address, data, size);
+      });
+      for (const auto& [symbol, value] : scenario.images[i].patches) {
+        auto address = images[i]->symbol(symbol);
+        auto size = images[i]->symbol_size(symbol).value_or(0);
+        if (!address) throw ConfigError("patch: symbol '" + symbol + "' is not in " + images[i]->path());
+        if (size != 1 && size != 2 && size != 4 && size != 8)
+          throw ConfigError("patch: symbol '" + symbol + "' has size " + std::to_string(size) + "; only 1, 2, 4 or 8-byte objects can be patched");
+        std::uint8_t bytes[8];
+        std::memcpy(bytes, &value, 8);
+        if (platform->write_memory(*address, bytes, size) != size)
+          throw ConfigError("patch: symbol '" + symbol + "' at " + hex(*address) + " is not in memory");
+      }
+    }
+    platform->set_boot_entry(boot_image.entry());
+    platform->cpu.set_symbolizer([&boot_image](std::uint64_t address) { return boot_image.symbolize(address); });
+
+    control.start_wall_clock();
+    sc_core::sc_time limit = parameters.limit_sim_time;
+    try {
+      if (limit > sc_core::SC_ZERO_TIME) sc_core::sc_start(limit);
+      else sc_core::sc_start();
+    } catch (...) {
+      kernel_broken = true;
+      throw;
+    }
+    if (!control.finished()) {
+      if (limit > sc_core::SC_ZERO_TIME && sc_core::sc_time_stamp() >= limit && sc_core::sc_pending_activity())
+        control.record_failure(ExitStatus::kLimitReached, "simulated-time limit reached at " + sc_core::sc_time_stamp().to_string() +
+                                                              " (sim.limit.sim_time); pc=" + platform->cpu.hart().describe(platform->cpu.hart().pc));
+      else
+        control.record_failure(ExitStatus::kGuestError, describe_starvation(*platform));
+    }
+  } catch (const SimulationError& error) {
+    control.record_failure(error.status(), error.what());
+  } catch (const sc_core::sc_report& report) {
+    // A SimulationError thrown inside a SystemC process arrives here as a
+    // report; the outcome was recorded before it was thrown.
+    control.record_failure(ExitStatus::kInternalError, report.what());
+  } catch (const std::exception& error) {
+    control.record_failure(ExitStatus::kInternalError, error.what());
+  }
+
+  // Outcome and checks.
+  int status = static_cast<int>(control.status());
+  std::string verdict;
+  if (control.exit_requested()) {
+    int expected = scenario.expect_exit_code.value_or(0);
+    const std::string& console = GuestConsole::instance().transcript();
+    std::vector<std::string> failures;
+    if (control.guest_exit_code() != expected)
+      failures.push_back("exit code " + std::to_string(control.guest_exit_code()) + ", expected " + std::to_string(expected));
+    for (const auto& text : scenario.console_contains)
+      if (console.find(text) == std::string::npos) failures.push_back("console lacks \"" + text + "\"");
+    for (const auto& text : scenario.console_excludes)
+      if (console.find(text) != std::string::npos) failures.push_back("console contains \"" + text + "\"");
+    if (failures.empty()) {
+      status = 0;
+      verdict = "PASS (" + control.reason() + ")";
+    } else if (options.elf_path.empty() || !scenario.console_contains.empty()) {
+      status = static_cast<int>(ExitStatus::kCheckFailed);
+      verdict = "FAIL: ";
+      for (std::size_t i = 0; i < failures.size(); ++i) verdict += (i ? "; " : "") + failures[i];
+    } else {
+      // A bare ELF passes its exit code through, as QEMU does.
+      status = control.guest_exit_code() & 0xff;
+      verdict = control.reason();
+    }
+  }
+
+  std::cout.flush();
+  std::fflush(stdout);
+  if (!options.stats_path.empty()) write_stats_file(options.stats_path, scenario, status);
+  if (!options.quiet && platform) {
+    std::cerr << "\n== npuvp statistics: " << scenario.name << " ==\n";
+    StatisticsRegistry::instance().print_table(std::cerr);
+  }
+  double simulated = sc_core::sc_time_stamp().to_seconds();
+  double wall = control.wall_seconds();
+  std::ostringstream summary;
+  summary << std::setprecision(3);
+  if (verdict.empty()) summary << "npuvp: error: " << control.reason();
+  else summary << "npuvp: " << scenario.name << ": " << verdict;
+  if (platform)
+    summary << " [" << format_count(control.total_instructions()) << " instructions, " << simulated * 1e3
+            << " ms simulated, " << wall << " s wall, " << (wall > 0 ? control.total_instructions() / wall / 1e6 : 0)
+            << " MIPS]";
+  std::cerr << summary.str() << "\n";
+  if (kernel_broken) platform.release();  // SystemC cannot tear down a kernel that threw
+  return status;
+}
+
+int list_parameters(const RunOptions& options, bool markdown) {
+  Scenario scenario;
+  if (!options.scenario_path.empty()) scenario = Scenario::from_file(options.scenario_path);
+  apply_settings(scenario, options);
+  SimulationParameters parameters;
+  // HTIF exists only for ELFs with `tohost`; give it a place so its parameters are listed.
+  HostPlatform platform("soc", HtifSymbols{memory_map::kDdr, memory_map::kDdr + 8});
+  ParameterRegistry::instance().check_all_overrides_used();
+  auto all = ParameterRegistry::instance().all();
+  if (markdown) {
+    std::cout << "| parameter | type | default | unit | meaning |\n| --- | --- | --- | --- | --- |\n";
+    for (const auto* p : all)
+      std::cout << "| `" << p->name() << "` | " << p->type_name() << " | `" << p->default_text() << "` | " << p->unit()
+                << " | " << p->doc() << " |\n";
+    return 0;
+  }
+  std::size_t width = 0;
+  for (const auto* p : all) width = std::max(width, p->name().size());
+  for (const auto* p : all) {
+    std::cout << std::left << std::setw(static_cast<int>(width) + 2) << p->name() << std::setw(8) << p->type_name()
+              << " default " << p->default_text();
+    if (p->value_text() != p->default_text()) std::cout << " (set: " << p->value_text() << ")";
+    if (!p->unit().empty()) std::cout << " [" << p->unit() << "]";
+    std::cout << "\n" << std::string(width + 4, ' ') << p->doc() << "\n";
+  }
+  return 0;
+}
+
+}  // namespace npuvp

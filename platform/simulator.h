@@ -1,0 +1,26 @@
+// Runs one scenario end to end: configure, build the platform, load images,
+// simulate within the limits, check the outcome, report. One per process.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace npuvp {
+
+struct RunOptions {
+  std::string scenario_path;  // or
+  std::string elf_path;       // a bare ELF on the default platform
+  std::vector<std::pair<std::string, std::string>> settings;  // --set name=value
+  std::string stats_path;     // --stats FILE (JSON)
+  bool quiet = false;         // no statistics table
+};
+
+// Returns the process exit status (see ExitStatus and docs/cli.md).
+int run_simulation(const RunOptions& options);
+
+// `npuvp params`: prints every parameter (name, type, default, unit, meaning);
+// with a scenario or --set, also the value it would run with.
+int list_parameters(const RunOptions& options, bool markdown);
+
+}  // namespace npuvp
