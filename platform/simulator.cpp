@@ -58,7 +58,7 @@ void write_stats_file(const std::string& path, const Scenario& scenario, int exi
                        {"exit_status", exit_status},
                        {"guest_exit_code", control.exit_requested() ? nlohmann::json(control.guest_exit_code()) : nlohmann::json()},
                        {"reason", control.reason()},
-                       {"sim_time_seconds", sc_core::sc_time_stamp().to_seconds()},
+                       {"sim_time_seconds", control.end_time().to_seconds()},
                        {"wall_seconds", control.wall_seconds()},
                        {"instructions", control.total_instructions()}};
   document["statistics"] = StatisticsRegistry::instance().to_json();
@@ -143,7 +143,7 @@ int run_simulation(const RunOptions& options) {
     }
     if (!control.finished()) {
       if (limit > sc_core::SC_ZERO_TIME && sc_core::sc_time_stamp() >= limit && sc_core::sc_pending_activity())
-        control.record_failure(ExitStatus::kLimitReached, "simulated-time limit reached at " + sc_core::sc_time_stamp().to_string() +
+        control.record_failure(ExitStatus::kLimitReached, "simulated-time limit reached at " + limit.to_string() +
                                                               " (sim.limit.sim_time); pc=" + platform->cpu.hart().describe(platform->cpu.hart().pc));
       else
         control.record_failure(ExitStatus::kGuestError, describe_starvation(*platform));
@@ -192,7 +192,7 @@ int run_simulation(const RunOptions& options) {
     std::cerr << "\n== npuvp statistics: " << scenario.name << " ==\n";
     StatisticsRegistry::instance().print_table(std::cerr);
   }
-  double simulated = sc_core::sc_time_stamp().to_seconds();
+  double simulated = control.end_time().to_seconds();
   double wall = control.wall_seconds();
   std::ostringstream summary;
   summary << std::setprecision(3);

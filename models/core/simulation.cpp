@@ -2,6 +2,7 @@
 
 #include <systemc>
 
+#include <algorithm>
 #include <csignal>
 #include <iostream>
 #include <sstream>
@@ -46,6 +47,10 @@ void SimulationControl::account_instructions(std::uint64_t count, const std::str
          << instruction_limit_ << ", set by sim.limit.instructions); last core: " << who;
     fail(ExitStatus::kLimitReached, text.str());
   }
+}
+
+sc_core::sc_time SimulationControl::end_time() const {
+  return std::max(latest_time_, sc_core::sc_time_stamp());
 }
 
 void SimulationControl::start_wall_clock() { wall_start_ = std::chrono::steady_clock::now(); }

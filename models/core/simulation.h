@@ -2,6 +2,8 @@
 // SystemC report-handler policy, and the run limits every core checks.
 #pragma once
 
+#include <systemc>
+
 #include <chrono>
 #include <cstdint>
 #include <stdexcept>
@@ -77,6 +79,13 @@ class SimulationControl {
   double wall_seconds() const;
   void start_wall_clock();
 
+  // Cores running ahead of SystemC time (temporal decoupling) report how far
+  // they got, so the run's end time is the latest simulated time reached.
+  void note_time(const sc_core::sc_time& time) {
+    if (time > latest_time_) latest_time_ = time;
+  }
+  sc_core::sc_time end_time() const;
+
   // Installs the SystemC report handler: warnings print one line, errors end
   // the run through SimulationError (so stats are still written).
   static void install_report_handler();
@@ -90,6 +99,7 @@ class SimulationControl {
   std::uint64_t instruction_limit_ = 0;
   std::uint64_t total_instructions_ = 0;
   double wall_time_limit_ = 0;
+  sc_core::sc_time latest_time_;
   std::chrono::steady_clock::time_point wall_start_ = std::chrono::steady_clock::now();
 };
 

@@ -1,5 +1,7 @@
 #include "core/text.h"
 
+#include "core/simulation.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -115,7 +117,9 @@ std::optional<std::uint64_t> parse_unsigned(const std::string& raw) {
     double value = std::strtod(digits.c_str(), &end);
     if (*end != '\0' || value < 0 || value != std::floor(value) || value > 1.8e19)
       return std::nullopt;
-    return static_cast<std::uint64_t>(value) * factor;
+    std::uint64_t integral = static_cast<std::uint64_t>(value);
+    if (integral > UINT64_MAX / factor) return std::nullopt;
+    return integral * factor;
   }
   for (char c : digits)
     if (!std::isxdigit(static_cast<unsigned char>(c)) || (base == 10 && !std::isdigit(c)) ||
@@ -196,6 +200,44 @@ std::optional<bool> parse_bool(const std::string& raw) {
   if (text == "true" || text == "yes" || text == "on" || text == "1") return true;
   if (text == "false" || text == "no" || text == "off" || text == "0") return false;
   return std::nullopt;
+}
+
+std::string decode_byte_escapes(const std::string& text, const std::string& parameter) {
+  auto hex_digit = [](char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c != '\\') {
+      out += c;
+      continue;
+    }
+    if (++i == text.size()) throw ConfigError("parameter '" + parameter + "': trailing backslash");
+    switch (text[i]) {
+      case 'n': out += '\n'; break;
+      case 'r': out += '\r'; break;
+      case 't': out += '\t'; break;
+      case '0': out += '\0'; break;
+      case '\\': out += '\\'; break;
+      case 'x': {
+        int high = i + 1 < text.size() ? hex_digit(text[i + 1]) : -1;
+        int low = i + 2 < text.size() ? hex_digit(text[i + 2]) : -1;
+        if (high < 0 || low < 0)
+          throw ConfigError("parameter '" + parameter + "': \\x must be followed by two hex digits");
+        out += static_cast<char>(high * 16 + low);
+        i += 2;
+        break;
+      }
+      default:
+        throw ConfigError("parameter '" + parameter + "': unknown escape '\\" + std::string(1, text[i]) +
+                          "' (use \\n \\r \\t \\0 \\\\ or \\xHH)");
+    }
+  }
+  return out;
 }
 
 }  // namespace npuvp

@@ -34,4 +34,8 @@ std::optional<double> parse_duration_seconds(const std::string& text);
 
 std::optional<bool> parse_bool(const std::string& text);
 
+// Decodes the escapes \n \r \t \0 \\ \xHH in a parameter value (device
+// input strings); throws ConfigError naming `parameter` on a bad escape.
+std::string decode_byte_escapes(const std::string& text, const std::string& parameter);
+
 }  // namespace npuvp

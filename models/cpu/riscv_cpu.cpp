@@ -57,6 +57,7 @@ RiscvCpu::RiscvCpu(sc_core::sc_module_name name)
   hart_->set_cycle_model(model);
   hart_->set_allow_misaligned(allow_misaligned);
   hart_->set_fatal_handler([this](const std::string& message) {
+    account_retired();
     simulation().fail(ExitStatus::kGuestError, std::string(this->name()) + ": " + message);
   });
 
@@ -170,14 +171,21 @@ void RiscvCpu::run() {
     std::uint64_t remaining = control.instructions_remaining();
     if (limit - hart_->cycles() > remaining) limit = hart_->cycles() + std::max<std::uint64_t>(remaining, 1);
 
-    std::uint64_t retired_before = hart_->retired();
     hart_->run(limit);
     ++batches_;
-    control.account_instructions(hart_->retired() - retired_before, name());
+    account_retired();
     if ((batches_ & 63) == 0) control.check_wall_time(name());
     if (control.finished()) return;  // sc_stop() is pending: sc_start returns after this delta
     if (hart_->waiting_for_interrupt()) sleep_until_interrupt();
   }
+}
+
+void RiscvCpu::account_retired() {
+  std::uint64_t retired = hart_->retired();
+  std::uint64_t delta = retired - retired_accounted_;
+  retired_accounted_ = retired;
+  simulation().note_time(sc_core::sc_time_stamp() + local_time());
+  simulation().account_instructions(delta, name());
 }
 
 void RiscvCpu::sleep_until_interrupt() {

@@ -65,6 +65,8 @@ class RiscvCpu : public sc_core::sc_module, public InterruptTarget, public BusIn
   void start_of_simulation() override;
   void run();
   void sleep_until_interrupt();
+  // Reports instructions retired since the last call to the run limits.
+  void account_retired();
   sc_core::sc_time local_time() const;
   std::uint64_t cycles_at(const sc_core::sc_time& time) const;
   bool bus_access(Access access, std::uint64_t address, void* data, unsigned size, std::uint64_t& cycles) override;
@@ -79,6 +81,7 @@ class RiscvCpu : public sc_core::sc_module, public InterruptTarget, public BusIn
   sc_core::sc_event wake_event_;
   tlm::tlm_generic_payload payload_;  // reused: no allocation per access
   bool sleeping_ = false;
+  std::uint64_t retired_accounted_ = 0;
   std::uint64_t batches_ = 0, dmi_grants_ = 0, dmi_invalidations_ = 0;
   bool serve_semihosting(Hart& hart);
   Semihosting semihosting_service_;

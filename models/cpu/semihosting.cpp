@@ -2,7 +2,7 @@
 
 #include "core/simulation.h"
 #include "core/text.h"
-#include "periph/uart16550.h"  // decode_byte_escapes (header-only)
+#include "core/text.h"
 
 #include <cmath>
 #include <cstring>

@@ -42,6 +42,10 @@ ElfImage::ElfImage(const std::string& path) : path_(path) {
   if (header.e_machine != EM_RISCV) fail("not a RISC-V ELF (e_machine = " + std::to_string(header.e_machine) + ")");
   if (header.e_type != ET_EXEC) fail("not an executable (e_type = " + std::to_string(header.e_type) + "); link it first");
   entry_ = header.e_entry;
+  // A cut-off file often still has its segments; its section table gives it away.
+  if (header.e_shoff + static_cast<std::uint64_t>(header.e_shnum) * header.e_shentsize > static_cast<std::uint64_t>(file_size) ||
+      header.e_phoff + static_cast<std::uint64_t>(header.e_phnum) * header.e_phentsize > static_cast<std::uint64_t>(file_size))
+    fail("headers extend past the end of the file (truncated?)");
 
   std::size_t count = 0;
   if (elf_getphdrnum(handle.elf, &count) != 0) fail(std::string("unreadable program headers (") + elf_errmsg(-1) + ")");
@@ -66,7 +70,10 @@ ElfImage::ElfImage(const std::string& path) : path_(path) {
   Elf_Scn* section = nullptr;
   while ((section = elf_nextscn(handle.elf, section)) != nullptr) {
     GElf_Shdr section_header;
-    if (!gelf_getshdr(section, &section_header) || section_header.sh_type != SHT_SYMTAB) continue;
+    if (!gelf_getshdr(section, &section_header)) continue;
+    if (section_header.sh_type != SHT_NOBITS && section_header.sh_offset + section_header.sh_size > static_cast<std::uint64_t>(file_size))
+      fail("section " + std::to_string(elf_ndxscn(section)) + " extends past the end of the file (truncated?)");
+    if (section_header.sh_type != SHT_SYMTAB) continue;
     if (section_header.sh_offset + section_header.sh_size > static_cast<std::uint64_t>(file_size))
       fail("symbol table extends past the end of the file (truncated?)");
     Elf_Data* data = elf_getdata(section, nullptr);

@@ -45,6 +45,7 @@
 #include "core/parameters.h"
 #include "core/simulation.h"
 #include "core/statistics.h"
+#include "core/text.h"
 #include "periph/mmio_device.h"
 
 #include <cstdint>
@@ -107,47 +108,5 @@ class Uart16550 : public MmioDevice {
   bool overrun_ = false;
   bool thr_interrupt_ = false;
 };
-
-// Decodes the C escapes accepted by string parameters that carry raw bytes
-// (\n \r \t \0 \\ \xHH); throws ConfigError naming `parameter` otherwise.
-// Header-only so the semihosting service (models/cpu) shares it without
-// linking the peripheral library.
-inline std::string decode_byte_escapes(const std::string& text, const std::string& parameter) {
-  auto hex_digit = [](char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c != '\\') {
-      out += c;
-      continue;
-    }
-    if (++i == text.size()) throw ConfigError("parameter '" + parameter + "': trailing backslash");
-    switch (text[i]) {
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case 't': out += '\t'; break;
-      case '0': out += '\0'; break;
-      case '\\': out += '\\'; break;
-      case 'x': {
-        int high = i + 1 < text.size() ? hex_digit(text[i + 1]) : -1;
-        int low = i + 2 < text.size() ? hex_digit(text[i + 2]) : -1;
-        if (high < 0 || low < 0)
-          throw ConfigError("parameter '" + parameter + "': \\x must be followed by two hex digits");
-        out += static_cast<char>(high * 16 + low);
-        i += 2;
-        break;
-      }
-      default:
-        throw ConfigError("parameter '" + parameter + "': unknown escape '\\" + std::string(1, text[i]) +
-                          "' (use \\n \\r \\t \\0 \\\\ or \\xHH)");
-    }
-  }
-  return out;
-}
 
 }  // namespace npuvp

@@ -1,0 +1,106 @@
+// Each scenario boots its real firmware on the simulator and passes its checks.
+#include "integration/run_npuvp.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+using namespace npuvp::test_support;
+using ::testing::HasSubstr;
+
+TEST(Scenarios, HelloPrintsAndPasses) {
+  auto result = run_npuvp("run " + scenario("hello"));
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("Hello from npuvp!\n"));
+  EXPECT_THAT(result.out, HasSubstr("hart 0, isa rv64imac, modes MU"));
+  // The run ends with a statistics table and a verdict.
+  EXPECT_THAT(result.err, HasSubstr("== npuvp statistics: hello =="));
+  EXPECT_THAT(result.err, HasSubstr("soc.cpu.instructions"));
+  EXPECT_THAT(last_line(result.err), HasSubstr("npuvp: hello: PASS"));
+}
+
+TEST(Scenarios, TimerInterruptsArriveEveryMillisecond) {
+  std::string stats = temp_path("timer.json");
+  auto result = run_npuvp("run " + scenario("timer-irq") + " --quiet --stats " + stats);
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("timer-irq: 10 interrupts, PASS"));
+  auto json = nlohmann::json::parse(read_file(stats));
+  // 10 ticks of 1 ms: simulated time is 10 ms (plus start-up), and the core
+  // slept through most of it in WFI.
+  double seconds = json["npuvp"]["sim_time_seconds"];
+  EXPECT_GE(seconds, 0.010);
+  EXPECT_LT(seconds, 0.0102);
+  const auto& statistics = json["statistics"];
+  EXPECT_EQ(statistics["soc.cpu.interrupts"], 11);  // 10 timer + 1 software
+  EXPECT_EQ(statistics["soc.clint.timer_interrupts"], 10);
+  EXPECT_GT(statistics["soc.cpu.idle_cycles"].get<double>(), 0.9 * statistics["soc.cpu.cycles"].get<double>());
+}
+
+TEST(Scenarios, BenchCpuComputesTheReferenceChecksum) {
+  std::string stats = temp_path("bench.json");
+  auto result = run_npuvp("run " + scenario("bench-cpu") + " --quiet --stats " + stats);
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("bench-cpu: final    0x31dd99f8"));
+  auto json = nlohmann::json::parse(read_file(stats));
+  // The same count QEMU's -icount reports for this ELF's timed loop, plus start-up.
+  EXPECT_GT(json["statistics"]["soc.cpu.instructions"].get<double>(), 300.0e6);
+  EXPECT_LT(json["statistics"]["soc.cpu.instructions"].get<double>(), 300.2e6);
+}
+
+TEST(Scenarios, BenchIterationsCanBePatched) {
+  std::string path = temp_path("short.yaml");
+  std::ofstream(path) << "name: short\nimages:\n  - elf: " << firmware("host/bench-cpu.elf")
+                      << "\n    patch:\n      bench_iterations: 2\nchecks:\n  console_contains: \"bench-cpu: 2 iterations\"\n";
+  auto result = run_npuvp("run " + path + " --quiet");
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("bench-cpu: PASS"));
+}
+
+TEST(Scenarios, SemihostingConsoleAndExit) {
+  auto result = run_npuvp("run --elf " + firmware("host/hello-semihost.elf") + " --quiet");
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("Hello from npuvp via semihosting!"));
+  EXPECT_THAT(last_line(result.err), HasSubstr("semihosting"));
+}
+
+TEST(Scenarios, HtifConsoleAndExit) {
+  auto result = run_npuvp("run --elf " + firmware("tests/htif-exit.elf") + " --quiet");
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("H"));
+  EXPECT_THAT(last_line(result.err), HasSubstr("soc.htif"));
+}
+
+TEST(Scenarios, BareElfPassesTheGuestExitCodeThrough) {
+  auto result = run_npuvp("run --elf " + firmware("tests/exit-code.elf") + " --quiet");
+  EXPECT_EQ(result.status, 3);
+  EXPECT_THAT(last_line(result.err), HasSubstr("guest exited with code 3"));
+}
+
+TEST(Scenarios, ScenarioCheckFailureIsReported) {
+  std::string path = temp_path("fail.yaml");
+  std::ofstream(path) << "images:\n  - elf: " << firmware("host/hello.elf")
+                      << "\nchecks:\n  console_contains: \"Goodbye\"\n";
+  auto result = run_npuvp("run " + path + " --quiet");
+  EXPECT_EQ(result.status, 1);
+  EXPECT_THAT(last_line(result.err), HasSubstr("FAIL: console lacks \"Goodbye\""));
+}
+
+TEST(Scenarios, StatsJsonHasRunSummaryAndCounters) {
+  std::string stats = temp_path("hello.json");
+  auto result = run_npuvp("run " + scenario("hello") + " --quiet --stats " + stats);
+  ASSERT_EQ(result.status, 0) << result.err;
+  auto json = nlohmann::json::parse(read_file(stats));
+  EXPECT_EQ(json["npuvp"]["scenario"], "hello");
+  EXPECT_EQ(json["npuvp"]["exit_status"], 0);
+  EXPECT_EQ(json["npuvp"]["guest_exit_code"], 0);
+  EXPECT_GT(json["statistics"]["soc.cpu.instructions"].get<double>(), 1000);
+  EXPECT_GT(json["statistics"]["soc.uart0.bytes_transmitted"].get<double>(), 20);
+}
+
+TEST(Scenarios, ParameterOverrideChangesTiming) {
+  std::string fast = temp_path("fast.json"), slow = temp_path("slow.json");
+  ASSERT_EQ(run_npuvp("run " + scenario("hello") + " --quiet --stats " + fast).status, 0);
+  ASSERT_EQ(run_npuvp("run " + scenario("hello") + " --quiet --set cpu.clock=500MHz --stats " + slow).status, 0);
+  double fast_time = nlohmann::json::parse(read_file(fast))["npuvp"]["sim_time_seconds"];
+  double slow_time = nlohmann::json::parse(read_file(slow))["npuvp"]["sim_time_seconds"];
+  EXPECT_NEAR(slow_time / fast_time, 2.0, 0.01);
+}
