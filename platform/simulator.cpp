@@ -219,8 +219,8 @@ int list_parameters(const RunOptions& options, bool markdown) {
   if (markdown) {
     std::cout << "| parameter | type | default | unit | meaning |\n| --- | --- | --- | --- | --- |\n";
     for (const auto* p : all)
-      std::cout << "| `" << p->name() << "` | " << p->type_name() << " | `" << p->default_text() << "` | " << p->unit()
-                << " | " << p->doc() << " |\n";
+      std::cout << "| `" << p->name() << "` | " << p->type_name() << " | `" << p->default_text() << "` | "
+                << (p->unit() == "time" ? "" : p->unit()) << " | " << p->doc() << " |\n";
     return 0;
   }
   std::size_t width = 0;
@@ -229,7 +229,7 @@ int list_parameters(const RunOptions& options, bool markdown) {
     std::cout << std::left << std::setw(static_cast<int>(width) + 2) << p->name() << std::setw(8) << p->type_name()
               << " default " << p->default_text();
     if (p->value_text() != p->default_text()) std::cout << " (set: " << p->value_text() << ")";
-    if (!p->unit().empty()) std::cout << " [" << p->unit() << "]";
+    if (!p->unit().empty() && p->unit() != "time") std::cout << " [" << p->unit() << "]";
     std::cout << "\n" << std::string(width + 4, ' ') << p->doc() << "\n";
   }
   return 0;

@@ -133,7 +133,9 @@ std::string format_value(std::uint64_t value, const std::string& unit) {
 std::string format_value(std::int64_t value, const std::string&) { return std::to_string(value); }
 std::string format_value(double value, const std::string& unit) {
   std::ostringstream text;
-  if (unit == "Hz" && value >= 1e6 && std::fmod(value, 1e6) == 0)
+  if (unit == "Hz" && value >= 1e9 && std::fmod(value, 1e8) == 0)
+    text << value / 1e9 << "GHz";
+  else if (unit == "Hz" && value >= 1e6 && std::fmod(value, 1e5) == 0)
     text << value / 1e6 << "MHz";
   else
     text << value;
