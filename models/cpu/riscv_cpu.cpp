@@ -165,9 +165,14 @@ void RiscvCpu::run() {
     sc_time now = sc_core::sc_time_stamp();
     sc_time horizon = quantum_keeper_.next_sync_point();
     sc_time pending = sc_core::sc_time_to_pending_activity();
-    if (pending > sc_core::SC_ZERO_TIME && now + pending < horizon) horizon = now + pending;
+    if (now + pending < horizon) horizon = now + pending;
     std::uint64_t limit = cycles_at(horizon);
-    if (limit <= hart_->cycles()) limit = hart_->cycles() + 1;
+    if (limit <= hart_->cycles()) {
+      // That event is due at or before our local time: let it happen first.
+      if (local_time() > sc_core::SC_ZERO_TIME) quantum_keeper_.sync();
+      else sc_core::wait(sc_core::SC_ZERO_TIME);
+      continue;
+    }
     std::uint64_t remaining = control.instructions_remaining();
     if (limit - hart_->cycles() > remaining) limit = hart_->cycles() + std::max<std::uint64_t>(remaining, 1);
 
