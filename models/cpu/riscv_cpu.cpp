@@ -221,8 +221,9 @@ bool RiscvCpu::bus_access(Access access, std::uint64_t address, void* data, unsi
   cycles = done > hart_->cycles() ? done - hart_->cycles() : 0;
   bool ok = payload_.is_response_ok();
   if (ok && dmi && payload_.is_dmi_allowed()) request_dmi(address);
-  // A device access may end the run or change interrupt levels: let the loop look.
-  if (simulation().finished()) hart_->request_break();
+  // A device access may end the run or schedule an event (e.g. a new timer
+  // deadline) before the batch's horizon: end the batch so the loop looks.
+  hart_->request_break();
   return ok;
 }
 
