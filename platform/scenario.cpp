@@ -5,6 +5,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 
@@ -22,11 +23,17 @@ std::string where(const std::string& path, const YAML::Node& node) {
   throw ConfigError("scenario " + where(path, node) + ": " + message);
 }
 
+// A mapping key; a list or mapping as a key (`[a]: 1`, `? ...`) is an error.
+std::string key_of(const std::string& path, const YAML::Node& key) {
+  if (!key.IsScalar()) bad(path, key, "a key must be a plain name, not a list or mapping");
+  return key.as<std::string>();
+}
+
 void check_keys(const std::string& path, const YAML::Node& map, const std::vector<std::string>& allowed,
                 const std::string& section) {
   if (!map.IsMap()) bad(path, map, section + " must be a mapping");
   for (const auto& entry : map) {
-    std::string key = entry.first.as<std::string>();
+    std::string key = key_of(path, entry.first);
     bool known = false;
     for (const auto& name : allowed) known = known || name == key;
     if (known) continue;
@@ -57,7 +64,7 @@ std::vector<std::string> strings(const std::string& path, const YAML::Node& node
 void flatten(const std::string& path, const YAML::Node& node, const std::string& prefix,
              std::vector<Scenario::Setting>& out) {
   for (const auto& entry : node) {
-    std::string key = prefix + entry.first.as<std::string>();
+    std::string key = prefix + key_of(path, entry.first);
     if (entry.second.IsMap()) flatten(path, entry.second, key + ".", out);
     else out.push_back({key, scalar(path, entry.second, "parameter '" + key + "'"), where(path, entry.second)});
   }
@@ -116,9 +123,10 @@ Scenario Scenario::from_file(const std::string& path) {
     if (node["patch"]) {
       if (!node["patch"].IsMap()) bad(path, node["patch"], "'patch' must map symbols to values");
       for (const auto& entry : node["patch"]) {
+        std::string symbol = key_of(path, entry.first);
         auto value = parse_unsigned(scalar(path, entry.second, "patch value"));
-        if (!value) bad(path, entry.second, "patch value for '" + entry.first.as<std::string>() + "' is not an integer");
-        image.patches[entry.first.as<std::string>()] = *value;
+        if (!value) bad(path, entry.second, "patch value for '" + symbol + "' is not an integer");
+        image.patches[symbol] = *value;
       }
     }
     scenario.images.push_back(std::move(image));
@@ -142,6 +150,8 @@ Scenario Scenario::from_file(const std::string& path) {
     if (checks["exit_code"]) {
       auto code = parse_signed(scalar(path, checks["exit_code"], "exit_code"));
       if (!code) bad(path, checks["exit_code"], "exit_code must be an integer");
+      if (*code < INT32_MIN || *code > INT32_MAX)
+        bad(path, checks["exit_code"], "exit_code " + std::to_string(*code) + " is out of range");
       scenario.expect_exit_code = static_cast<int>(*code);
     }
     if (checks["console_contains"]) scenario.console_contains = strings(path, checks["console_contains"], "console_contains");

@@ -133,6 +133,7 @@ std::string format_value(std::uint64_t value, const std::string& unit) {
 std::string format_value(std::int64_t value, const std::string&) { return std::to_string(value); }
 std::string format_value(double value, const std::string& unit) {
   std::ostringstream text;
+  text.precision(15);  // the default 6 digits would print 1234567 as 1.23457e+06
   if (unit == "Hz" && value >= 1e9 && std::fmod(value, 1e8) == 0)
     text << value / 1e9 << "GHz";
   else if (unit == "Hz" && value >= 1e6 && std::fmod(value, 1e5) == 0)

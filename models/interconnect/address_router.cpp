@@ -42,10 +42,19 @@ const AddressRouter::Window* AddressRouter::decode(std::uint64_t address) const 
   return best;
 }
 
+std::uint64_t AddressRouter::decoded_until(const Window& window, std::uint64_t address) const {
+  std::uint64_t end = window.last();
+  for (const auto& other : windows_)
+    if (other.size < window.size && other.base > address && other.base <= end) end = other.base - 1;
+  return end;
+}
+
 void AddressRouter::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
   std::uint64_t address = payload.get_address();
   const Window* window = decode(address);
-  if (!window || payload.get_data_length() > window->last() - address + 1) {
+  // An access must stay inside one device: past a window's end or into an
+  // overlay nested in it is an error, never a silent access to the wrong device.
+  if (!window || payload.get_data_length() > decoded_until(*window, address) - address + 1) {
     ++unmapped_;
     payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return;
@@ -84,7 +93,7 @@ unsigned int AddressRouter::transport_dbg(int, tlm::tlm_generic_payload& payload
   const Window* window = decode(address);
   if (!window) return 0;
   unsigned length = payload.get_data_length();
-  std::uint64_t available = window->last() - address + 1;
+  std::uint64_t available = decoded_until(*window, address) - address + 1;
   if (length > available) payload.set_data_length(static_cast<unsigned>(available));
   payload.set_address(address - window->base);
   unsigned done = initiator_socket[window->port]->transport_dbg(payload);

@@ -29,10 +29,13 @@ class AddressRouter : public sc_core::sc_module {
   explicit AddressRouter(sc_core::sc_module_name name);
 
   // Binds `target` and maps it at [base, base + size). Returns its port index.
+  // The window is checked first: a rejected map() leaves no binding behind, so
+  // port indices keep matching the windows.
   template <typename Socket>
   unsigned map(Socket& target, std::uint64_t base, std::uint64_t size, const std::string& label) {
+    unsigned port = add_window(base, size, label);
     initiator_socket.bind(target);
-    return add_window(base, size, label);
+    return port;
   }
 
   struct Window {
@@ -43,6 +46,9 @@ class AddressRouter : public sc_core::sc_module {
   };
   const std::vector<Window>& windows() const { return windows_; }
   const Window* decode(std::uint64_t address) const;
+  // The last address from `address` on that `window` decodes: its end, or the
+  // byte before the next smaller window (an overlay) nested inside it.
+  std::uint64_t decoded_until(const Window& window, std::uint64_t address) const;
   std::uint64_t unmapped_accesses() const { return unmapped_.value(); }
 
  private:

@@ -35,7 +35,14 @@ ElfImage::ElfImage(const std::string& path) : path_(path) {
   if (handle.fd < 0) fail(std::strerror(errno));
   off_t file_size = lseek(handle.fd, 0, SEEK_END);
   handle.elf = elf_begin(handle.fd, ELF_C_READ, nullptr);
-  if (!handle.elf || elf_kind(handle.elf) != ELF_K_ELF) fail("not an ELF file");
+  if (!handle.elf || elf_kind(handle.elf) != ELF_K_ELF) {
+    // libelf does not recognise a file cut inside its ELF header; the magic does.
+    char magic[SELFMAG];
+    if (file_size < static_cast<off_t>(sizeof(Elf64_Ehdr)) && pread(handle.fd, magic, SELFMAG, 0) == SELFMAG &&
+        std::memcmp(magic, ELFMAG, SELFMAG) == 0)
+      fail("the ELF header is cut off after " + std::to_string(file_size) + " bytes (truncated?)");
+    fail("not an ELF file");
+  }
   GElf_Ehdr header;
   if (!gelf_getehdr(handle.elf, &header)) fail(std::string("unreadable ELF header (") + elf_errmsg(-1) + ")");
   if (gelf_getclass(handle.elf) != ELFCLASS64) fail("not a 64-bit ELF (npuvp cores are RV64)");
