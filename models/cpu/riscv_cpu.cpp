@@ -85,11 +85,6 @@ RiscvCpu::RiscvCpu(sc_core::sc_module_name name)
     std::uint64_t busy = hart->cycles() - hart->idle_cycles();
     return busy ? static_cast<double>(hart->retired()) / busy : 0.0;
   }));
-  add(new DerivedStatistic(child_name(*this, "host_mips"), "MIPS",
-                           "simulation speed: instructions per host second / 1e6", [hart] {
-                             double seconds = simulation().wall_seconds();
-                             return seconds > 0 ? hart->retired() / seconds / 1e6 : 0.0;
-                           }));
 
   SC_HAS_PROCESS(RiscvCpu);
   SC_THREAD(run);

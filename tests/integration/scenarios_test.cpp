@@ -104,3 +104,16 @@ TEST(Scenarios, ParameterOverrideChangesTiming) {
   double slow_time = nlohmann::json::parse(read_file(slow))["npuvp"]["sim_time_seconds"];
   EXPECT_NEAR(slow_time / fast_time, 2.0, 0.01);
 }
+
+// Same scenario and parameters, same statistics, bit for bit (host speed is
+// reported in the run summary, never among the statistics).
+TEST(Scenarios, StatisticsAreDeterministic) {
+  for (const char* name : {"hello", "timer-irq"}) {
+    std::string first = temp_path("first.json"), second = temp_path("second.json");
+    ASSERT_EQ(run_npuvp("run " + scenario(name) + " --quiet --stats " + first).status, 0);
+    ASSERT_EQ(run_npuvp("run " + scenario(name) + " --quiet --stats " + second).status, 0);
+    auto a = nlohmann::json::parse(read_file(first)), b = nlohmann::json::parse(read_file(second));
+    EXPECT_EQ(a["statistics"], b["statistics"]) << name;
+    EXPECT_EQ(a["npuvp"]["sim_time_seconds"], b["npuvp"]["sim_time_seconds"]) << name;
+  }
+}
