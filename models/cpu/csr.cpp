@@ -156,8 +156,16 @@ bool Hart::csr_write(std::uint16_t number, std::uint64_t value) {
     case csr::kMcause: mcause_ = value; break;
     case csr::kMtval: mtval_ = value; break;
     case csr::kMip: break;  // MSIP/MTIP/MEIP are driven by devices
-    case csr::kMcycle: set_counter(0, value); break;
-    case csr::kMinstret: set_counter(1, value); break;
+    case csr::kMcycle:
+    case csr::kMinstret: {
+      // The write is done instead of the writing instruction's increment:
+      // the next instruction reads `value` (set again after this one counts).
+      int which = number == csr::kMcycle ? 0 : 1;
+      set_counter(which, value);
+      counter_written_[which] = value;
+      counter_write_pending_[which] = true;
+      break;
+    }
     default:
       if ((number >= csr::kPmpcfg0 && number <= csr::kPmpcfg15 && (number & 1) == 0) ||
           (number >= csr::kPmpaddr0 && number <= csr::kPmpaddr63) ||

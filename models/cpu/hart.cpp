@@ -65,6 +65,7 @@ void Hart::reset(std::uint64_t reset_pc) {
   mtvec_ = mscratch_ = mepc_ = mcause_ = mtval_ = mie_ = mcounteren_ = mcountinhibit_ = 0;
   reservation_valid_ = false;
   waiting_for_interrupt_ = false;
+  counter_write_pending_[0] = counter_write_pending_[1] = false;
   last_trap_target_ = ~0ull;
   for (auto* extension : extensions_) extension->reset(*this);
 }
@@ -113,6 +114,13 @@ void Hart::flush_decode_cache() {
   pending_code_invalidation_ = false;
 }
 
+DecodedInstruction Hart::undecoded_slot() {
+  DecodedInstruction slot{};
+  slot.execute = decode_on_first_use;
+  slot.rd = 32;
+  return slot;
+}
+
 void Hart::decode_on_first_use(Hart& hart, const DecodedInstruction& instruction) {
   auto& slot = const_cast<DecodedInstruction&>(instruction);
   hart.decode_into(slot, hart.pc);
@@ -120,21 +128,16 @@ void Hart::decode_on_first_use(Hart& hart, const DecodedInstruction& instruction
 }
 
 namespace {
+// mtval is the part of the instruction that could not be fetched (kept in imm).
 void raise_fetch_fault(Hart& hart, const DecodedInstruction& instruction) {
-  hart.raise_exception(TrapCause::kInstructionAccessFault, hart.pc);
+  hart.raise_exception(TrapCause::kInstructionAccessFault, static_cast<std::uint64_t>(instruction.imm));
 }
 void raise_illegal(Hart& hart, const DecodedInstruction& instruction) {
   hart.raise_illegal_instruction(instruction);
 }
-DecodedInstruction undecoded_slot() {
-  DecodedInstruction slot{};
-  slot.execute = nullptr;  // patched below; a plain function cannot name a private static
-  slot.rd = 32;
-  return slot;
-}
 }  // namespace
 
-bool Hart::fetch_raw(std::uint64_t address, std::uint32_t& raw, unsigned& length) {
+bool Hart::fetch_raw(std::uint64_t address, std::uint32_t& raw, unsigned& length, std::uint64_t& fault_address) {
   auto fetch_half = [&](std::uint64_t at, std::uint16_t& half) {
     if (const MemoryWindow* window = find_window(at, false); window && at - window->start + 2 <= window->size) {
       std::memcpy(&half, window->host + (at - window->start), 2);
@@ -147,12 +150,14 @@ bool Hart::fetch_raw(std::uint64_t address, std::uint32_t& raw, unsigned& length
     return ok;
   };
   std::uint16_t low = 0, high = 0;
+  fault_address = address;
   if (!fetch_half(address, low)) return false;
   if ((low & 3) != 3) {
     raw = low;
     length = 2;
     return true;
   }
+  fault_address = address + 2;
   if (!fetch_half(address + 2, high)) return false;
   raw = low | (static_cast<std::uint32_t>(high) << 16);
   length = 4;
@@ -162,10 +167,12 @@ bool Hart::fetch_raw(std::uint64_t address, std::uint32_t& raw, unsigned& length
 void Hart::decode_into(DecodedInstruction& slot, std::uint64_t address) {
   std::uint32_t raw = 0;
   unsigned length = 0;
+  std::uint64_t fault_address = 0;
   ++decoded_count_;
-  if (!fetch_raw(address, raw, length)) {
+  if (!fetch_raw(address, raw, length, fault_address)) {
     slot = DecodedInstruction{};
     slot.execute = raise_fetch_fault;
+    slot.imm = static_cast<std::int64_t>(fault_address);
     slot.rd = 32;
     slot.length = 2;
     slot.cost = 1;
@@ -173,6 +180,12 @@ void Hart::decode_into(DecodedInstruction& slot, std::uint64_t address) {
   }
   if (!decoder_.decode(raw, slot)) slot.execute = raise_illegal;
   slot.cost = slot.spec ? cycle_model_.cpi[static_cast<int>(slot.spec->cls)] : 1;
+  // An instruction straddling into the next page: stores there must be seen too.
+  if (length == 4 && (address & (kPageSize - 1)) == kPageSize - 2) flag_code_page((address >> kPageBits) + 1);
+}
+
+void Hart::flag_code_page(std::uint64_t page_number) {
+  code_filter_[(page_number >> 6) & (code_filter_.size() - 1)] |= 1ull << (page_number & 63);
 }
 
 DecodedInstruction* Hart::decoded_at_slow(std::uint64_t address) {
@@ -187,11 +200,9 @@ DecodedInstruction* Hart::decoded_at_slow(std::uint64_t address) {
       return &uncached_;
     }
     auto page = std::make_unique<DecodedPage>();
-    DecodedInstruction blank = undecoded_slot();
-    blank.execute = decode_on_first_use;
-    std::fill(std::begin(page->slots), std::end(page->slots), blank);
+    std::fill(std::begin(page->slots), std::end(page->slots), undecoded_slot());
     found = pages_.emplace(page_number, std::move(page)).first;
-    code_filter_[(page_number >> 6) & (code_filter_.size() - 1)] |= 1ull << (page_number & 63);
+    flag_code_page(page_number);
   }
   current_page_number_ = page_number;
   current_page_ = found->second.get();
@@ -202,7 +213,9 @@ DecodedInstruction* Hart::decoded_at_slow(std::uint64_t address) {
 // the current instruction (it may be the one being overwritten).
 void Hart::note_store(std::uint64_t address) {
   std::uint64_t page = address >> kPageBits;
-  if (!pages_.count(page) && !pages_.count(page - 1)) return;  // filter false positive
+  // Decoded code on this page, or an instruction straddling in from the previous one.
+  bool hits_code = pages_.count(page) || ((address & (kPageSize - 1)) < 2 && pages_.count(page - 1));
+  if (!hits_code) return;  // filter false positive
   stale_pages_.push_back(address);
   pending_code_invalidation_ = true;
   pending_service_ = true;
@@ -210,8 +223,7 @@ void Hart::note_store(std::uint64_t address) {
 }
 
 void Hart::invalidate_code_pages() {
-  DecodedInstruction blank = undecoded_slot();
-  blank.execute = decode_on_first_use;
+  const DecodedInstruction blank = undecoded_slot();
   for (std::uint64_t address : stale_pages_) {
     // A store of up to 8 bytes may overlap instructions starting up to 2 bytes before it.
     for (std::uint64_t at = (address & ~1ull) - 2; at < address + 8; at += 2) {
@@ -248,6 +260,12 @@ void Hart::run(std::uint64_t cycle_limit) {
 
 void Hart::service_pending() {
   pending_service_ = false;
+  for (int which = 0; which < 2; ++which) {
+    if (counter_write_pending_[which]) {
+      counter_write_pending_[which] = false;
+      set_counter(which, counter_written_[which]);
+    }
+  }
   if (flush_requested_) {
     flush_requested_ = false;
     flush_decode_cache();

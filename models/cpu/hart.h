@@ -198,8 +198,12 @@ class Hart {
   }
   DecodedInstruction* decoded_at_slow(std::uint64_t address);
   static void decode_on_first_use(Hart& hart, const DecodedInstruction& instruction);
+  static DecodedInstruction undecoded_slot();  // decodes itself when first executed
+  // Marks a page in the store filter: stores there may rewrite decoded code.
+  void flag_code_page(std::uint64_t page_number);
   void decode_into(DecodedInstruction& slot, std::uint64_t address);
-  bool fetch_raw(std::uint64_t address, std::uint32_t& raw, unsigned& length);
+  // On failure, `fault_address` is the halfword that could not be fetched.
+  bool fetch_raw(std::uint64_t address, std::uint32_t& raw, unsigned& length, std::uint64_t& fault_address);
   void note_store(std::uint64_t address);
   void invalidate_code_pages();
   void service_pending();
@@ -230,6 +234,10 @@ class Hart {
                 mtval_ = 0, mie_ = 0, mip_ = 0, mcounteren_ = 0, mcountinhibit_ = 0;
   // mcycle/minstret = raw count + offset (writes move the offset); frozen while inhibited.
   std::uint64_t counter_offset_[2] = {0, 0}, counter_frozen_[2] = {0, 0};
+  // A value written to mcycle/minstret, set again once the writing
+  // instruction has been counted: the write replaces its increment.
+  std::uint64_t counter_written_[2] = {0, 0};
+  bool counter_write_pending_[2] = {false, false};
   std::uint64_t reservation_ = 0;
   bool reservation_valid_ = false;
   bool waiting_for_interrupt_ = false;
