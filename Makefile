@@ -33,6 +33,7 @@ test: build
 
 bench: build
 	$(BUILD)/tests/bench/npuvp_bench
+	$(BUILD)/tests/bench/npuvp_fabric_bench
 
 clean:
 	rm -rf $(BUILD)

@@ -8,28 +8,37 @@ using namespace memory_map;
 
 HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif_symbols)
     : sc_module(name),
-      bus("bus"),
+      ring("ring"),
       cpu("cpu"),
       boot_rom("boot_rom", kBootRomSize, true),
       ddr("ddr", kDdrDefaultSize),
+      l2("l2", kL2BufferSize, false, kL2BufferLatency, kL2BufferBandwidth),
       uart0("uart0"),
       clint("clint", 1),
       plic("plic", 96, 2),
       finisher("finisher") {
-  cpu.socket.bind(bus.target_socket);
-  bus.map(boot_rom.socket, kBootRom, boot_rom.size, "boot_rom");
-  bus.map(finisher.socket, kFinisher, SimFinisher::kWindowSize, "finisher");
-  bus.map(clint.socket, kClint, Clint::kWindowSize, "clint");
-  bus.map(plic.socket, kPlic, Plic::kWindowSize, "plic");
-  bus.map(uart0.socket, kUart0, Uart16550::kWindowSize, "uart0");
-  bus.map(ddr.socket, kDdr, ddr.size, "ddr");
-  memories_ = {{kBootRom, &boot_rom}, {kDdr, &ddr}};
+  // Ring stops in ring order. The task scheduler, AI Cores and the mesh
+  // bridge take their places between the CPU and the L2 buffer when they exist.
+  unsigned cpu_stop = ring.add_stop("cpu");
+  unsigned l2_stop = ring.add_stop("l2");
+  unsigned ddr_stop = ring.add_stop("ddr");
+  unsigned periph_stop = ring.add_stop("periph");
+
+  ring.connect_initiator(cpu.socket, cpu_stop);
+  ring.map(boot_rom.socket, kBootRom, boot_rom.size, "boot_rom", periph_stop);
+  ring.map(finisher.socket, kFinisher, SimFinisher::kWindowSize, "finisher", periph_stop);
+  ring.map(clint.socket, kClint, Clint::kWindowSize, "clint", periph_stop);
+  ring.map(plic.socket, kPlic, Plic::kWindowSize, "plic", periph_stop);
+  ring.map(uart0.socket, kUart0, Uart16550::kWindowSize, "uart0", periph_stop);
+  ring.map(l2.socket, kL2Buffer, l2.size, "l2", l2_stop);
+  ring.map(ddr.socket, kDdr, ddr.size, "ddr", ddr_stop);
+  memories_ = {{kBootRom, boot_rom.size, boot_rom.data()}, {kL2Buffer, l2.size, l2.data()}, {kDdr, ddr.size, ddr.data()}};
 
   // HTIF mailboxes overlay the 8-byte words the ELF reserved for them.
   if (htif_symbols.tohost) {
     htif = std::make_unique<Htif>("htif");
-    bus.map(htif->tohost_socket, *htif_symbols.tohost, 8, "htif.tohost");
-    if (htif_symbols.fromhost) bus.map(htif->fromhost_socket, *htif_symbols.fromhost, 8, "htif.fromhost");
+    ring.map(htif->tohost_socket, *htif_symbols.tohost, 8, "htif.tohost", ddr_stop);
+    if (htif_symbols.fromhost) ring.map(htif->fromhost_socket, *htif_symbols.fromhost, 8, "htif.fromhost", ddr_stop);
   }
 
   // Interrupts: CLINT -> MSIP/MTIP, PLIC context 0 (hart 0 M-mode) -> MEIP.
@@ -43,9 +52,9 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
 std::size_t HostPlatform::write_memory(std::uint64_t address, const std::uint8_t* data, std::size_t size) {
   for (const auto& region : memories_) {
     std::uint64_t offset = address - region.base;
-    if (offset >= region.memory->size) continue;
-    std::size_t length = static_cast<std::size_t>(std::min<std::uint64_t>(size, region.memory->size - offset));
-    region.memory->write_backdoor(offset, data, length);
+    if (offset >= region.size) continue;
+    std::size_t length = static_cast<std::size_t>(std::min<std::uint64_t>(size, region.size - offset));
+    std::memcpy(region.data + offset, data, length);
     return length;
   }
   return 0;
@@ -54,8 +63,8 @@ std::size_t HostPlatform::write_memory(std::uint64_t address, const std::uint8_t
 bool HostPlatform::read_memory(std::uint64_t address, std::uint8_t* data, std::size_t size) {
   for (const auto& region : memories_) {
     std::uint64_t offset = address - region.base;
-    if (offset >= region.memory->size || size > region.memory->size - offset) continue;
-    std::memcpy(data, region.memory->data() + offset, size);
+    if (offset >= region.size || size > region.size - offset) continue;
+    std::memcpy(data, region.data + offset, size);
     return true;
   }
   return false;

@@ -1,11 +1,13 @@
-// The SoC as far as it exists today: host CPU, boot ROM, DDR, UART, CLINT,
-// PLIC, sim-control finisher and (when the ELF has `tohost`) HTIF, on the
-// memory map of docs/memory-map.md (QEMU virt compatible). The only place
-// that knows addresses and wiring.
+// The SoC as far as it exists today: host CPU, boot ROM, DDR controller, the
+// 8 MiB L2 buffer, UART, CLINT, PLIC, sim-control finisher and (when the ELF
+// has `tohost`) HTIF, every master reaching every target over the ring bus,
+// on the memory map of docs/memory-map.md (QEMU virt compatible). The only
+// place that knows addresses, ring stops and wiring.
 #pragma once
 
 #include "cpu/riscv_cpu.h"
-#include "interconnect/address_router.h"
+#include "interconnect/ring_bus.h"
+#include "mem/ddr_controller.h"
 #include "mem/memory.h"
 #include "periph/clint.h"
 #include "periph/htif.h"
@@ -27,6 +29,11 @@ constexpr std::uint64_t kFinisher = 0x0010'0000;
 constexpr std::uint64_t kClint = 0x0200'0000;
 constexpr std::uint64_t kPlic = 0x0C00'0000;
 constexpr std::uint64_t kUart0 = 0x1000'0000;
+constexpr std::uint64_t kL2Buffer = 0x3000'0000, kL2BufferSize = 8ull << 20;
+// The sources give only the L2 buffer's size; an on-chip SRAM shared by the
+// AI Cores: 10 ns access, 64 B per ns (one 64-byte line per 1 GHz cycle).
+inline const sc_core::sc_time kL2BufferLatency{10, sc_core::SC_NS};
+constexpr double kL2BufferBandwidth = 64e9;
 constexpr std::uint64_t kDdr = 0x8000'0000, kDdrDefaultSize = 1ull << 30;
 constexpr unsigned kUart0PlicSource = 10;  // as on QEMU virt
 }  // namespace memory_map
@@ -37,10 +44,11 @@ struct HtifSymbols {
 
 class HostPlatform : public sc_core::sc_module {
  public:
-  AddressRouter bus;
+  RingBus ring;
   RiscvCpu cpu;
   Memory boot_rom;
-  Memory ddr;
+  DdrController ddr;
+  Memory l2;
   Uart16550 uart0;
   Clint clint;
   Plic plic;
@@ -59,8 +67,8 @@ class HostPlatform : public sc_core::sc_module {
 
  private:
   struct MemoryRegion {
-    std::uint64_t base;
-    Memory* memory;
+    std::uint64_t base, size;
+    std::uint8_t* data;
   };
   std::vector<MemoryRegion> memories_;
 };

@@ -1,11 +1,13 @@
 // AddressRouter: an address-decoding TLM-2.0 interconnect with no timing of
-// its own (the RingBus adds timing on top of the same decoding). The most specific
+// its own (the RingBus adds timing on top of the same decoding, both use
+// AddressMap from core/address_map.h). The most specific
 // (smallest) window containing an address wins, so a small device may overlay
 // a larger memory (e.g. HTIF's tohost inside DDR); DMI grants are clipped so
 // they never cover such an overlay. Unmapped addresses answer
 // TLM_ADDRESS_ERROR_RESPONSE (the CPU turns that into an access fault).
 #pragma once
 
+#include "core/address_map.h"
 #include "core/statistics.h"
 
 #include <systemc>
@@ -38,17 +40,15 @@ class AddressRouter : public sc_core::sc_module {
     return port;
   }
 
-  struct Window {
-    std::uint64_t base, size;
-    unsigned port;
-    std::string label;
-    std::uint64_t last() const { return base + size - 1; }
-  };
-  const std::vector<Window>& windows() const { return windows_; }
-  const Window* decode(std::uint64_t address) const;
+  using Window = AddressMap::Window;
+  const AddressMap& address_map() const { return map_; }
+  const std::vector<Window>& windows() const { return map_.windows(); }
+  const Window* decode(std::uint64_t address) const { return map_.decode(address); }
   // The last address from `address` on that `window` decodes: its end, or the
   // byte before the next smaller window (an overlay) nested inside it.
-  std::uint64_t decoded_until(const Window& window, std::uint64_t address) const;
+  std::uint64_t decoded_until(const Window& window, std::uint64_t address) const {
+    return map_.decoded_until(window, address);
+  }
   std::uint64_t unmapped_accesses() const { return unmapped_.value(); }
 
  private:
@@ -58,7 +58,7 @@ class AddressRouter : public sc_core::sc_module {
   unsigned int transport_dbg(int initiator, tlm::tlm_generic_payload& payload);
   void invalidate_direct_mem_ptr(int port, sc_dt::uint64 start, sc_dt::uint64 end);
 
-  std::vector<Window> windows_;
+  AddressMap map_;
   Counter unmapped_;
 };
 

@@ -5,11 +5,11 @@
 #include "core/statistics.h"
 #include "interconnect/address_router.h"
 #include "mem/memory.h"
+#include "unit/tlm_test_initiator.h"
 
 #include <gtest/gtest.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
 #include <array>
@@ -25,64 +25,11 @@ namespace {
 using sc_core::sc_time;
 using sc_core::SC_ZERO_TIME;
 
-class Initiator : public sc_core::sc_module {
+// The shared initiator, checking that the router hands every payload back
+// with the global address it was given.
+class Initiator : public test_support::TestInitiator {
  public:
-  tlm_utils::simple_initiator_socket<Initiator> socket{"socket"};
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> invalidations;
-
-  explicit Initiator(sc_core::sc_module_name name) : sc_module(name) {
-    socket.register_invalidate_direct_mem_ptr(this, &Initiator::invalidate);
-  }
-
-  tlm::tlm_response_status access(tlm::tlm_command command, std::uint64_t address, void* data, unsigned length) {
-    tlm::tlm_generic_payload payload;
-    payload.set_command(command);
-    payload.set_address(address);
-    payload.set_data_ptr(static_cast<unsigned char*>(data));
-    payload.set_data_length(length);
-    payload.set_streaming_width(length);
-    payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    sc_time delay = SC_ZERO_TIME;
-    socket->b_transport(payload, delay);
-    EXPECT_EQ(payload.get_address(), address) << "the router must restore the global address";
-    return payload.get_response_status();
-  }
-  tlm::tlm_response_status write(std::uint64_t address, const void* data, unsigned length) {
-    return access(tlm::TLM_WRITE_COMMAND, address, const_cast<void*>(data), length);
-  }
-  tlm::tlm_response_status read(std::uint64_t address, void* data, unsigned length) {
-    return access(tlm::TLM_READ_COMMAND, address, data, length);
-  }
-  void write32(std::uint64_t address, std::uint32_t value) {
-    EXPECT_EQ(write(address, &value, 4), tlm::TLM_OK_RESPONSE) << std::hex << address;
-  }
-  std::uint32_t read32(std::uint64_t address) {
-    std::uint32_t value = 0xbad0bad0;
-    EXPECT_EQ(read(address, &value, 4), tlm::TLM_OK_RESPONSE) << std::hex << address;
-    return value;
-  }
-  bool dmi(std::uint64_t address, tlm::tlm_dmi& out) {
-    tlm::tlm_generic_payload payload;
-    payload.set_command(tlm::TLM_READ_COMMAND);
-    payload.set_address(address);
-    bool granted = socket->get_direct_mem_ptr(payload, out);
-    EXPECT_EQ(payload.get_address(), address);
-    return granted;
-  }
-  unsigned debug(tlm::tlm_command command, std::uint64_t address, void* data, unsigned length) {
-    tlm::tlm_generic_payload payload;
-    payload.set_command(command);
-    payload.set_address(address);
-    payload.set_data_ptr(static_cast<unsigned char*>(data));
-    payload.set_data_length(length);
-    unsigned done = socket->transport_dbg(payload);
-    EXPECT_EQ(payload.get_address(), address);
-    EXPECT_EQ(payload.get_data_length(), length);
-    return done;
-  }
-
- private:
-  void invalidate(sc_dt::uint64 start, sc_dt::uint64 end) { invalidations.emplace_back(start, end); }
+  explicit Initiator(sc_core::sc_module_name name) : TestInitiator(name) { expect_address_restored = true; }
 };
 
 // A target that revokes DMI grants on request, like a device whose memory
@@ -164,29 +111,29 @@ TEST(AddressRouter, DecodeFindsTheWindow) {
 TEST(AddressRouter, UnmappedAccessesAreAddressErrorsAndCounted) {
   ThreeTargets soc;
   std::uint32_t value = 0;
-  EXPECT_EQ(soc.cpu.read(0x50000000, &value, 4), tlm::TLM_ADDRESS_ERROR_RESPONSE);
-  EXPECT_EQ(soc.cpu.write(0, &value, 4), tlm::TLM_ADDRESS_ERROR_RESPONSE);
-  EXPECT_EQ(soc.cpu.read(kDdrBase + kDdrSize, &value, 4), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  EXPECT_EQ(soc.cpu.read_bytes(0x50000000, &value, 4), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  EXPECT_EQ(soc.cpu.write_bytes(0, &value, 4), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  EXPECT_EQ(soc.cpu.read_bytes(kDdrBase + kDdrSize, &value, 4), tlm::TLM_ADDRESS_ERROR_RESPONSE);
   EXPECT_EQ(soc.router.unmapped_accesses(), 3u);
   const Statistic* statistic = StatisticsRegistry::instance().find("router.unmapped_accesses");
   ASSERT_NE(statistic, nullptr);
   EXPECT_EQ(statistic->to_json(), nlohmann::json(3));
   tlm::tlm_dmi dmi;
-  EXPECT_FALSE(soc.cpu.dmi(0x50000000, dmi));
+  EXPECT_FALSE(soc.cpu.get_dmi(0x50000000, dmi));
 }
 
 TEST(AddressRouter, AnAccessStraddlingAWindowEndIsAnError) {
   ThreeTargets soc;
   std::uint64_t value = 0x0102030405060708ull;
-  EXPECT_EQ(soc.cpu.write(kUartBase + kUartSize - 4, &value, 8), tlm::TLM_ADDRESS_ERROR_RESPONSE);
-  EXPECT_EQ(soc.cpu.write(kDdrBase + kDdrSize - 4, &value, 8), tlm::TLM_ADDRESS_ERROR_RESPONSE);
-  EXPECT_EQ(soc.cpu.read(kRomBase + kRomSize - 2, &value, 4), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  EXPECT_EQ(soc.cpu.write_bytes(kUartBase + kUartSize - 4, &value, 8), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  EXPECT_EQ(soc.cpu.write_bytes(kDdrBase + kDdrSize - 4, &value, 8), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  EXPECT_EQ(soc.cpu.read_bytes(kRomBase + kRomSize - 2, &value, 4), tlm::TLM_ADDRESS_ERROR_RESPONSE);
   EXPECT_EQ(soc.router.unmapped_accesses(), 3u);
   // No partial write happened.
   EXPECT_EQ(at(soc.uart, kUartSize - 4), 0u);
   EXPECT_EQ(at(soc.ddr, kDdrSize - 4), 0u);
   // The same access that ends exactly at the window end is fine.
-  EXPECT_EQ(soc.cpu.write(kUartBase + kUartSize - 8, &value, 8), tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(soc.cpu.write_bytes(kUartBase + kUartSize - 8, &value, 8), tlm::TLM_OK_RESPONSE);
 }
 
 TEST(AddressRouter, TargetErrorsPassThrough) {
@@ -197,7 +144,7 @@ TEST(AddressRouter, TargetErrorsPassThrough) {
   router.map(rom.socket, 0x1000, 0x1000, "rom");
   sc_core::sc_start(SC_ZERO_TIME);
   std::uint32_t value = 1;
-  EXPECT_EQ(cpu.write(0x1000, &value, 4), tlm::TLM_COMMAND_ERROR_RESPONSE);
+  EXPECT_EQ(cpu.write_bytes(0x1000, &value, 4), tlm::TLM_COMMAND_ERROR_RESPONSE);
   EXPECT_EQ(router.unmapped_accesses(), 0u);
 }
 
@@ -253,13 +200,13 @@ TEST(AddressRouter, MappingOrderDoesNotMatterForOverlays) {
 TEST(AddressRouter, AnAccessRunningIntoAnOverlayIsAnError) {
   Overlays soc;
   std::uint64_t value = ~0ull;
-  EXPECT_EQ(soc.cpu.write(kLowOverlay - 4, &value, 8), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  EXPECT_EQ(soc.cpu.write_bytes(kLowOverlay - 4, &value, 8), tlm::TLM_ADDRESS_ERROR_RESPONSE);
   std::array<std::uint8_t, 0x100> block{};
   block.fill(0xee);
   // A block write covering a whole overlay must not silently bypass it.
-  EXPECT_EQ(soc.cpu.write(kLowOverlay - 0x80, block.data(), 0x100), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  EXPECT_EQ(soc.cpu.write_bytes(kLowOverlay - 0x80, block.data(), 0x100), tlm::TLM_ADDRESS_ERROR_RESPONSE);
   // Leaving an overlay into the memory around it is an error too.
-  EXPECT_EQ(soc.cpu.write(kLowOverlay + kOverlaySize - 4, &value, 8), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  EXPECT_EQ(soc.cpu.write_bytes(kLowOverlay + kOverlaySize - 4, &value, 8), tlm::TLM_ADDRESS_ERROR_RESPONSE);
   EXPECT_EQ(soc.router.unmapped_accesses(), 3u);
   EXPECT_EQ(at(soc.ddr, 0xffc), 0u);
   EXPECT_EQ(at(soc.low, 0), 0u);
@@ -269,7 +216,7 @@ TEST(AddressRouter, AnAccessRunningIntoAnOverlayIsAnError) {
 TEST(AddressRouter, DmiBelowAnOverlayEndsBeforeIt) {
   Overlays soc;
   tlm::tlm_dmi dmi;
-  ASSERT_TRUE(soc.cpu.dmi(kDdrBase + 0x10, dmi));
+  ASSERT_TRUE(soc.cpu.get_dmi(kDdrBase + 0x10, dmi));
   EXPECT_EQ(dmi.get_start_address(), kDdrBase);
   EXPECT_EQ(dmi.get_end_address(), kLowOverlay - 1);
   EXPECT_EQ(dmi.get_dmi_ptr(), soc.ddr.data());
@@ -279,7 +226,7 @@ TEST(AddressRouter, DmiBelowAnOverlayEndsBeforeIt) {
 TEST(AddressRouter, DmiBetweenOverlaysIsClippedOnBothSides) {
   Overlays soc;
   tlm::tlm_dmi dmi;
-  ASSERT_TRUE(soc.cpu.dmi(kDdrBase + 0x2000, dmi));
+  ASSERT_TRUE(soc.cpu.get_dmi(kDdrBase + 0x2000, dmi));
   EXPECT_EQ(dmi.get_start_address(), kLowOverlay + kOverlaySize);
   EXPECT_EQ(dmi.get_end_address(), kHighOverlay - 1);
   // The pointer is for the start of the clipped range.
@@ -293,7 +240,7 @@ TEST(AddressRouter, DmiBetweenOverlaysIsClippedOnBothSides) {
 TEST(AddressRouter, DmiAboveAnOverlayStartsAfterIt) {
   Overlays soc;
   tlm::tlm_dmi dmi;
-  ASSERT_TRUE(soc.cpu.dmi(kDdrBase + 0x8000, dmi));
+  ASSERT_TRUE(soc.cpu.get_dmi(kDdrBase + 0x8000, dmi));
   EXPECT_EQ(dmi.get_start_address(), kHighOverlay + kOverlaySize);
   EXPECT_EQ(dmi.get_end_address(), kDdrBase + kDdrSize - 1);
   EXPECT_EQ(dmi.get_dmi_ptr(), soc.ddr.data() + (kHighOverlay + kOverlaySize - kDdrBase));
@@ -305,7 +252,7 @@ TEST(AddressRouter, DmiNeverCoversAnOverlay) {
        {kDdrBase, kLowOverlay - 1, kLowOverlay + kOverlaySize, kHighOverlay - 4, kHighOverlay + kOverlaySize,
         kDdrBase + kDdrSize - 1}) {
     tlm::tlm_dmi dmi;
-    ASSERT_TRUE(soc.cpu.dmi(address, dmi)) << std::hex << address;
+    ASSERT_TRUE(soc.cpu.get_dmi(address, dmi)) << std::hex << address;
     EXPECT_LE(dmi.get_start_address(), address);
     EXPECT_GE(dmi.get_end_address(), address);
     for (std::uint64_t overlay : {kLowOverlay, kHighOverlay}) {
@@ -319,7 +266,7 @@ TEST(AddressRouter, DmiNeverCoversAnOverlay) {
 TEST(AddressRouter, DmiInsideAnOverlayIsTheOverlays) {
   Overlays soc;
   tlm::tlm_dmi dmi;
-  ASSERT_TRUE(soc.cpu.dmi(kHighOverlay + 0x10, dmi));
+  ASSERT_TRUE(soc.cpu.get_dmi(kHighOverlay + 0x10, dmi));
   EXPECT_EQ(dmi.get_start_address(), kHighOverlay);
   EXPECT_EQ(dmi.get_end_address(), kHighOverlay + kOverlaySize - 1);
   EXPECT_EQ(dmi.get_dmi_ptr(), soc.high.data());
@@ -367,17 +314,17 @@ TEST(AddressRouter, DebugTransportReadsWhatBTransportWrote) {
   soc.cpu.write32(kDdrBase + 0x100, 0x12345678);
   soc.cpu.write32(kLowOverlay, 0x9abcdef0);
   std::uint32_t value = 0;
-  EXPECT_EQ(soc.cpu.debug(tlm::TLM_READ_COMMAND, kDdrBase + 0x100, &value, 4), 4u);
+  EXPECT_EQ(soc.cpu.debug_read(kDdrBase + 0x100, &value, 4), 4u);
   EXPECT_EQ(value, 0x12345678u);
-  EXPECT_EQ(soc.cpu.debug(tlm::TLM_READ_COMMAND, kLowOverlay, &value, 4), 4u);
+  EXPECT_EQ(soc.cpu.debug_read(kLowOverlay, &value, 4), 4u);
   EXPECT_EQ(value, 0x9abcdef0u);
 
   // And b_transport reads what debug transport wrote.
   std::uint32_t patch = 0x0badf00d;
-  EXPECT_EQ(soc.cpu.debug(tlm::TLM_WRITE_COMMAND, kDdrBase + 0x200, &patch, 4), 4u);
+  EXPECT_EQ(soc.cpu.debug_write(kDdrBase + 0x200, &patch, 4), 4u);
   EXPECT_EQ(soc.cpu.read32(kDdrBase + 0x200), patch);
 
-  EXPECT_EQ(soc.cpu.debug(tlm::TLM_READ_COMMAND, 0x50000000, &value, 4), 0u);  // unmapped
+  EXPECT_EQ(soc.cpu.debug_read(0x50000000, &value, 4), 0u);  // unmapped
   EXPECT_EQ(soc.router.unmapped_accesses(), 0u);  // debug accesses are not counted
 }
 
@@ -385,15 +332,15 @@ TEST(AddressRouter, DebugTransportStopsAtTheDecodedDevice) {
   Overlays soc;
   std::array<std::uint8_t, 16> bytes{};
   // At the end of DDR: clipped to what is left of the window.
-  EXPECT_EQ(soc.cpu.debug(tlm::TLM_READ_COMMAND, kDdrBase + kDdrSize - 4, bytes.data(), 16), 4u);
+  EXPECT_EQ(soc.cpu.debug_read(kDdrBase + kDdrSize - 4, bytes.data(), 16), 4u);
   // Before an overlay: clipped so the memory underneath the overlay is not read.
   bytes.fill(0x5a);
-  EXPECT_EQ(soc.cpu.debug(tlm::TLM_WRITE_COMMAND, kLowOverlay - 6, bytes.data(), 16), 6u);
+  EXPECT_EQ(soc.cpu.debug_write(kLowOverlay - 6, bytes.data(), 16), 6u);
   EXPECT_EQ(soc.ddr.data()[0x1000 - 1], 0x5a);
   EXPECT_EQ(soc.ddr.data()[0x1000], 0);
   EXPECT_EQ(soc.low.data()[0], 0);
   // Inside an overlay: clipped to the overlay.
-  EXPECT_EQ(soc.cpu.debug(tlm::TLM_READ_COMMAND, kLowOverlay + kOverlaySize - 2, bytes.data(), 16), 2u);
+  EXPECT_EQ(soc.cpu.debug_read(kLowOverlay + kOverlaySize - 2, bytes.data(), 16), 2u);
 }
 
 TEST(AddressRouter, DmiInvalidationIsForwardedWithGlobalAddresses) {

@@ -2,59 +2,22 @@
 #include "core/interrupt.h"
 #include "core/parameters.h"
 #include "periph/clint.h"
+#include "unit/tlm_test_initiator.h"
 
 #include <gtest/gtest.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 
-#include <functional>
 #include <vector>
 
 namespace npuvp {
 namespace {
 
+using test_support::TestInitiator;
 using sc_core::sc_time;
 using sc_core::SC_NS;
 using sc_core::SC_US;
 using sc_core::SC_ZERO_TIME;
-
-class Initiator : public sc_core::sc_module {
- public:
-  SC_HAS_PROCESS(Initiator);
-  tlm_utils::simple_initiator_socket<Initiator> socket{"socket"};
-  Initiator(sc_core::sc_module_name name, std::function<void(Initiator&)> body)
-      : sc_module(name), body_(std::move(body)) {
-    SC_THREAD(run);
-  }
-  tlm::tlm_response_status transport(tlm::tlm_command command, std::uint64_t address, std::uint64_t& value,
-                                     unsigned size, sc_time delay = SC_ZERO_TIME) {
-    tlm::tlm_generic_payload payload;
-    payload.set_command(command);
-    payload.set_address(address);
-    payload.set_data_ptr(reinterpret_cast<unsigned char*>(&value));
-    payload.set_data_length(size);
-    payload.set_streaming_width(size);
-    payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    socket->b_transport(payload, delay);
-    return payload.get_response_status();
-  }
-  // `delay` is the local time offset of a temporally decoupled initiator.
-  std::uint64_t read(std::uint64_t address, unsigned size, sc_time delay = SC_ZERO_TIME) {
-    std::uint64_t value = 0;
-    EXPECT_EQ(transport(tlm::TLM_READ_COMMAND, address, value, size, delay), tlm::TLM_OK_RESPONSE)
-        << "read " << std::hex << address;
-    return value;
-  }
-  void write(std::uint64_t address, std::uint64_t value, unsigned size, sc_time delay = SC_ZERO_TIME) {
-    EXPECT_EQ(transport(tlm::TLM_WRITE_COMMAND, address, value, size, delay), tlm::TLM_OK_RESPONSE)
-        << "write " << std::hex << address;
-  }
-
- private:
-  void run() { body_(*this); }
-  std::function<void(Initiator&)> body_;
-};
 
 class LevelLog : public InterruptTarget {
  public:
@@ -76,7 +39,7 @@ TEST(Clint, MtimeFollowsSimulatedTimeAndLocalOffset) {
   Clint clint("clint");
   EXPECT_EQ(clint.harts.get(), 1u);
   EXPECT_EQ(clint.timebase.get(), 10e6);
-  Initiator cpu("cpu", [&](Initiator& bus) {
+  TestInitiator cpu("cpu", [&](TestInitiator& bus) {
     EXPECT_EQ(bus.read(kMtime, 8), 0u);
     sc_core::wait(1, SC_US);
     EXPECT_EQ(bus.read(kMtime, 8), 10u);  // 10 MHz
@@ -97,7 +60,7 @@ TEST(Clint, TimerInterruptAssertsExactlyAtTheDeadline) {
   Clint clint("clint");
   LevelLog hart;
   clint.mtip_irq[0].connect(hart, kMtipLine);
-  Initiator cpu("cpu", [&](Initiator& bus) {
+  TestInitiator cpu("cpu", [&](TestInitiator& bus) {
     EXPECT_EQ(bus.read(kMtimecmp0, 8), ~std::uint64_t{0});  // reset value: never
     sc_core::wait(1, SC_US);
     bus.write(kMtimecmp0, 123, 8);  // 12.3 us
@@ -122,7 +85,7 @@ TEST(Clint, LaterMtimecmpWriteDeassertsImmediatelyAndReschedules) {
   Clint clint("clint");
   LevelLog hart;
   clint.mtip_irq[0].connect(hart, kMtipLine);
-  Initiator cpu("cpu", [&](Initiator& bus) {
+  TestInitiator cpu("cpu", [&](TestInitiator& bus) {
     bus.write(kMtimecmp0, 100, 8);  // 10 us
     sc_core::wait(12, SC_US);
     EXPECT_TRUE(clint.mtip_irq[0].level());
@@ -152,7 +115,7 @@ TEST(Clint, LaterMtimecmpWriteDeassertsImmediatelyAndReschedules) {
 
 TEST(Clint, ThirtyTwoBitHalvesOfMtimecmpAndMtime) {
   Clint clint("clint");
-  Initiator cpu("cpu", [&](Initiator& bus) {
+  TestInitiator cpu("cpu", [&](TestInitiator& bus) {
     // The RV32 idiom: low = all ones, high = new, low = new (no spurious interrupt).
     bus.write(kMtimecmp0, 0xFFFFFFFF, 4);
     bus.write(kMtimecmp0 + 4, 0x00000001, 4);
@@ -176,9 +139,9 @@ TEST(Clint, ThirtyTwoBitHalvesOfMtimecmpAndMtime) {
 
     // Misaligned or odd-sized accesses are errors.
     std::uint64_t value = 0;
-    EXPECT_EQ(bus.transport(tlm::TLM_READ_COMMAND, kMtimecmp0 + 4, value, 8), tlm::TLM_ADDRESS_ERROR_RESPONSE);
-    EXPECT_EQ(bus.transport(tlm::TLM_READ_COMMAND, kMtime, value, 2), tlm::TLM_ADDRESS_ERROR_RESPONSE);
-    EXPECT_EQ(bus.transport(tlm::TLM_WRITE_COMMAND, kMsip0, value, 8), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    EXPECT_EQ(bus.access(tlm::TLM_READ_COMMAND, kMtimecmp0 + 4, &value, 8), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    EXPECT_EQ(bus.access(tlm::TLM_READ_COMMAND, kMtime, &value, 2), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    EXPECT_EQ(bus.access(tlm::TLM_WRITE_COMMAND, kMsip0, &value, 8), tlm::TLM_ADDRESS_ERROR_RESPONSE);
     // Reserved space reads as zero.
     EXPECT_EQ(bus.read(0x8000, 4), 0u);
   });
@@ -191,7 +154,7 @@ TEST(Clint, MtimeWriteMovesEveryDeadline) {
   LevelLog hart0, hart1;
   clint.mtip_irq[0].connect(hart0, kMtipLine);
   clint.mtip_irq[1].connect(hart1, kMtipLine);
-  Initiator cpu("cpu", [&](Initiator& bus) {
+  TestInitiator cpu("cpu", [&](TestInitiator& bus) {
     bus.write(kMtimecmp0, 1005, 8);
     bus.write(kMtimecmp0 + 8, 1020, 8);
     sc_core::wait(1, SC_US);
@@ -218,7 +181,7 @@ TEST(Clint, PerHartTimersAndSoftwareInterrupts) {
     clint.msip_irq[h].connect(harts[h], kMsipLine);
     clint.mtip_irq[h].connect(harts[h], kMtipLine);
   }
-  Initiator cpu("cpu", [&](Initiator& bus) {
+  TestInitiator cpu("cpu", [&](TestInitiator& bus) {
     bus.write(kMtimecmp0 + 0, 50, 8);
     bus.write(kMtimecmp0 + 8, 30, 8);
     bus.write(kMsip0 + 8, 1, 4);  // hart 2
@@ -256,7 +219,7 @@ TEST(Clint, NonIntegralTimebase) {
   Clint clint("clint");
   LevelLog hart;
   clint.mtip_irq[0].connect(hart, kMtipLine);
-  Initiator cpu("cpu", [&](Initiator& bus) { bus.write(kMtimecmp0, 32768, 8); });
+  TestInitiator cpu("cpu", [&](TestInitiator& bus) { bus.write(kMtimecmp0, 32768, 8); });
   cpu.socket.bind(clint.socket);
   sc_core::sc_start(2, sc_core::SC_SEC);
   ASSERT_EQ(hart.changes.size(), 1u);

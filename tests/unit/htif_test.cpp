@@ -3,11 +3,11 @@
 #include "core/parameters.h"
 #include "core/simulation.h"
 #include "periph/htif.h"
+#include "unit/tlm_test_initiator.h"
 
 #include <gtest/gtest.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include <cstdio>
 #include <fstream>
@@ -20,61 +20,41 @@ namespace {
 
 using sc_core::sc_time;
 using sc_core::SC_US;
-using sc_core::SC_ZERO_TIME;
+using test_support::TestInitiator;
 
-// Two sockets, as a bus would map tohost and fromhost at two addresses.
-class Initiator : public sc_core::sc_module {
+// Two initiators, as a bus would map tohost and fromhost at two addresses. The
+// body runs in tohost's thread and may access both mailboxes.
+class Mailboxes : public sc_core::sc_module {
  public:
-  SC_HAS_PROCESS(Initiator);
-  tlm_utils::simple_initiator_socket<Initiator> tohost{"tohost"};
-  tlm_utils::simple_initiator_socket<Initiator> fromhost{"fromhost"};
-  Initiator(sc_core::sc_module_name name, std::function<void(Initiator&)> body)
-      : sc_module(name), body_(std::move(body)) {
-    SC_THREAD(run);
+  TestInitiator tohost{"tohost", [this](TestInitiator&) { body_(*this); }};
+  TestInitiator fromhost{"fromhost"};
+
+  Mailboxes(sc_core::sc_module_name name, std::function<void(Mailboxes&)> body)
+      : sc_module(name), body_(std::move(body)) {}
+  std::uint64_t read(TestInitiator& mailbox, std::uint64_t offset = 0, unsigned size = 8) {
+    return mailbox.read(offset, size);
   }
-  static tlm::tlm_response_status transport(tlm_utils::simple_initiator_socket<Initiator>& socket,
-                                            tlm::tlm_command command, std::uint64_t offset, std::uint64_t& value,
-                                            unsigned size) {
-    tlm::tlm_generic_payload payload;
-    payload.set_command(command);
-    payload.set_address(offset);
-    payload.set_data_ptr(reinterpret_cast<unsigned char*>(&value));
-    payload.set_data_length(size);
-    payload.set_streaming_width(size);
-    payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    sc_time delay = SC_ZERO_TIME;
-    socket->b_transport(payload, delay);
-    return payload.get_response_status();
-  }
-  std::uint64_t read(tlm_utils::simple_initiator_socket<Initiator>& socket, std::uint64_t offset = 0,
-                     unsigned size = 8) {
-    std::uint64_t value = 0;
-    EXPECT_EQ(transport(socket, tlm::TLM_READ_COMMAND, offset, value, size), tlm::TLM_OK_RESPONSE);
-    return value;
-  }
-  void write(tlm_utils::simple_initiator_socket<Initiator>& socket, std::uint64_t value, std::uint64_t offset = 0,
-             unsigned size = 8) {
-    EXPECT_EQ(transport(socket, tlm::TLM_WRITE_COMMAND, offset, value, size), tlm::TLM_OK_RESPONSE);
+  void write(TestInitiator& mailbox, std::uint64_t value, std::uint64_t offset = 0, unsigned size = 8) {
+    mailbox.write(offset, value, size);
   }
 
  private:
-  void run() { body_(*this); }
-  std::function<void(Initiator&)> body_;
+  std::function<void(Mailboxes&)> body_;
 };
 
 struct Harness {
   Htif htif{"htif"};
   bool reached_end = false;
-  explicit Harness(std::function<void(Initiator&)> body)
-      : cpu("cpu", [this, body](Initiator& bus) {
+  explicit Harness(std::function<void(Mailboxes&)> body)
+      : cpu("cpu", [this, body](Mailboxes& bus) {
           body(bus);
           sc_core::wait(100, SC_US);
           reached_end = true;
         }) {
-    cpu.tohost.bind(htif.tohost_socket);
-    cpu.fromhost.bind(htif.fromhost_socket);
+    cpu.tohost.socket.bind(htif.tohost_socket);
+    cpu.fromhost.socket.bind(htif.fromhost_socket);
   }
-  Initiator cpu;
+  Mailboxes cpu;
 };
 
 constexpr std::uint64_t putchar_command(char c) {
@@ -83,7 +63,7 @@ constexpr std::uint64_t putchar_command(char c) {
 
 TEST(Htif, ExitPassAndZeroWritesIgnored) {
   ParameterRegistry::instance().set_override("htif.output", "none", "test");
-  Harness run([](Initiator& bus) {
+  Harness run([](Mailboxes& bus) {
     bus.write(bus.tohost, 0);  // ignored
     EXPECT_FALSE(simulation().finished());
     sc_core::wait(3, SC_US);
@@ -100,7 +80,7 @@ TEST(Htif, ExitPassAndZeroWritesIgnored) {
 
 TEST(Htif, ExitFailCodeFromRiscvTestsStyleWrite) {
   ParameterRegistry::instance().set_override("htif.output", "none", "test");
-  Harness run([](Initiator& bus) { bus.write(bus.tohost, (13u << 1) | 1); });
+  Harness run([](Mailboxes& bus) { bus.write(bus.tohost, (13u << 1) | 1); });
   sc_core::sc_start();
   EXPECT_FALSE(run.reached_end);
   EXPECT_EQ(simulation().guest_exit_code(), 13);
@@ -109,7 +89,7 @@ TEST(Htif, ExitFailCodeFromRiscvTestsStyleWrite) {
 
 TEST(Htif, Rv32HalvesCompleteOnTheHighWord) {
   ParameterRegistry::instance().set_override("htif.output", "none", "test");
-  Harness run([](Initiator& bus) {
+  Harness run([](Mailboxes& bus) {
     bus.write(bus.tohost, (3u << 1) | 1, 0, 4);  // sw TESTNUM, tohost
     EXPECT_FALSE(simulation().finished());
     EXPECT_EQ(bus.read(bus.tohost, 0, 4), 7u);
@@ -124,7 +104,7 @@ TEST(Htif, ConsolePutcharWritesOutputAndAcknowledges) {
   std::string path = ::testing::TempDir() + "npuvp_htif_" + std::to_string(::getpid()) + ".txt";
   ParameterRegistry::instance().set_override("htif.output", path, "test");
   GuestConsole::instance().clear();
-  Harness run([](Initiator& bus) {
+  Harness run([](Mailboxes& bus) {
     for (char c : std::string("ok\n")) {
       bus.write(bus.tohost, putchar_command(c));
       EXPECT_EQ(bus.read(bus.tohost), 0u);  // taken by the host
@@ -148,7 +128,7 @@ TEST(Htif, ConsolePutcharWritesOutputAndAcknowledges) {
 
 TEST(Htif, ProxiedSyscallIsAGuestErrorNamingTheValue) {
   ParameterRegistry::instance().set_override("htif.output", "none", "test");
-  Harness run([](Initiator& bus) {
+  Harness run([](Mailboxes& bus) {
     try {
       bus.write(bus.tohost, 0x80001000);
       ADD_FAILURE() << "no error";
@@ -165,14 +145,12 @@ TEST(Htif, ProxiedSyscallIsAGuestErrorNamingTheValue) {
 
 TEST(Htif, UnknownDeviceIsAGuestError) {
   ParameterRegistry::instance().set_override("htif.output", "none", "test");
-  Harness run([](Initiator& bus) {
+  Harness run([](Mailboxes& bus) {
     // Device 1 command 0: console input request, not modelled.
     EXPECT_THROW(bus.write(bus.tohost, std::uint64_t{1} << 56), SimulationError);
     std::uint64_t value = 0;
-    EXPECT_EQ(Initiator::transport(bus.tohost, tlm::TLM_WRITE_COMMAND, 0, value, 2),
-              tlm::TLM_ADDRESS_ERROR_RESPONSE);
-    EXPECT_EQ(Initiator::transport(bus.tohost, tlm::TLM_WRITE_COMMAND, 8, value, 8),
-              tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    EXPECT_EQ(bus.tohost.access(tlm::TLM_WRITE_COMMAND, 0, &value, 2), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    EXPECT_EQ(bus.tohost.access(tlm::TLM_WRITE_COMMAND, 8, &value, 8), tlm::TLM_ADDRESS_ERROR_RESPONSE);
   });
   sc_core::sc_start();
   EXPECT_EQ(simulation().status(), ExitStatus::kGuestError);

@@ -4,11 +4,11 @@
 #include "core/simulation.h"
 #include "core/statistics.h"
 #include "mem/memory.h"
+#include "unit/tlm_test_initiator.h"
 
 #include <gtest/gtest.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include <array>
 #include <cstdint>
@@ -22,55 +22,9 @@ using sc_core::sc_time;
 using sc_core::SC_NS;
 using sc_core::SC_ZERO_TIME;
 
-class Initiator : public sc_core::sc_module {
- public:
-  tlm_utils::simple_initiator_socket<Initiator> socket{"socket"};
-  explicit Initiator(sc_core::sc_module_name name) : sc_module(name) {}
-
-  tlm::tlm_response_status access(tlm::tlm_command command, std::uint64_t address, void* data, unsigned length,
-                                  sc_time& delay) {
-    tlm::tlm_generic_payload payload;
-    payload.set_command(command);
-    payload.set_address(address);
-    payload.set_data_ptr(static_cast<unsigned char*>(data));
-    payload.set_data_length(length);
-    payload.set_streaming_width(length);
-    payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    socket->b_transport(payload, delay);
-    return payload.get_response_status();
-  }
-  tlm::tlm_response_status write(std::uint64_t address, const void* data, unsigned length) {
-    sc_time delay = SC_ZERO_TIME;
-    return access(tlm::TLM_WRITE_COMMAND, address, const_cast<void*>(data), length, delay);
-  }
-  tlm::tlm_response_status read(std::uint64_t address, void* data, unsigned length) {
-    sc_time delay = SC_ZERO_TIME;
-    return access(tlm::TLM_READ_COMMAND, address, data, length, delay);
-  }
-  std::uint64_t read64(std::uint64_t address) {
-    std::uint64_t value = ~0ull;
-    EXPECT_EQ(read(address, &value, 8), tlm::TLM_OK_RESPONSE) << "read at " << address;
-    return value;
-  }
-  bool dmi(std::uint64_t address, tlm::tlm_command command, tlm::tlm_dmi& out) {
-    tlm::tlm_generic_payload payload;
-    payload.set_command(command);
-    payload.set_address(address);
-    return socket->get_direct_mem_ptr(payload, out);
-  }
-  unsigned debug(tlm::tlm_command command, std::uint64_t address, void* data, unsigned length) {
-    tlm::tlm_generic_payload payload;
-    payload.set_command(command);
-    payload.set_address(address);
-    payload.set_data_ptr(static_cast<unsigned char*>(data));
-    payload.set_data_length(length);
-    return socket->transport_dbg(payload);
-  }
-};
-
 // A memory bound to an initiator, elaborated so calls can be made directly.
 struct Bench {
-  Initiator cpu{"cpu"};
+  test_support::TestInitiator cpu{"cpu"};
   Memory memory;
   Bench(const char* name, std::uint64_t size, bool read_only = false) : memory(name, size, read_only) {
     cpu.socket.bind(memory.socket);
@@ -104,10 +58,10 @@ TEST(Memory, ReadWriteAddLatencyToTheDelay) {
 
   // Sub-word accesses see the little-endian bytes.
   std::uint16_t half = 0;
-  EXPECT_EQ(bench.cpu.read(0x102, &half, 2), tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(bench.cpu.read_bytes(0x102, &half, 2), tlm::TLM_OK_RESPONSE);
   EXPECT_EQ(half, 0x89abu);
   std::uint8_t byte = 0x5a;
-  EXPECT_EQ(bench.cpu.write(0x107, &byte, 1), tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(bench.cpu.write_bytes(0x107, &byte, 1), tlm::TLM_OK_RESPONSE);
   EXPECT_EQ(bench.cpu.read64(0x100), 0x5a23456789abcdefull);
   EXPECT_EQ(bench.memory.data()[0x107], 0x5a);
 
@@ -126,12 +80,12 @@ TEST(Memory, UntouchedMemoryReadsZero) {
 TEST(Memory, OutOfRangeIsAnAddressError) {
   Bench bench("ram", 4096);
   std::uint64_t value = 0;
-  EXPECT_EQ(bench.cpu.read(4096, &value, 8), tlm::TLM_ADDRESS_ERROR_RESPONSE);
-  EXPECT_EQ(bench.cpu.write(4096, &value, 1), tlm::TLM_ADDRESS_ERROR_RESPONSE);
-  EXPECT_EQ(bench.cpu.read(4092, &value, 8), tlm::TLM_ADDRESS_ERROR_RESPONSE);  // straddles the end
-  EXPECT_EQ(bench.cpu.write(4092, &value, 8), tlm::TLM_ADDRESS_ERROR_RESPONSE);
-  EXPECT_EQ(bench.cpu.read(~0ull - 3, &value, 8), tlm::TLM_ADDRESS_ERROR_RESPONSE);  // no wrap-around
-  EXPECT_EQ(bench.cpu.read(4088, &value, 8), tlm::TLM_OK_RESPONSE);                  // the last word is fine
+  EXPECT_EQ(bench.cpu.read_bytes(4096, &value, 8), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  EXPECT_EQ(bench.cpu.write_bytes(4096, &value, 1), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  EXPECT_EQ(bench.cpu.read_bytes(4092, &value, 8), tlm::TLM_ADDRESS_ERROR_RESPONSE);  // straddles the end
+  EXPECT_EQ(bench.cpu.write_bytes(4092, &value, 8), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  EXPECT_EQ(bench.cpu.read_bytes(~0ull - 3, &value, 8), tlm::TLM_ADDRESS_ERROR_RESPONSE);  // no wrap-around
+  EXPECT_EQ(bench.cpu.read_bytes(4088, &value, 8), tlm::TLM_OK_RESPONSE);                  // the last word is fine
   // Errors add no latency and count nothing.
   sc_time delay = SC_ZERO_TIME;
   bench.memory.read_latency.set(sc_time(5, SC_NS));
@@ -166,14 +120,14 @@ TEST(Memory, ReadOnlyRejectsWritesButAllowsReadsAndReadDmi) {
   ASSERT_TRUE(bench.memory.write_backdoor(0, &image, 4));  // loaders bypass read_only
 
   std::uint32_t value = 0xdeadbeef;
-  EXPECT_EQ(bench.cpu.write(0, &value, 4), tlm::TLM_COMMAND_ERROR_RESPONSE);
+  EXPECT_EQ(bench.cpu.write_bytes(0, &value, 4), tlm::TLM_COMMAND_ERROR_RESPONSE);
   std::uint32_t back = 0;
-  EXPECT_EQ(bench.cpu.read(0, &back, 4), tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(bench.cpu.read_bytes(0, &back, 4), tlm::TLM_OK_RESPONSE);
   EXPECT_EQ(back, image);
   EXPECT_EQ(counter("rom.writes"), 0u);
 
   tlm::tlm_dmi dmi;
-  ASSERT_TRUE(bench.cpu.dmi(0, tlm::TLM_READ_COMMAND, dmi));
+  ASSERT_TRUE(bench.cpu.get_dmi(0, dmi, tlm::TLM_READ_COMMAND));
   EXPECT_TRUE(dmi.is_read_allowed());
   EXPECT_FALSE(dmi.is_write_allowed());
   EXPECT_EQ(dmi.get_dmi_ptr(), bench.memory.data());
@@ -184,9 +138,9 @@ TEST(Memory, ReadOnlyCanBeSetByParameter) {
   ParameterRegistry::instance().set_override("flash.read_only", "true", "test");
   Bench bench("flash", 4096);
   std::uint32_t value = 1;
-  EXPECT_EQ(bench.cpu.write(0, &value, 4), tlm::TLM_COMMAND_ERROR_RESPONSE);
+  EXPECT_EQ(bench.cpu.write_bytes(0, &value, 4), tlm::TLM_COMMAND_ERROR_RESPONSE);
   tlm::tlm_dmi dmi;
-  ASSERT_TRUE(bench.cpu.dmi(0, tlm::TLM_WRITE_COMMAND, dmi));
+  ASSERT_TRUE(bench.cpu.get_dmi(0, dmi, tlm::TLM_WRITE_COMMAND));
   EXPECT_FALSE(dmi.is_write_allowed());
 }
 
@@ -195,7 +149,7 @@ TEST(Memory, DmiCoversTheWholeMemoryWithItsLatencies) {
   ParameterRegistry::instance().set_override("ram.write_latency", "3ns", "test");
   Bench bench("ram", 64 * 1024);
   tlm::tlm_dmi dmi;
-  ASSERT_TRUE(bench.cpu.dmi(0x1234, tlm::TLM_READ_COMMAND, dmi));
+  ASSERT_TRUE(bench.cpu.get_dmi(0x1234, dmi, tlm::TLM_READ_COMMAND));
   EXPECT_EQ(dmi.get_dmi_ptr(), bench.memory.data());
   EXPECT_EQ(dmi.get_start_address(), 0u);
   EXPECT_EQ(dmi.get_end_address(), 64u * 1024 - 1);
@@ -208,7 +162,7 @@ TEST(Memory, DmiCoversTheWholeMemoryWithItsLatencies) {
   std::memcpy(dmi.get_dmi_ptr() + 0x200, &value, 8);
   EXPECT_EQ(bench.cpu.read64(0x200), value);
   std::uint32_t word = 0xcafef00d;
-  EXPECT_EQ(bench.cpu.write(0x300, &word, 4), tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(bench.cpu.write_bytes(0x300, &word, 4), tlm::TLM_OK_RESPONSE);
   std::uint32_t through_dmi = 0;
   std::memcpy(&through_dmi, dmi.get_dmi_ptr() + 0x300, 4);
   EXPECT_EQ(through_dmi, word);
@@ -216,17 +170,9 @@ TEST(Memory, DmiCoversTheWholeMemoryWithItsLatencies) {
 
 TEST(Memory, SuccessfulTransportsHintDmi) {
   Bench bench("ram", 4096);
-  tlm::tlm_generic_payload payload;
   std::uint32_t value = 0;
-  payload.set_command(tlm::TLM_READ_COMMAND);
-  payload.set_address(0);
-  payload.set_data_ptr(reinterpret_cast<unsigned char*>(&value));
-  payload.set_data_length(4);
-  payload.set_streaming_width(4);
-  sc_time delay = SC_ZERO_TIME;
-  bench.cpu.socket->b_transport(payload, delay);
-  EXPECT_EQ(payload.get_response_status(), tlm::TLM_OK_RESPONSE);
-  EXPECT_TRUE(payload.is_dmi_allowed());
+  EXPECT_EQ(bench.cpu.read_bytes(0, &value, 4), tlm::TLM_OK_RESPONSE);
+  EXPECT_TRUE(bench.cpu.dmi_allowed());
 }
 
 TEST(Memory, DebugTransportReadsAndWritesWithoutTiming) {
@@ -234,9 +180,9 @@ TEST(Memory, DebugTransportReadsAndWritesWithoutTiming) {
   Bench bench("ram", 4096);
   std::array<std::uint8_t, 16> out{};
   for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<std::uint8_t>(0xa0 + i);
-  EXPECT_EQ(bench.cpu.debug(tlm::TLM_WRITE_COMMAND, 0x40, out.data(), 16), 16u);
+  EXPECT_EQ(bench.cpu.debug_write(0x40, out.data(), 16), 16u);
   std::array<std::uint8_t, 16> in{};
-  EXPECT_EQ(bench.cpu.debug(tlm::TLM_READ_COMMAND, 0x40, in.data(), 16), 16u);
+  EXPECT_EQ(bench.cpu.debug_read(0x40, in.data(), 16), 16u);
   EXPECT_EQ(in, out);
   EXPECT_EQ(bench.cpu.read64(0x40), 0xa7a6a5a4a3a2a1a0ull);
   EXPECT_EQ(counter("ram.reads"), 1u);  // only the b_transport read counts
@@ -247,17 +193,17 @@ TEST(Memory, DebugTransportIsClippedAtTheEnd) {
   Bench bench("ram", 4096);
   std::array<std::uint8_t, 16> out{};
   out.fill(0x77);
-  EXPECT_EQ(bench.cpu.debug(tlm::TLM_WRITE_COMMAND, 4092, out.data(), 16), 4u);
+  EXPECT_EQ(bench.cpu.debug_write(4092, out.data(), 16), 4u);
   EXPECT_EQ(bench.memory.data()[4092], 0x77);
   EXPECT_EQ(bench.memory.data()[4095], 0x77);
   std::array<std::uint8_t, 16> in{};
-  EXPECT_EQ(bench.cpu.debug(tlm::TLM_READ_COMMAND, 4090, in.data(), 16), 6u);
+  EXPECT_EQ(bench.cpu.debug_read(4090, in.data(), 16), 6u);
   EXPECT_EQ(in[0], 0);
   EXPECT_EQ(in[2], 0x77);
   EXPECT_EQ(in[5], 0x77);
   EXPECT_EQ(in[6], 0);  // nothing written past the clipped length
-  EXPECT_EQ(bench.cpu.debug(tlm::TLM_READ_COMMAND, 4096, in.data(), 16), 0u);
-  EXPECT_EQ(bench.cpu.debug(tlm::TLM_READ_COMMAND, ~0ull, in.data(), 16), 0u);
+  EXPECT_EQ(bench.cpu.debug_read(4096, in.data(), 16), 0u);
+  EXPECT_EQ(bench.cpu.debug_read(~0ull, in.data(), 16), 0u);
 }
 
 TEST(Memory, WriteBackdoor) {
@@ -265,7 +211,7 @@ TEST(Memory, WriteBackdoor) {
   const char text[] = "firmware";
   EXPECT_TRUE(bench.memory.write_backdoor(0x80, text, sizeof text));
   char back[sizeof text] = {};
-  EXPECT_EQ(bench.cpu.read(0x80, back, sizeof back), tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(bench.cpu.read_bytes(0x80, back, sizeof back), tlm::TLM_OK_RESPONSE);
   EXPECT_STREQ(back, "firmware");
 
   std::uint32_t word = 0x12345678;
@@ -295,12 +241,12 @@ TEST(Memory, OneGibibyteIsMappedLazily) {
   EXPECT_EQ(bench.cpu.read64(kGiB / 2), 0u);
   EXPECT_EQ(bench.cpu.read64(kGiB - 8), 0u);
   std::uint64_t value = 0xfeedfacecafebeefull;
-  EXPECT_EQ(bench.cpu.write(kGiB - 8, &value, 8), tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(bench.cpu.write_bytes(kGiB - 8, &value, 8), tlm::TLM_OK_RESPONSE);
   EXPECT_EQ(bench.cpu.read64(kGiB - 8), value);
   std::uint64_t past = 0;
-  EXPECT_EQ(bench.cpu.read(kGiB, &past, 8), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  EXPECT_EQ(bench.cpu.read_bytes(kGiB, &past, 8), tlm::TLM_ADDRESS_ERROR_RESPONSE);
   tlm::tlm_dmi dmi;
-  ASSERT_TRUE(bench.cpu.dmi(0, tlm::TLM_READ_COMMAND, dmi));
+  ASSERT_TRUE(bench.cpu.get_dmi(0, dmi, tlm::TLM_READ_COMMAND));
   EXPECT_EQ(dmi.get_end_address(), kGiB - 1);
 }
 
@@ -309,9 +255,34 @@ TEST(Memory, SizeComesFromItsParameter) {
   Bench bench("sized", 4096);
   EXPECT_EQ(bench.memory.size.get(), 8192u);
   std::uint64_t value = 0;
-  EXPECT_EQ(bench.cpu.read(8184, &value, 8), tlm::TLM_OK_RESPONSE);
-  EXPECT_EQ(bench.cpu.read(8192, &value, 8), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  EXPECT_EQ(bench.cpu.read_bytes(8184, &value, 8), tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(bench.cpu.read_bytes(8192, &value, 8), tlm::TLM_ADDRESS_ERROR_RESPONSE);
 }
 
 }  // namespace
+}  // namespace npuvp
+
+namespace npuvp {
+
+// complete = max(start, port free) + bytes / bandwidth + latency; the port is
+// then busy until that point minus the latency.
+TEST(Memory, BandwidthSerialisesAccessesOnThePort) {
+  ParameterRegistry::instance().set_override("sram.read_latency", "10ns", "test");
+  ParameterRegistry::instance().set_override("sram.bandwidth", "64e9", "test");  // 64 B per ns
+  Bench bench("sram", 1 << 20);
+  std::uint8_t line[128];
+  sc_time first = SC_ZERO_TIME, second = SC_ZERO_TIME, later = sc_time(100, SC_NS);
+  ASSERT_EQ(bench.cpu.access(tlm::TLM_READ_COMMAND, 0, line, 64, first), tlm::TLM_OK_RESPONSE);
+  ASSERT_EQ(bench.cpu.access(tlm::TLM_READ_COMMAND, 64, line, 128, second), tlm::TLM_OK_RESPONSE);
+  ASSERT_EQ(bench.cpu.access(tlm::TLM_READ_COMMAND, 0, line, 64, later), tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(first, sc_time(1 + 10, SC_NS));       // 64 B take 1 ns on the port
+  EXPECT_EQ(second, sc_time(1 + 2 + 10, SC_NS));  // waits for the first, then 128 B take 2 ns
+  EXPECT_EQ(later, sc_time(100 + 1 + 10, SC_NS));  // the port was free again by then
+}
+
+TEST(Memory, NegativeBandwidthIsAConfigError) {
+  ParameterRegistry::instance().set_override("sram.bandwidth", "-1", "test");
+  EXPECT_THROW(Memory("sram", 4096), ConfigError);
+}
+
 }  // namespace npuvp

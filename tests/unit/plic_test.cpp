@@ -4,56 +4,19 @@
 #include "core/parameters.h"
 #include "core/simulation.h"
 #include "periph/plic.h"
+#include "unit/tlm_test_initiator.h"
 
 #include <gtest/gtest.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 
-#include <functional>
 #include <vector>
 
 namespace npuvp {
 namespace {
 
+using test_support::TestInitiator;
 using sc_core::sc_time;
-using sc_core::SC_ZERO_TIME;
-
-class Initiator : public sc_core::sc_module {
- public:
-  SC_HAS_PROCESS(Initiator);
-  tlm_utils::simple_initiator_socket<Initiator> socket{"socket"};
-  Initiator(sc_core::sc_module_name name, std::function<void(Initiator&)> body)
-      : sc_module(name), body_(std::move(body)) {
-    SC_THREAD(run);
-  }
-  tlm::tlm_response_status transport(tlm::tlm_command command, std::uint64_t address, std::uint64_t& value,
-                                     unsigned size, sc_time delay = SC_ZERO_TIME) {
-    tlm::tlm_generic_payload payload;
-    payload.set_command(command);
-    payload.set_address(address);
-    payload.set_data_ptr(reinterpret_cast<unsigned char*>(&value));
-    payload.set_data_length(size);
-    payload.set_streaming_width(size);
-    payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    socket->b_transport(payload, delay);
-    return payload.get_response_status();
-  }
-  std::uint64_t read(std::uint64_t address) {
-    std::uint64_t value = 0;
-    EXPECT_EQ(transport(tlm::TLM_READ_COMMAND, address, value, 4), tlm::TLM_OK_RESPONSE)
-        << "read " << std::hex << address;
-    return value;
-  }
-  void write(std::uint64_t address, std::uint64_t value) {
-    EXPECT_EQ(transport(tlm::TLM_WRITE_COMMAND, address, value, 4), tlm::TLM_OK_RESPONSE)
-        << "write " << std::hex << address;
-  }
-
- private:
-  void run() { body_(*this); }
-  std::function<void(Initiator&)> body_;
-};
 
 class LevelLog : public InterruptTarget {
  public:
@@ -68,6 +31,7 @@ class LevelLog : public InterruptTarget {
   std::vector<Change> changes;
 };
 
+constexpr unsigned kRegisterBytes = 4;  // every PLIC register is 32 bits wide
 std::uint64_t priority(unsigned source) { return 4 * source; }
 constexpr std::uint64_t kPending = 0x1000;
 std::uint64_t enable(unsigned context, unsigned word = 0) { return 0x2000 + 0x80 * context + 4 * word; }
@@ -91,7 +55,7 @@ TEST(Plic, HighestPriorityClaimedFirstAndCompleteRepends) {
   Fixture f;
   EXPECT_EQ(f.plic.sources.get(), 96u);
   EXPECT_EQ(f.plic.contexts.get(), 2u);
-  Initiator cpu("cpu", [&](Initiator& bus) {
+  TestInitiator cpu("cpu", kRegisterBytes, [&](TestInitiator& bus) {
     bus.write(priority(5), 3);
     bus.write(priority(10), 5);
     bus.write(priority(40), 1);
@@ -139,7 +103,7 @@ TEST(Plic, HighestPriorityClaimedFirstAndCompleteRepends) {
 
 TEST(Plic, ThresholdMasksLowerOrEqualPriorities) {
   Fixture f;
-  Initiator cpu("cpu", [&](Initiator& bus) {
+  TestInitiator cpu("cpu", kRegisterBytes, [&](TestInitiator& bus) {
     bus.write(priority(7), 4);
     bus.write(enable(0), 1u << 7);
     bus.write(threshold(0), 4);
@@ -165,7 +129,7 @@ TEST(Plic, ThresholdMasksLowerOrEqualPriorities) {
 
 TEST(Plic, EnablesArePerContext) {
   Fixture f;
-  Initiator cpu("cpu", [&](Initiator& bus) {
+  TestInitiator cpu("cpu", kRegisterBytes, [&](TestInitiator& bus) {
     bus.write(priority(3), 1);
     bus.write(priority(4), 2);
     bus.write(enable(0), 1u << 3);
@@ -203,7 +167,7 @@ TEST(Plic, EnablesArePerContext) {
 
 TEST(Plic, EqualPrioritiesClaimLowestIdAndPulsesAreLatched) {
   Fixture f;
-  Initiator cpu("cpu", [&](Initiator& bus) {
+  TestInitiator cpu("cpu", kRegisterBytes, [&](TestInitiator& bus) {
     for (unsigned source : {9u, 33u, 64u}) bus.write(priority(source), 2);
     bus.write(enable(0, 0), 1u << 9);
     bus.write(enable(0, 1), 1u << 1);
@@ -226,7 +190,7 @@ TEST(Plic, EqualPrioritiesClaimLowestIdAndPulsesAreLatched) {
 
 TEST(Plic, RegisterMapDetails) {
   Fixture f;
-  Initiator cpu("cpu", [&](Initiator& bus) {
+  TestInitiator cpu("cpu", kRegisterBytes, [&](TestInitiator& bus) {
     bus.write(priority(0), 5);  // source 0 is reserved
     EXPECT_EQ(bus.read(priority(0)), 0u);
     bus.write(enable(0, 0), 0xFFFFFFFF);
@@ -239,8 +203,8 @@ TEST(Plic, RegisterMapDetails) {
     EXPECT_EQ(bus.read(kPending), 0u);
     EXPECT_EQ(bus.read(threshold(2)), 0u);  // no context 2
     std::uint64_t value = 0;
-    EXPECT_EQ(bus.transport(tlm::TLM_READ_COMMAND, claim(0), value, 8), tlm::TLM_ADDRESS_ERROR_RESPONSE);
-    EXPECT_EQ(bus.transport(tlm::TLM_READ_COMMAND, priority(1) + 1, value, 1), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    EXPECT_EQ(bus.access(tlm::TLM_READ_COMMAND, claim(0), &value, 8), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    EXPECT_EQ(bus.access(tlm::TLM_READ_COMMAND, priority(1) + 1, &value, 1), tlm::TLM_ADDRESS_ERROR_RESPONSE);
   });
   cpu.socket.bind(f.plic.socket);
   sc_core::sc_start();

@@ -2,67 +2,40 @@
 // guest writes end the simulation with the recorded exit code.
 #include "core/simulation.h"
 #include "periph/sim_finisher.h"
+#include "unit/tlm_test_initiator.h"
 
 #include <gtest/gtest.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include <functional>
 
 namespace npuvp {
 namespace {
 
+using test_support::TestInitiator;
 using sc_core::sc_time;
 using sc_core::SC_US;
-using sc_core::SC_ZERO_TIME;
 
-class Initiator : public sc_core::sc_module {
- public:
-  SC_HAS_PROCESS(Initiator);
-  tlm_utils::simple_initiator_socket<Initiator> socket{"socket"};
-  Initiator(sc_core::sc_module_name name, std::function<void(Initiator&)> body)
-      : sc_module(name), body_(std::move(body)) {
-    SC_THREAD(run);
-  }
-  tlm::tlm_response_status transport(tlm::tlm_command command, std::uint64_t address, std::uint64_t& value,
-                                     unsigned size, sc_time delay = SC_ZERO_TIME) {
-    tlm::tlm_generic_payload payload;
-    payload.set_command(command);
-    payload.set_address(address);
-    payload.set_data_ptr(reinterpret_cast<unsigned char*>(&value));
-    payload.set_data_length(size);
-    payload.set_streaming_width(size);
-    payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    socket->b_transport(payload, delay);
-    return payload.get_response_status();
-  }
-  void write(std::uint64_t address, std::uint64_t value, unsigned size = 4) {
-    EXPECT_EQ(transport(tlm::TLM_WRITE_COMMAND, address, value, size), tlm::TLM_OK_RESPONSE);
-  }
-
- private:
-  void run() { body_(*this); }
-  std::function<void(Initiator&)> body_;
-};
+constexpr unsigned kRegisterBytes = 4;  // the default access size: the 32-bit control register
 
 // Runs `body` against a finisher and returns whether the body ran to its end.
 struct Harness {
   SimFinisher finisher{"finisher"};
   bool reached_end = false;
-  explicit Harness(std::function<void(Initiator&)> body)
-      : cpu("cpu", [this, body](Initiator& bus) {
+  explicit Harness(std::function<void(TestInitiator&)> body)
+      : cpu("cpu", kRegisterBytes, [this, body](TestInitiator& bus) {
           body(bus);
           sc_core::wait(100, SC_US);  // a pass/fail write stops the run before this ends
           reached_end = true;
         }) {
     cpu.socket.bind(finisher.socket);
   }
-  Initiator cpu;
+  TestInitiator cpu;
 };
 
 TEST(SimFinisher, PassEndsTheRunWithCodeZero) {
-  Harness run([](Initiator& bus) {
+  Harness run([](TestInitiator& bus) {
     sc_core::wait(5, SC_US);
     bus.write(0, 0x5555);
   });
@@ -77,7 +50,7 @@ TEST(SimFinisher, PassEndsTheRunWithCodeZero) {
 }
 
 TEST(SimFinisher, FailCarriesTheGuestCode) {
-  Harness run([](Initiator& bus) {
+  Harness run([](TestInitiator& bus) {
     sc_core::wait(2, SC_US);
     bus.write(0, (42u << 16) | 0x3333);
   });
@@ -89,7 +62,7 @@ TEST(SimFinisher, FailCarriesTheGuestCode) {
 }
 
 TEST(SimFinisher, DoublewordStoreUsesLow32BitsAndOtherOffsetsAreIgnored) {
-  Harness run([](Initiator& bus) {
+  Harness run([](TestInitiator& bus) {
     bus.write(8, 0x5555);  // not the control register
     bus.write(0x100, (1u << 16) | 0x3333);
     EXPECT_FALSE(simulation().finished());
@@ -101,7 +74,7 @@ TEST(SimFinisher, DoublewordStoreUsesLow32BitsAndOtherOffsetsAreIgnored) {
 }
 
 TEST(SimFinisher, ResetRequestIsAGuestError) {
-  Harness run([](Initiator& bus) {
+  Harness run([](TestInitiator& bus) {
     try {
       bus.write(0, 0x7777);
       ADD_FAILURE() << "no error";
@@ -118,7 +91,7 @@ TEST(SimFinisher, ResetRequestIsAGuestError) {
 }
 
 TEST(SimFinisher, UnknownCommandIsAGuestError) {
-  Harness run([](Initiator& bus) {
+  Harness run([](TestInitiator& bus) {
     try {
       bus.write(0, 0x1234);
       ADD_FAILURE() << "no error";
@@ -132,12 +105,12 @@ TEST(SimFinisher, UnknownCommandIsAGuestError) {
 }
 
 TEST(SimFinisher, ReadsReturnZeroAndByteAccessesFault) {
-  Harness run([](Initiator& bus) {
+  Harness run([](TestInitiator& bus) {
     std::uint64_t value = 0xFF;
-    EXPECT_EQ(bus.transport(tlm::TLM_READ_COMMAND, 0, value, 4), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(bus.access(tlm::TLM_READ_COMMAND, 0, &value, 4), tlm::TLM_OK_RESPONSE);
     EXPECT_EQ(value, 0u);
-    EXPECT_EQ(bus.transport(tlm::TLM_WRITE_COMMAND, 0, value, 1), tlm::TLM_ADDRESS_ERROR_RESPONSE);
-    EXPECT_EQ(bus.transport(tlm::TLM_WRITE_COMMAND, 0x1000, value, 4), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    EXPECT_EQ(bus.access(tlm::TLM_WRITE_COMMAND, 0, &value, 1), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    EXPECT_EQ(bus.access(tlm::TLM_WRITE_COMMAND, 0x1000, &value, 4), tlm::TLM_ADDRESS_ERROR_RESPONSE);
   });
   sc_core::sc_start();
   EXPECT_TRUE(run.reached_end);

@@ -3,15 +3,14 @@
 #include "core/interrupt.h"
 #include "core/parameters.h"
 #include "periph/uart16550.h"
+#include "unit/tlm_test_initiator.h"
 
 #include <gtest/gtest.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include <cstdio>
 #include <fstream>
-#include <functional>
 #include <sstream>
 #include <unistd.h>
 #include <vector>
@@ -19,40 +18,7 @@
 namespace npuvp {
 namespace {
 
-// A bus master whose SC_THREAD runs the test body.
-class Initiator : public sc_core::sc_module {
- public:
-  SC_HAS_PROCESS(Initiator);
-  tlm_utils::simple_initiator_socket<Initiator> socket{"socket"};
-  Initiator(sc_core::sc_module_name name, std::function<void(Initiator&)> body)
-      : sc_module(name), body_(std::move(body)) {
-    SC_THREAD(run);
-  }
-  tlm::tlm_response_status transport(tlm::tlm_command command, std::uint64_t address, std::uint64_t& value,
-                                     unsigned size, sc_core::sc_time delay = sc_core::SC_ZERO_TIME) {
-    tlm::tlm_generic_payload payload;
-    payload.set_command(command);
-    payload.set_address(address);
-    payload.set_data_ptr(reinterpret_cast<unsigned char*>(&value));
-    payload.set_data_length(size);
-    payload.set_streaming_width(size);
-    payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    socket->b_transport(payload, delay);
-    return payload.get_response_status();
-  }
-  std::uint64_t read(std::uint64_t address, unsigned size = 1) {
-    std::uint64_t value = 0;
-    EXPECT_EQ(transport(tlm::TLM_READ_COMMAND, address, value, size), tlm::TLM_OK_RESPONSE) << "read " << address;
-    return value;
-  }
-  void write(std::uint64_t address, std::uint64_t value, unsigned size = 1) {
-    EXPECT_EQ(transport(tlm::TLM_WRITE_COMMAND, address, value, size), tlm::TLM_OK_RESPONSE) << "write " << address;
-  }
-
- private:
-  void run() { body_(*this); }
-  std::function<void(Initiator&)> body_;
-};
+using test_support::TestInitiator;
 
 // Records every level change of the lines connected to it.
 class LevelLog : public InterruptTarget {
@@ -70,6 +36,7 @@ class LevelLog : public InterruptTarget {
 
 constexpr unsigned kRbr = 0, kThr = 0, kDll = 0, kIer = 1, kDlm = 1, kIir = 2, kFcr = 2, kLcr = 3, kMcr = 4,
                    kLsr = 5, kMsr = 6, kScr = 7;
+constexpr unsigned kRegisterBytes = 1;  // the default access size
 
 std::string temp_path(const std::string& tag) {
   return ::testing::TempDir() + "npuvp_uart_" + tag + "_" + std::to_string(::getpid()) + ".txt";
@@ -88,7 +55,7 @@ TEST(Uart16550, TransmitsToFileOutput) {
   Uart16550 uart("uart");
   EXPECT_EQ(uart.output.get(), path);
   GuestConsole::instance().clear();
-  Initiator cpu("cpu", [](Initiator& bus) {
+  TestInitiator cpu("cpu", kRegisterBytes, [](TestInitiator& bus) {
     for (char c : std::string("Hi!\n")) bus.write(kThr, static_cast<unsigned char>(c));
     // A 4-byte store to THR transmits its low byte.
     bus.write(kThr, 0x0A5A, 4);
@@ -106,7 +73,7 @@ TEST(Uart16550, LineStatusReflectsReceiveData) {
   ParameterRegistry::instance().set_override("uart.output", "none", "test");
   ParameterRegistry::instance().set_override("uart.input", "ok", "test");
   Uart16550 uart("uart");
-  Initiator cpu("cpu", [&](Initiator& bus) {
+  TestInitiator cpu("cpu", kRegisterBytes, [&](TestInitiator& bus) {
     // THRE and TEMT always set (instant transmit); DR while input remains.
     EXPECT_EQ(bus.read(kLsr), 0x61u);
     EXPECT_EQ(bus.read(kRbr), static_cast<unsigned>('o'));
@@ -130,7 +97,7 @@ TEST(Uart16550, DivisorLatchAccessBitSwitchesRegisters) {
   ParameterRegistry::instance().set_override("uart.output", "none", "test");
   ParameterRegistry::instance().set_override("uart.input", "R", "test");
   Uart16550 uart("uart");
-  Initiator cpu("cpu", [&](Initiator& bus) {
+  TestInitiator cpu("cpu", kRegisterBytes, [&](TestInitiator& bus) {
     bus.write(kIer, 0x05);
     bus.write(kLcr, 0x83);  // DLAB + 8 data bits
     EXPECT_EQ(bus.read(kLcr), 0x83u);
@@ -161,7 +128,7 @@ TEST(Uart16550, InterruptIdentificationPriorityAndEnables) {
   Uart16550 uart("uart");
   LevelLog plic;
   uart.irq.connect(plic, 10);
-  Initiator cpu("cpu", [&](Initiator& bus) {
+  TestInitiator cpu("cpu", kRegisterBytes, [&](TestInitiator& bus) {
     EXPECT_EQ(bus.read(kIir), 0x01u);  // no interrupt pending
     EXPECT_FALSE(uart.irq.level());
 
@@ -207,7 +174,7 @@ TEST(Uart16550, FifoTriggerLevelAndTimeoutIdentification) {
   ParameterRegistry::instance().set_override("uart.output", "none", "test");
   ParameterRegistry::instance().set_override("uart.input", "abcde", "test");
   Uart16550 uart("uart");
-  Initiator cpu("cpu", [&](Initiator& bus) {
+  TestInitiator cpu("cpu", kRegisterBytes, [&](TestInitiator& bus) {
     bus.write(kIer, 0x01);
     EXPECT_EQ(bus.read(kIir), 0x04u);  // FIFOs off: trigger level is one byte
     bus.write(kFcr, 0x87);             // enable + reset both FIFOs, trigger 8 bytes
@@ -232,7 +199,7 @@ TEST(Uart16550, InputEscapesAreDecoded) {
   ParameterRegistry::instance().set_override("uart.input", "a\\nb\\x41\\\\", "test");
   Uart16550 uart("uart");
   std::string received;
-  Initiator cpu("cpu", [&](Initiator& bus) {
+  TestInitiator cpu("cpu", kRegisterBytes, [&](TestInitiator& bus) {
     while (bus.read(kLsr) & 0x01) received += static_cast<char>(bus.read(kRbr));
   });
   cpu.socket.bind(uart.socket);
@@ -249,7 +216,7 @@ TEST(Uart16550, LoopbackRoutesTransmitToReceiverAndModemLines) {
   ParameterRegistry::instance().set_override("uart.output", "stdout", "test");
   Uart16550 uart("uart");
   GuestConsole::instance().clear();
-  Initiator cpu("cpu", [&](Initiator& bus) {
+  TestInitiator cpu("cpu", kRegisterBytes, [&](TestInitiator& bus) {
     EXPECT_EQ(bus.read(kMsr), 0xB0u);  // DCD, DSR, CTS of a connected terminal
     bus.write(kIer, 0x08);             // modem status interrupt
     bus.write(kMcr, 0x13);             // loopback, RTS, DTR

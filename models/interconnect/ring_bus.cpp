@@ -1,0 +1,249 @@
+#include "interconnect/ring_bus.h"
+
+#include "core/simulation.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+namespace npuvp {
+
+using sc_core::sc_time;
+
+RingBus::RingBus(sc_core::sc_module_name name)
+    : sc_module(name),
+      target_socket("target_socket"),
+      initiator_socket("initiator_socket"),
+      clock(child_name(*this, "clock"), 1e9, "Hz", "ring clock frequency"),
+      hop_latency(child_name(*this, "hop_latency"), 2, "cycles", "cycles a packet head takes to cross one hop"),
+      link_width(child_name(*this, "link_width"), 32, "bytes",
+                 "bytes per cycle of each link, per direction (serialization = ceil(bytes / link_width) cycles)"),
+      unmapped_(child_name(*this, "unmapped_accesses"), "", "accesses to addresses no device decodes"),
+      straddling_(child_name(*this, "straddling_accesses"), "",
+                  "accesses running past the end of their window or into an overlay") {
+  configure();
+  target_socket.register_b_transport(this, &RingBus::b_transport);
+  target_socket.register_get_direct_mem_ptr(this, &RingBus::get_direct_mem_ptr);
+  target_socket.register_transport_dbg(this, &RingBus::transport_dbg);
+  initiator_socket.register_invalidate_direct_mem_ptr(this, &RingBus::invalidate_direct_mem_ptr);
+}
+
+void RingBus::configure() {
+  if (!(clock.get() > 0) || !std::isfinite(clock.get()))
+    throw ConfigError(clock.name() + " must be a positive frequency");
+  if (link_width.get() == 0) throw ConfigError(link_width.name() + " must not be zero");
+  // Whole picoseconds, like the cores' clocks, then SystemC time units.
+  double period_ps = std::round(1e12 / clock.get());
+  period_ = sc_time(period_ps, sc_core::SC_PS).value();
+  if (period_ == 0)
+    throw ConfigError(clock.name() + " is too high: one cycle is below the SystemC time resolution");
+  hop_ = hop_latency.get() * period_;
+  width_ = link_width.get();
+}
+
+void RingBus::check_stop(unsigned stop, const std::string& what) const {
+  if (stop >= stop_names_.size())
+    throw ConfigError(std::string(name()) + ": " + what + " attached at stop " + std::to_string(stop) +
+                      ", but the ring has " + std::to_string(stop_names_.size()) + " stop(s)");
+}
+
+unsigned RingBus::add_stop(const std::string& stop_name) {
+  if (elaborated_) throw ConfigError(std::string(name()) + ": stop '" + stop_name + "' added after elaboration");
+  bool valid = !stop_name.empty() && std::none_of(stop_name.begin(), stop_name.end(), [](char c) {
+    return c == '.' || std::isspace(static_cast<unsigned char>(c));
+  });
+  if (!valid)
+    throw ConfigError(std::string(name()) + ": invalid stop name '" + stop_name +
+                      "' (it must be non-empty, without '.' or spaces)");
+  if (std::find(stop_names_.begin(), stop_names_.end(), stop_name) != stop_names_.end())
+    throw ConfigError(std::string(name()) + ": stop '" + stop_name + "' is declared twice");
+  stop_names_.push_back(stop_name);
+  return static_cast<unsigned>(stop_names_.size() - 1);
+}
+
+void RingBus::end_of_elaboration() {
+  configure();  // parameters may have been set programmatically after construction
+  // Without any binding, target_socket still holds the binder made when the
+  // callbacks were registered (size 1), so "none attached" is checked first.
+  if (initiator_stops_.empty())
+    throw ConfigError(std::string(name()) +
+                      ": no initiator is attached to a stop (bind initiators with connect_initiator(socket, stop))");
+  if (target_socket.size() != initiator_stops_.size())
+    throw ConfigError(std::string(name()) + ": initiator port " + std::to_string(initiator_stops_.size()) +
+                      " of target_socket is not attached to a stop (" + std::to_string(target_socket.size()) +
+                      " initiators bound, " + std::to_string(initiator_stops_.size()) +
+                      " through connect_initiator(socket, stop))");
+  elaborated_ = true;
+
+  unsigned n = stop_count();
+  links_.resize(2 * static_cast<std::size_t>(n));
+  for (unsigned stop = 0; stop < n; ++stop) {
+    for (bool clockwise : {true, false}) {
+      // A one-stop ring has no links; with two stops both ways are one hop
+      // and ties go clockwise, so only rings of 3+ stops use the other way.
+      if (n < 2 || (!clockwise && n < 3)) continue;
+      unsigned next = clockwise ? (stop + 1) % n : (stop + n - 1) % n;
+      Link& link = links_[link_index(stop, clockwise)];
+      std::string prefix = "link." + stop_names_[stop] + "_to_" + stop_names_[next] + ".";
+      link.bytes = std::make_unique<Counter>(child_name(*this, prefix + "bytes"), "bytes",
+                                             "data bytes serialized on the link");
+      link.busy_cycles = std::make_unique<Counter>(child_name(*this, prefix + "busy_cycles"), "cycles",
+                                                   "ring cycles the link was reserved for data");
+      Counter* busy = link.busy_cycles.get();
+      link.utilization = std::make_unique<DerivedStatistic>(
+          child_name(*this, prefix + "utilization"), "",
+          "busy_cycles / elapsed ring cycles (elapsed: the later of simulated time and the last completion)",
+          [this, busy] {
+            double elapsed = elapsed_cycles();
+            return elapsed > 0 ? static_cast<double>(busy->value()) / elapsed : 0.0;
+          });
+    }
+  }
+  initiator_stats_.resize(n);
+  for (unsigned stop : initiator_stops_) {
+    InitiatorStatistics& stats = initiator_stats_[stop];
+    if (stats.bytes) continue;
+    std::string prefix = "initiator." + stop_names_[stop] + ".";
+    stats.bytes = std::make_unique<Counter>(child_name(*this, prefix + "bytes"), "bytes",
+                                            "data bytes of the transactions of initiators at this stop");
+    stats.transactions = std::make_unique<Counter>(child_name(*this, prefix + "transactions"), "",
+                                                   "routed b_transport transactions of initiators at this stop");
+    stats.latency = std::make_unique<Histogram>(
+        child_name(*this, prefix + "latency"), "cycles",
+        "ring cycles from issue to response complete, target time included (rounded up)");
+  }
+}
+
+unsigned RingBus::link_index(unsigned stop, bool clockwise) const {
+  return clockwise ? stop : stop_count() + stop;
+}
+
+RingBus::Route RingBus::route(unsigned from, unsigned to) const {
+  unsigned n = stop_count();
+  unsigned clockwise = (to + n - from) % n, counter = (from + n - to) % n;
+  if (clockwise <= counter) return Route{clockwise, true};
+  return Route{counter, false};
+}
+
+RingBus::Ticks RingBus::send(unsigned from, unsigned to, Ticks start, std::uint64_t bytes, bool carries_data) {
+  Route path = route(from, to);
+  if (!carries_data) return start + path.hops * hop_;
+  std::uint64_t cycles = (bytes + width_ - 1) / width_;
+  Ticks serialization = cycles * period_;
+  unsigned n = stop_count();
+  Ticks head = start;
+  unsigned stop = from;
+  for (unsigned hop = 0; hop < path.hops; ++hop) {
+    Link& link = links_[link_index(stop, path.clockwise)];
+    Ticks begin = std::max(head, link.busy_until);
+    link.busy_until = begin + serialization;
+    *link.bytes += bytes;
+    *link.busy_cycles += cycles;
+    head = begin + hop_;
+    stop = path.clockwise ? (stop + 1) % n : (stop + n - 1) % n;
+  }
+  return head + serialization;
+}
+
+double RingBus::elapsed_cycles() const {
+  Ticks now = std::max<Ticks>(sc_core::sc_time_stamp().value(), horizon_);
+  return period_ ? static_cast<double>(now) / static_cast<double>(period_) : 0.0;
+}
+
+void RingBus::b_transport(int port, tlm::tlm_generic_payload& payload, sc_time& delay) {
+  std::uint64_t address = payload.get_address();
+  const AddressMap::Window* window = map_.decode(address);
+  if (!window) {
+    ++unmapped_;
+    payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  // An access must stay inside one device: past a window's end or into an
+  // overlay nested in it is an error, never a silent access to the wrong device.
+  if (!map_.fits(*window, address, payload.get_data_length())) {
+    ++straddling_;
+    payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  // The target may remap windows while it runs: keep what this access needs.
+  const unsigned target = window->port;
+  const std::uint64_t base = window->base;
+  const unsigned source = initiator_stops_[static_cast<unsigned>(port)];
+  const unsigned destination = target_stops_[target];
+  const std::uint64_t bytes = payload.get_data_length();
+  const bool is_write = payload.is_write(), is_read = payload.is_read();
+
+  Ticks now = sc_core::sc_time_stamp().value();
+  const Ticks issue = now + delay.value();
+  Ticks at_target = send(source, destination, issue, bytes, is_write);
+  delay = sc_time::from_value(at_target - now);
+
+  payload.set_address(address - base);
+  initiator_socket[target]->b_transport(payload, delay);
+  payload.set_address(address);
+
+  now = sc_core::sc_time_stamp().value();  // the target may have waited
+  Ticks done = send(destination, source, now + delay.value(), bytes, is_read);
+  delay = sc_time::from_value(done - now);
+  horizon_ = std::max(horizon_, done);
+
+  InitiatorStatistics& stats = initiator_stats_[source];
+  *stats.bytes += bytes;
+  ++*stats.transactions;
+  stats.latency->sample((done - issue + period_ - 1) / period_);
+}
+
+bool RingBus::get_direct_mem_ptr(int port, tlm::tlm_generic_payload& payload, tlm::tlm_dmi& dmi) {
+  std::uint64_t address = payload.get_address();
+  const AddressMap::Window* window = map_.decode(address);
+  if (!window) return false;
+  const unsigned target = window->port;
+  const std::uint64_t base = window->base;
+  payload.set_address(address - base);
+  bool granted = initiator_socket[target]->get_direct_mem_ptr(payload, dmi);
+  payload.set_address(address);
+  // A remap from inside the target would make the window stale: decode again.
+  window = map_.decode(address);
+  if (!granted || !window || window->port != target || window->base != base ||
+      !map_.to_global_dmi(*window, address, dmi))
+    return false;
+  Route path = route(initiator_stops_[static_cast<unsigned>(port)], target_stops_[target]);
+  sc_time round_trip = sc_time::from_value(2 * path.hops * hop_);
+  dmi.set_read_latency(dmi.get_read_latency() + round_trip);
+  dmi.set_write_latency(dmi.get_write_latency() + round_trip);
+  return true;
+}
+
+unsigned int RingBus::transport_dbg(int, tlm::tlm_generic_payload& payload) {
+  std::uint64_t address = payload.get_address();
+  const AddressMap::Window* window = map_.decode(address);
+  if (!window) return 0;
+  unsigned length = payload.get_data_length();
+  payload.set_data_length(static_cast<unsigned>(map_.clip_length(*window, address, length)));
+  payload.set_address(address - window->base);
+  unsigned done = initiator_socket[window->port]->transport_dbg(payload);
+  payload.set_address(address);
+  payload.set_data_length(length);
+  return done;
+}
+
+void RingBus::invalidate_everywhere(std::uint64_t start, std::uint64_t end) {
+  for (unsigned i = 0; i < target_socket.size(); ++i) target_socket[i]->invalidate_direct_mem_ptr(start, end);
+}
+
+void RingBus::invalidate_direct_mem_ptr(int port, sc_dt::uint64 start, sc_dt::uint64 end) {
+  for (const auto& range : map_.to_global(static_cast<unsigned>(port), start, end))
+    invalidate_everywhere(range.start, range.end);
+}
+
+void RingBus::remap(const std::string& label, std::uint64_t new_base) {
+  const AddressMap::Range old_range = map_.move(label, new_base);
+  // Before the end of elaboration no initiator can hold a grant (and the
+  // sockets are not bound yet).
+  if (!elaborated_) return;
+  const AddressMap::Window& window = *map_.find(label);
+  invalidate_everywhere(old_range.start, old_range.end);
+  invalidate_everywhere(window.base, window.last());
+}
+
+}  // namespace npuvp

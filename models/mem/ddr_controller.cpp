@@ -1,0 +1,255 @@
+#include "mem/ddr_controller.h"
+
+#include "core/simulation.h"
+
+#include <algorithm>
+
+namespace npuvp {
+
+namespace {
+
+using sc_core::sc_time;
+
+bool is_power_of_two(std::uint64_t value) { return value != 0 && (value & (value - 1)) == 0; }
+
+unsigned log2_of(std::uint64_t power_of_two) { return static_cast<unsigned>(__builtin_ctzll(power_of_two)); }
+
+void require_nonzero(const Parameter<std::uint64_t>& parameter) {
+  if (parameter.get() == 0) throw ConfigError(parameter.name() + " must not be zero");
+}
+
+void require_power_of_two(const Parameter<std::uint64_t>& parameter) {
+  require_nonzero(parameter);
+  if (!is_power_of_two(parameter.get()))
+    throw ConfigError(parameter.name() + " must be a power of two (the address mapping slices address bits), got " +
+                      std::to_string(parameter.get()));
+}
+
+// Nanoseconds in a time, rounded to the nearest integer.
+std::uint64_t rounded_ns(const sc_time& time) {
+  const std::uint64_t unit = sc_time(1, sc_core::SC_NS).value();
+  return unit ? (time.value() + unit / 2) / unit : 0;
+}
+
+double to_ns(const sc_time& time) { return time.to_seconds() * 1e9; }
+
+}  // namespace
+
+DdrController::DdrController(sc_core::sc_module_name name, std::uint64_t default_size)
+    : sc_module(name),
+      socket("socket"),
+      size(child_name(*this, "size"), default_size, "bytes", "capacity"),
+      channels(child_name(*this, "channels"), 2, "channels",
+               "independent channels, each with its own banks and data bus (power of two)"),
+      banks(child_name(*this, "banks"), 8, "banks", "banks per channel (power of two)"),
+      row_size(child_name(*this, "row_size"), 2048, "bytes",
+               "bytes in one row (page) of a bank of one channel (power of two, at least one burst)"),
+      bus_width(child_name(*this, "bus_width"), 2, "bytes",
+                "data-bus width of one channel (2 = x16 as in LPDDR4; power of two)"),
+      data_rate(child_name(*this, "data_rate"), 3200, "MT/s",
+                "data-bus transfers per second (3200 = LPDDR4-3200, clock 1600 MHz)"),
+      burst_length(child_name(*this, "burst_length"), 16, "beats",
+                   "data-bus transfers per column access (BL16; power of two)"),
+      channel_interleave(child_name(*this, "channel_interleave"), 64, "bytes",
+                         "consecutive blocks of this size alternate between channels (power of two, at least one "
+                         "burst)"),
+      tRCD(child_name(*this, "tRCD"), sc_time(18, sc_core::SC_NS), "time", "activate to column command"),
+      tCL(child_name(*this, "tCL"), sc_time(17.5, sc_core::SC_NS), "time",
+          "read column command to first data (read latency RL = 28 tCK at 1600 MHz)"),
+      tCWL(child_name(*this, "tCWL"), sc_time(8.75, sc_core::SC_NS), "time",
+           "write column command to first data (write latency WL = 14 tCK at 1600 MHz)"),
+      tRP(child_name(*this, "tRP"), sc_time(18, sc_core::SC_NS), "time", "precharge to activate"),
+      tRAS(child_name(*this, "tRAS"), sc_time(42, sc_core::SC_NS), "time", "activate to precharge, at least"),
+      page_policy(child_name(*this, "page_policy"), "open", "",
+                  "open: a row stays open until another row of its bank is needed; close: precharge after each "
+                  "access",
+                  {"open", "close"}),
+      dmi(child_name(*this, "dmi"), true, "",
+          "grant DMI (accesses through DMI bypass the bank and bus model); false times every access"),
+      store_(size, size.name()),
+      reads_(child_name(*this, "reads"), "", "read transactions (b_transport; DMI accesses are not counted)"),
+      writes_(child_name(*this, "writes"), "", "write transactions (b_transport)"),
+      bytes_read_(child_name(*this, "bytes_read"), "bytes", "bytes read through b_transport"),
+      bytes_written_(child_name(*this, "bytes_written"), "bytes", "bytes written through b_transport"),
+      bursts_(child_name(*this, "bursts"), "bursts", "column accesses of bus_width x burst_length bytes"),
+      row_hits_(child_name(*this, "row_hits"), "bursts", "bursts that found their row open"),
+      row_misses_(child_name(*this, "row_misses"), "bursts", "bursts that found their bank closed (activate)"),
+      row_conflicts_(child_name(*this, "row_conflicts"), "bursts",
+                     "bursts that found another row open (precharge + activate)"),
+      latency_(child_name(*this, "latency"), "ns",
+               "b_transport latency, start to last data beat (rounded to ns)") {
+  validate_geometry();
+  channel_shift_ = log2_of(channel_interleave);
+  channel_bits_ = log2_of(channels);
+  row_shift_ = log2_of(row_size);
+  bank_bits_ = log2_of(banks);
+  burst_bytes_ = bus_width.get() * burst_length.get();
+  channels_.resize(channels.get());
+  for (auto& channel : channels_) channel.banks.resize(banks.get());
+
+  auto add = [this](const std::string& local, const char* unit, const char* doc, std::function<double()> value) {
+    derived_.emplace_back(new DerivedStatistic(child_name(*this, local), unit, doc, std::move(value)));
+  };
+  add("row_hit_rate", "", "row_hits / bursts (0 before any burst)", [this] {
+    return bursts_.value() ? static_cast<double>(row_hits_.value()) / bursts_.value() : 0.0;
+  });
+  add("active_time", "ns", "from the earliest b_transport start to the latest data beat", [this] { return active_ns(); });
+  add("bandwidth", "GB/s", "bytes read and written through b_transport / active_time", [this] {
+    double span = active_ns();
+    return span > 0 ? static_cast<double>(bytes_read_.value() + bytes_written_.value()) / span : 0.0;
+  });
+  for (std::size_t index = 0; index < channels_.size(); ++index) {
+    const std::string prefix = "channel" + std::to_string(index) + ".";
+    add(prefix + "busy_time", "ns", "time the channel's data bus carried bursts",
+        [this, index] { return to_ns(channels_[index].busy); });
+    add(prefix + "utilization", "", "busy_time / active_time", [this, index] {
+      double span = active_ns();
+      return span > 0 ? to_ns(channels_[index].busy) / span : 0.0;
+    });
+  }
+
+  socket.register_b_transport(this, &DdrController::b_transport);
+  socket.register_get_direct_mem_ptr(this, &DdrController::get_direct_mem_ptr);
+  socket.register_transport_dbg(this, &DdrController::transport_dbg);
+}
+
+void DdrController::validate_geometry() {
+  require_power_of_two(channels);
+  require_power_of_two(banks);
+  require_power_of_two(row_size);
+  require_power_of_two(bus_width);
+  require_nonzero(data_rate);
+  require_power_of_two(burst_length);
+  require_power_of_two(channel_interleave);
+  const std::uint64_t burst = bus_width.get() * burst_length.get();
+  const std::string burst_text =
+      "one burst (" + bus_width.name() + " x " + burst_length.name() + " = " + std::to_string(burst) + " bytes)";
+  if (row_size.get() < burst)
+    throw ConfigError(row_size.name() + " (" + std::to_string(row_size.get()) + " bytes) must hold at least " +
+                      burst_text);
+  if (channel_interleave.get() < burst)
+    throw ConfigError(channel_interleave.name() + " (" + std::to_string(channel_interleave.get()) +
+                      " bytes) must be at least " + burst_text);
+  // burst_length / data_rate, in picoseconds: data_rate is in MT/s.
+  burst_time_ = sc_time(static_cast<double>(burst_length.get()) * 1e6 / static_cast<double>(data_rate.get()),
+                        sc_core::SC_PS);
+  if (burst_time_ == sc_core::SC_ZERO_TIME)
+    throw ConfigError(data_rate.name() + " is so high that a burst takes no simulated time");
+}
+
+DdrController::Location DdrController::decode(std::uint64_t offset) const {
+  const std::uint64_t block_mask = (std::uint64_t{1} << channel_shift_) - 1;
+  Location location;
+  location.channel = static_cast<unsigned>((offset >> channel_shift_) & ((std::uint64_t{1} << channel_bits_) - 1));
+  const std::uint64_t local = ((offset >> (channel_shift_ + channel_bits_)) << channel_shift_) | (offset & block_mask);
+  location.column = local & ((std::uint64_t{1} << row_shift_) - 1);
+  location.bank = static_cast<unsigned>((local >> row_shift_) & ((std::uint64_t{1} << bank_bits_) - 1));
+  location.row = local >> (row_shift_ + bank_bits_);
+  return location;
+}
+
+void DdrController::precharge(Bank& bank) const {
+  const sc_time start = std::max(bank.ready, bank.activated + tRAS.get());
+  bank.ready = start + tRP.get();
+  bank.open = false;
+}
+
+double DdrController::active_ns() const { return active_ ? to_ns(last_end_ - first_start_) : 0.0; }
+
+void DdrController::b_transport(tlm::tlm_generic_payload& payload, sc_time& delay) {
+  const tlm::tlm_response_status status = store_.check(payload);
+  if (status != tlm::TLM_OK_RESPONSE) {
+    payload.set_response_status(status);
+    return;
+  }
+  payload.set_dmi_allowed(dmi.get());
+  payload.set_response_status(tlm::TLM_OK_RESPONSE);
+  if (!payload.is_read() && !payload.is_write()) return;  // TLM_IGNORE_COMMAND: no data, no time
+  store_.transfer(payload);
+
+  const bool read = payload.is_read();
+  const std::uint64_t address = payload.get_address();
+  const unsigned length = payload.get_data_length();
+  const sc_time now = sc_core::sc_time_stamp();
+  const sc_time start = now + delay;
+  const sc_time cas = read ? tCL.get() : tCWL.get();
+  const sc_time rcd = tRCD.get(), rp = tRP.get(), ras = tRAS.get();
+  const bool close_page = page_policy.get() == "close";
+  if (close_page) open_in_access_.assign(channels_.size(), nullptr);
+
+  sc_time end = start;
+  if (length > 0) {
+    const std::uint64_t first = address & ~(burst_bytes_ - 1);
+    const std::uint64_t last = (address + length - 1) & ~(burst_bytes_ - 1);
+    for (std::uint64_t burst = first; burst <= last; burst += burst_bytes_) {
+      const Location where = decode(burst);
+      Channel& channel = channels_[where.channel];
+      Bank& bank = channel.banks[where.bank];
+      // Close page: the bank this access used last on this channel is done
+      // with its row when this burst goes elsewhere.
+      Bank** previous = close_page ? &open_in_access_[where.channel] : nullptr;
+      if (previous && *previous && (*previous != &bank || bank.row != where.row)) {
+        precharge(**previous);
+        *previous = nullptr;
+      }
+      sc_time column;
+      if (bank.open && bank.row == where.row) {
+        ++row_hits_;
+        column = std::max(start, bank.ready);
+      } else {
+        sc_time activate;
+        if (!bank.open) {
+          ++row_misses_;
+          activate = std::max(start, bank.ready);
+        } else {
+          ++row_conflicts_;
+          activate = std::max({start, bank.ready, bank.activated + ras}) + rp;
+        }
+        bank.open = true;
+        bank.row = where.row;
+        bank.activated = activate;
+        column = activate + rcd;
+      }
+      const sc_time data = std::max(column + cas, channel.bus_free);
+      const sc_time data_end = data + burst_time_;
+      channel.bus_free = data_end;
+      channel.busy += burst_time_;
+      bank.ready = data_end - cas;
+      end = std::max(end, data_end);
+      ++bursts_;
+      if (previous) *previous = &bank;
+    }
+    if (close_page)
+      for (Bank* bank : open_in_access_)
+        if (bank) precharge(*bank);
+  }
+
+  if (read) {
+    ++reads_;
+    bytes_read_ += length;
+  } else {
+    ++writes_;
+    bytes_written_ += length;
+  }
+  latency_.sample(rounded_ns(end - start));
+  if (!active_ || start < first_start_) first_start_ = start;
+  if (!active_ || end > last_end_) last_end_ = end;
+  active_ = true;
+  delay = end - now;
+}
+
+bool DdrController::get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi& dmi_data) {
+  if (!dmi.get()) {
+    // Denied for the whole memory, so the initiator does not ask again per address.
+    dmi_data.set_start_address(0);
+    dmi_data.set_end_address(store_.size() - 1);
+    dmi_data.allow_none();
+    return false;
+  }
+  store_.describe_dmi(dmi_data, tCL.get() + burst_time_, tCWL.get() + burst_time_, true);
+  return true;
+}
+
+unsigned int DdrController::transport_dbg(tlm::tlm_generic_payload& payload) { return store_.transport_dbg(payload); }
+
+}  // namespace npuvp
