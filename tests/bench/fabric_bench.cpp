@@ -10,12 +10,12 @@
 // the bandwidth and mean latency the fabric gave.
 //
 // Extra arguments `name=value` override parameters, e.g.
-//   npuvp_fabric_bench tg.pattern=sequential tg.outstanding=32 ddr.read_latency=60ns
+//   npuvp_fabric_bench tg.pattern=sequential tg.outstanding=32 ddr.tCL=20ns ring.link_width=16
 #include "core/parameters.h"
 #include "core/simulation.h"
-#include "interconnect/address_router.h"
+#include "interconnect/ring_bus.h"
 #include "interconnect/traffic_generator.h"
-#include "mem/memory.h"
+#include "mem/ddr_controller.h"
 
 #include <benchmark/benchmark.h>
 #include <systemc>
@@ -53,16 +53,19 @@ void set_default(const std::string& name, const std::string& value) {
 // What lies between the generator and DRAM, named in the benchmark's label.
 // The benchmark measures whatever this builds; moving it to another fabric
 // (RingBus + DdrController) changes only this function and the label.
-constexpr const char* kFabric = "AddressRouter+Memory";
+constexpr const char* kFabric = "RingBus+DdrController";
 std::vector<std::unique_ptr<sc_core::sc_module>> build_fabric(TrafficGenerator& generator) {
-  set_default("ddr.read_latency", "40ns");
-  set_default("ddr.write_latency", "40ns");
-  auto router = std::make_unique<npuvp::AddressRouter>("fabric");
-  auto ddr = std::make_unique<npuvp::Memory>("ddr", kDdrSize);
-  generator.socket.bind(router->target_socket);
-  router->map(ddr->socket, kDdrBase, kDdrSize, "ddr");
+  // The platform's path: the generator two hops from the DDR controller.
+  auto ring = std::make_unique<npuvp::RingBus>("ring");
+  auto ddr = std::make_unique<npuvp::DdrController>("ddr", kDdrSize);
+  unsigned generator_stop = ring->add_stop("tg");
+  ring->add_stop("l2");
+  unsigned ddr_stop = ring->add_stop("ddr");
+  ring->add_stop("periph");
+  ring->connect_initiator(generator.socket, generator_stop);
+  ring->map(ddr->socket, kDdrBase, kDdrSize, "ddr", ddr_stop);
   std::vector<std::unique_ptr<sc_core::sc_module>> parts;
-  parts.push_back(std::move(router));
+  parts.push_back(std::move(ring));
   parts.push_back(std::move(ddr));
   return parts;
 }
