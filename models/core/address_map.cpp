@@ -41,6 +41,7 @@ void AddressMap::check(std::uint64_t base, std::uint64_t size, const std::string
 void AddressMap::add(std::uint64_t base, std::uint64_t size, unsigned port, const std::string& label) {
   check(base, size, label, nullptr);
   windows_.push_back(Window{base, size, port, label});
+  flatten();
 }
 
 AddressMap::Range AddressMap::move(const std::string& label, std::uint64_t new_base) {
@@ -49,20 +50,35 @@ AddressMap::Range AddressMap::move(const std::string& label, std::uint64_t new_b
   check(new_base, found->size, label, &*found);
   Range old{found->base, found->last()};
   found->base = new_base;
+  flatten();
   return old;
+}
+
+void AddressMap::flatten() {
+  // The decoding window can change only where a window begins or ends.
+  std::vector<std::uint64_t> starts;
+  for (const auto& window : windows_) {
+    starts.push_back(window.base);
+    if (window.last() != UINT64_MAX) starts.push_back(window.last() + 1);
+  }
+  std::sort(starts.begin(), starts.end());
+  starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+  segments_.clear();
+  for (std::size_t i = 0; i < starts.size(); ++i) {
+    // The most specific window containing the start decodes the whole range.
+    const Window* best = nullptr;
+    for (const auto& window : windows_)
+      if (window.contains(starts[i]) && (!best || window.size < best->size)) best = &window;
+    if (!best) continue;
+    const std::uint64_t last = i + 1 < starts.size() ? starts[i + 1] - 1 : UINT64_MAX;
+    segments_.push_back(Segment{starts[i], last, static_cast<std::size_t>(best - windows_.data())});
+  }
 }
 
 const AddressMap::Window* AddressMap::find(const std::string& label) const {
   for (const auto& window : windows_)
     if (window.label == label) return &window;
   return nullptr;
-}
-
-const AddressMap::Window* AddressMap::decode(std::uint64_t address) const {
-  const Window* best = nullptr;
-  for (const auto& window : windows_)
-    if (window.contains(address) && (!best || window.size < best->size)) best = &window;
-  return best;
 }
 
 std::uint64_t AddressMap::decoded_until(const Window& window, std::uint64_t address) const {

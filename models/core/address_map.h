@@ -16,6 +16,11 @@
 //   address another target decodes.
 // - DMI invalidations from a target are translated to the global ranges of
 //   every window of its port.
+//
+// Decoding is on every transaction's path, so add() and move() also flatten
+// the windows into segments: consecutive address ranges, each decoded by one
+// window and ending where decoded_until() ends it. decode() is then a binary
+// search, and lookup() gives the decoded extent with it.
 #pragma once
 
 #include <tlm>
@@ -35,6 +40,16 @@ class AddressMap {
     std::uint64_t last() const { return base + size - 1; }
     bool contains(std::uint64_t address) const { return address - base < size; }
   };
+  // Addresses [first, last] all decode to windows()[window], and for each of
+  // them decoded_until() of that window is `last`.
+  struct Segment {
+    std::uint64_t first = 0, last = 0;
+    std::size_t window = 0;
+    // fits() for an access from `address` (inside the segment) on.
+    bool fits(std::uint64_t address, std::uint64_t length) const {
+      return length == 0 || length - 1 <= last - address;
+    }
+  };
   // An inclusive global address range.
   struct Range {
     std::uint64_t start = 0, end = 0;
@@ -52,8 +67,24 @@ class AddressMap {
   // the next add() (move() changes a window in place).
   const std::vector<Window>& windows() const { return windows_; }
   const Window* find(const std::string& label) const;
+  // The segment containing `address`, or null when no window decodes it.
+  const Segment* lookup(std::uint64_t address) const {
+    // Binary search for the last segment starting at or before `address`.
+    std::size_t low = 0, high = segments_.size();
+    while (low < high) {
+      const std::size_t middle = (low + high) / 2;
+      if (segments_[middle].first <= address) low = middle + 1;
+      else high = middle;
+    }
+    if (low == 0) return nullptr;
+    const Segment& segment = segments_[low - 1];
+    return address <= segment.last ? &segment : nullptr;
+  }
   // The most specific window containing `address`, or null.
-  const Window* decode(std::uint64_t address) const;
+  const Window* decode(std::uint64_t address) const {
+    const Segment* segment = lookup(address);
+    return segment ? &windows_[segment->window] : nullptr;
+  }
   // The last address from `address` on that `window` decodes: its end, or the
   // byte before the next smaller window (an overlay) nested inside it.
   std::uint64_t decoded_until(const Window& window, std::uint64_t address) const;
@@ -78,8 +109,11 @@ class AddressMap {
   // Throws ConfigError if a window [base, base+size) named `label` cannot
   // coexist with the windows other than `ignore`.
   void check(std::uint64_t base, std::uint64_t size, const std::string& label, const Window* ignore) const;
+  // Recomputes segments_ from windows_.
+  void flatten();
 
   std::vector<Window> windows_;
+  std::vector<Segment> segments_;  // in address order, gaps where nothing decodes
 };
 
 }  // namespace npuvp

@@ -43,15 +43,7 @@ std::string DerivedStatistic::to_text() const {
   return text.str();
 }
 
-void Histogram::sample(std::uint64_t value) {
-  std::size_t bucket = value == 0 ? 0 : 64 - __builtin_clzll(value);
-  if (buckets_.size() <= bucket) buckets_.resize(bucket + 1, 0);
-  ++buckets_[bucket];
-  ++count_;
-  sum_ += value;
-  if (value < min_) min_ = value;
-  if (value > max_) max_ = value;
-}
+void Histogram::grow(std::size_t bucket) { buckets_.resize(bucket + 1, 0); }
 
 nlohmann::json Histogram::to_json() const {
   nlohmann::json buckets = nlohmann::json::array();

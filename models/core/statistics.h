@@ -71,7 +71,17 @@ class DerivedStatistic : public Statistic {
 class Histogram : public Statistic {
  public:
   using Statistic::Statistic;
-  void sample(std::uint64_t value);
+  // Inline: models sample on every transaction. The bucket vector grows (out
+  // of line) only when a sample lands above every bucket so far.
+  void sample(std::uint64_t value) {
+    const std::size_t bucket = value == 0 ? 0 : 64 - __builtin_clzll(value);
+    if (bucket >= buckets_.size()) grow(bucket);
+    ++buckets_[bucket];
+    ++count_;
+    sum_ += value;
+    if (value < min_) min_ = value;
+    if (value > max_) max_ = value;
+  }
   std::uint64_t count() const { return count_; }
   std::uint64_t min() const { return count_ ? min_ : 0; }
   std::uint64_t max() const { return max_; }
@@ -81,6 +91,8 @@ class Histogram : public Statistic {
   std::string to_text() const override;
 
  private:
+  void grow(std::size_t bucket);  // makes `bucket` the last bucket
+
   std::vector<std::uint64_t> buckets_;
   std::uint64_t count_ = 0, sum_ = 0, min_ = UINT64_MAX, max_ = 0;
 };

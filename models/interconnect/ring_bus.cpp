@@ -10,6 +10,12 @@ namespace npuvp {
 
 using sc_core::sc_time;
 
+namespace {
+// sc_time_stamp() without a call into the SystemC library: the simulation
+// context's clock has an inline accessor.
+const sc_time& current_time() { return sc_core::sc_get_curr_simcontext()->time_stamp(); }
+}  // namespace
+
 RingBus::RingBus(sc_core::sc_module_name name)
     : sc_module(name),
       target_socket("target_socket"),
@@ -38,7 +44,11 @@ void RingBus::configure() {
   if (period_ == 0)
     throw ConfigError(clock.name() + " is too high: one cycle is below the SystemC time resolution");
   hop_ = hop_latency.get() * period_;
+  hop_time_ = sc_time::from_value(hop_);
   width_ = link_width.get();
+  last_bytes_ = 0;  // ceil(0 / width) = 0 cycles
+  last_cycles_ = 0;
+  last_serialization_ = sc_core::SC_ZERO_TIME;
 }
 
 void RingBus::check_stop(unsigned stop, const std::string& what) const {
@@ -99,6 +109,20 @@ void RingBus::end_of_elaboration() {
           });
     }
   }
+  // links_ is not resized again, so the paths may point into it.
+  paths_.resize(static_cast<std::size_t>(n) * n);
+  for (unsigned from = 0; from < n; ++from) {
+    for (unsigned to = 0; to < n; ++to) {
+      Path& entry = paths_[static_cast<std::size_t>(from) * n + to];
+      const Route way = route(from, to);
+      unsigned stop = from;
+      for (unsigned hop = 0; hop < way.hops; ++hop) {
+        entry.links.push_back(&links_[link_index(stop, way.clockwise)]);
+        stop = way.clockwise ? (stop + 1) % n : (stop + n - 1) % n;
+      }
+      entry.header = sc_time::from_value(way.hops * hop_);
+    }
+  }
   initiator_stats_.resize(n);
   for (unsigned stop : initiator_stops_) {
     InitiatorStatistics& stats = initiator_stats_[stop];
@@ -111,6 +135,16 @@ void RingBus::end_of_elaboration() {
     stats.latency = std::make_unique<Histogram>(
         child_name(*this, prefix + "latency"), "cycles",
         "ring cycles from issue to response complete, target time included (rounded up)");
+  }
+  connections_.resize(initiator_stops_.size() * target_stops_.size());
+  for (unsigned port = 0; port < initiator_stops_.size(); ++port) {
+    for (unsigned target = 0; target < target_stops_.size(); ++target) {
+      const unsigned source = initiator_stops_[port], destination = target_stops_[target];
+      Connection& entry = connections_[static_cast<std::size_t>(port) * target_stops_.size() + target];
+      entry.request = &paths_[static_cast<std::size_t>(source) * n + destination];
+      entry.response = &paths_[static_cast<std::size_t>(destination) * n + source];
+      entry.statistics = &initiator_stats_[source];
+    }
   }
 }
 
@@ -125,24 +159,24 @@ RingBus::Route RingBus::route(unsigned from, unsigned to) const {
   return Route{counter, false};
 }
 
-RingBus::Ticks RingBus::send(unsigned from, unsigned to, Ticks start, std::uint64_t bytes, bool carries_data) {
-  Route path = route(from, to);
-  if (!carries_data) return start + path.hops * hop_;
-  std::uint64_t cycles = (bytes + width_ - 1) / width_;
-  Ticks serialization = cycles * period_;
-  unsigned n = stop_count();
-  Ticks head = start;
-  unsigned stop = from;
-  for (unsigned hop = 0; hop < path.hops; ++hop) {
-    Link& link = links_[link_index(stop, path.clockwise)];
-    Ticks begin = std::max(head, link.busy_until);
-    link.busy_until = begin + serialization;
-    *link.bytes += bytes;
-    *link.busy_cycles += cycles;
-    head = begin + hop_;
-    stop = path.clockwise ? (stop + 1) % n : (stop + n - 1) % n;
+void RingBus::serialize(std::uint64_t bytes) {
+  if (bytes == last_bytes_) return;
+  last_bytes_ = bytes;
+  last_cycles_ = (bytes + width_ - 1) / width_;
+  last_serialization_ = sc_time::from_value(last_cycles_ * period_);
+}
+
+sc_time RingBus::send_data(const Path& path, const sc_time& start, std::uint64_t bytes) {
+  serialize(bytes);
+  sc_time head = start;
+  for (Link* link : path.links) {
+    const sc_time begin = std::max(head, link->busy_until);
+    link->busy_until = begin + last_serialization_;
+    *link->bytes += bytes;
+    *link->busy_cycles += last_cycles_;
+    head = begin + hop_time_;
   }
-  return head + serialization;
+  return head + last_serialization_;
 }
 
 double RingBus::elapsed_cycles() const {
@@ -152,45 +186,48 @@ double RingBus::elapsed_cycles() const {
 
 void RingBus::b_transport(int port, tlm::tlm_generic_payload& payload, sc_time& delay) {
   std::uint64_t address = payload.get_address();
-  const AddressMap::Window* window = map_.decode(address);
-  if (!window) {
+  const AddressMap::Segment* segment = map_.lookup(address);
+  if (!segment) {
     ++unmapped_;
     payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return;
   }
   // An access must stay inside one device: past a window's end or into an
   // overlay nested in it is an error, never a silent access to the wrong device.
-  if (!map_.fits(*window, address, payload.get_data_length())) {
+  if (!segment->fits(address, payload.get_data_length())) {
     ++straddling_;
     payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return;
   }
   // The target may remap windows while it runs: keep what this access needs.
-  const unsigned target = window->port;
-  const std::uint64_t base = window->base;
-  const unsigned source = initiator_stops_[static_cast<unsigned>(port)];
-  const unsigned destination = target_stops_[target];
+  const AddressMap::Window& window = map_.windows()[segment->window];
+  const unsigned target = window.port;
+  const std::uint64_t base = window.base;
+  const Connection& way = connection(static_cast<unsigned>(port), target);
   const std::uint64_t bytes = payload.get_data_length();
   const bool is_write = payload.is_write(), is_read = payload.is_read();
 
-  Ticks now = sc_core::sc_time_stamp().value();
-  const Ticks issue = now + delay.value();
-  Ticks at_target = send(source, destination, issue, bytes, is_write);
-  delay = sc_time::from_value(at_target - now);
+  // The request: the data of a write, or a header.
+  sc_time now = current_time();
+  const sc_time issue = now + delay;
+  if (is_write) delay = send_data(*way.request, issue, bytes) - now;
+  else delay += way.request->header;
 
   payload.set_address(address - base);
   initiator_socket[target]->b_transport(payload, delay);
   payload.set_address(address);
 
-  now = sc_core::sc_time_stamp().value();  // the target may have waited
-  Ticks done = send(destination, source, now + delay.value(), bytes, is_read);
-  delay = sc_time::from_value(done - now);
+  // The response: the data of a read, or a header.
+  now = current_time();  // the target may have waited
+  if (is_read) delay = send_data(*way.response, now + delay, bytes) - now;
+  else delay += way.response->header;
+  const Ticks done = (now + delay).value();
   horizon_ = std::max(horizon_, done);
 
-  InitiatorStatistics& stats = initiator_stats_[source];
+  InitiatorStatistics& stats = *way.statistics;
   *stats.bytes += bytes;
   ++*stats.transactions;
-  stats.latency->sample((done - issue + period_ - 1) / period_);
+  stats.latency->sample((done - issue.value() + period_ - 1) / period_);
 }
 
 bool RingBus::get_direct_mem_ptr(int port, tlm::tlm_generic_payload& payload, tlm::tlm_dmi& dmi) {

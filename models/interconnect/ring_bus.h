@@ -68,6 +68,16 @@
 //   <ring>.unmapped_accesses, <ring>.straddling_accesses
 // Counter-clockwise links exist only for rings of 3 or more stops (with 2
 // stops both directions are one hop and ties go clockwise).
+//
+// Host speed: b_transport is on the path of every routed access. It calls
+// nothing in the SystemC library: it reads the kernel's clock through the
+// simulation context (inline) instead of sc_time_stamp(), and computes with
+// sc_time values whose arithmetic and comparisons are inline operations on
+// their integer value, so no sc_time is ever built from a double or a raw
+// value (sc_time::from_value and the constructors are library calls). Each
+// (source, destination) pair has its path precomputed at the end of
+// elaboration: its links in order and its header time h·hop, and each
+// (initiator port, target port) pair its two paths and statistics.
 #pragma once
 
 #include "core/address_map.h"
@@ -154,7 +164,7 @@ class RingBus : public sc_core::sc_module {
   using Ticks = sc_core::sc_time::value_type;  // SystemC time-resolution units
 
   struct Link {
-    Ticks busy_until = 0;
+    sc_core::sc_time busy_until;
     std::unique_ptr<Counter> bytes, busy_cycles;
     std::unique_ptr<DerivedStatistic> utilization;
   };
@@ -164,14 +174,32 @@ class RingBus : public sc_core::sc_module {
   };
 
   void check_stop(unsigned stop, const std::string& what) const;
-  // Reads and checks the parameters into period_, hop_, width_.
+  // Reads and checks the parameters into period_, hop_, hop_time_, width_.
   void configure();
   void end_of_elaboration() override;
   unsigned link_index(unsigned stop, bool clockwise) const;
-  // Sends a packet from stop `from` to stop `to`, starting at `start`; a
-  // packet with data reserves every link on its path. Returns the time it is
-  // complete at `to`.
-  Ticks send(unsigned from, unsigned to, Ticks start, std::uint64_t bytes, bool carries_data);
+  // The path of a packet between two stops: its directed links in order and
+  // the time a header-only packet takes on it (hops · hop).
+  struct Path {
+    std::vector<Link*> links;
+    sc_core::sc_time header;
+  };
+  // What an access from initiator port `port` to target port `target` uses.
+  struct Connection {
+    const Path* request = nullptr;
+    const Path* response = nullptr;
+    InitiatorStatistics* statistics = nullptr;
+  };
+  const Connection& connection(unsigned port, unsigned target) const {
+    return connections_[static_cast<std::size_t>(port) * target_stops_.size() + target];
+  }
+  // Sends a packet carrying `bytes` of data along `path`, starting at
+  // `start`: it reserves every link on its way. Returns the time it is
+  // complete at the end of the path.
+  sc_core::sc_time send_data(const Path& path, const sc_core::sc_time& start, std::uint64_t bytes);
+  // Updates the serialization of a packet of `bytes` (ceil(bytes /
+  // link_width) cycles) in last_cycles_ and last_serialization_.
+  void serialize(std::uint64_t bytes);
   double elapsed_cycles() const;
 
   void b_transport(int port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
@@ -186,8 +214,17 @@ class RingBus : public sc_core::sc_module {
   std::vector<unsigned> target_stops_;     // per initiator_socket port
   bool elaborated_ = false;
   Ticks period_ = 0, hop_ = 0;
+  sc_core::sc_time hop_time_;  // hop_
   std::uint64_t width_ = 1;
+  // The serialization of the last packet size: one size usually dominates,
+  // and this saves a division per packet.
+  std::uint64_t last_bytes_ = 0, last_cycles_ = 0;
+  sc_core::sc_time last_serialization_;
   Ticks horizon_ = 0;  // latest completion time computed
+  // From the end of elaboration: paths_[from * stops + to], and
+  // connections_[initiator port * target ports + target port].
+  std::vector<Path> paths_;
+  std::vector<Connection> connections_;
   std::vector<Link> links_;                            // [stop] clockwise, [N + stop] counter-clockwise
   std::vector<InitiatorStatistics> initiator_stats_;  // per stop; empty where no initiator
   Counter unmapped_, straddling_;

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <functional>
 #include <limits>
 #include <sstream>
 
@@ -95,9 +94,6 @@ void TrafficGenerator::configure() {
 void TrafficGenerator::start_of_simulation() {
   configure();
   data_.assign(transaction_size.get(), 0);
-  // Only as many slots as transactions can ever be in flight.
-  slots_.clear();
-  slots_.reserve(std::min(outstanding.get(), count.get()));
   resolution_per_ns_ = std::max<std::uint64_t>(sc_core::sc_time(1, sc_core::SC_NS).value(), 1);
   payload_.set_data_ptr(data_.data());
   payload_.set_data_length(static_cast<unsigned int>(data_.size()));
@@ -117,6 +113,27 @@ sc_core::sc_time TrafficGenerator::mean_latency() const {
   std::uint64_t n = transactions_.value();
   if (n == 0) return sc_core::SC_ZERO_TIME;
   return sc_core::sc_time::from_value(latency_sum_ / n);
+}
+
+void TrafficGenerator::Mt19937_64::seed(std::uint64_t value) {
+  state_[0] = value;
+  for (std::size_t i = 1; i < kWords; ++i)
+    state_[i] = 6364136223846793005ull * (state_[i - 1] ^ (state_[i - 1] >> 62)) + i;
+  index_ = kWords;
+}
+
+void TrafficGenerator::Mt19937_64::twist() {
+  constexpr std::uint64_t kUpper = ~std::uint64_t{0} << 31, kLower = ~kUpper;
+  constexpr std::uint64_t kMatrix = 0xb5026f5aa96619e9ull;
+  // In place: words before k are already the next generation, as the
+  // recurrence x[k + n] = x[k + m] ^ twist(x[k], x[k + 1]) wants.
+  for (std::size_t k = 0; k < kWords; ++k) {
+    const std::uint64_t next = state_[k + 1 == kWords ? 0 : k + 1];
+    const std::uint64_t shifted = state_[k + kShift < kWords ? k + kShift : k + kShift - kWords];
+    const std::uint64_t y = (state_[k] & kUpper) | (next & kLower);
+    state_[k] = shifted ^ (y >> 1) ^ (kMatrix & (0 - (y & 1)));
+  }
+  index_ = 0;
 }
 
 // Unbiased integer in [0, bound): Lemire's multiply-and-reject, which needs a
@@ -169,6 +186,61 @@ void TrafficGenerator::fail_transaction(std::uint64_t index, std::uint64_t addre
   simulation().fail(ExitStatus::kGuestError, text.str());
 }
 
+void TrafficGenerator::CompletionSlots::reset(std::size_t slots) {
+  times_.assign(slots, sc_core::SC_ZERO_TIME);
+  first_ = count_ = 0;
+  heap_ = slots > kSortedLimit;
+}
+
+void TrafficGenerator::CompletionSlots::put(const sc_core::sc_time& completion) {
+  if (heap_) put_heap(completion);
+  else put_sorted(completion);
+}
+
+void TrafficGenerator::CompletionSlots::put_sorted(const sc_core::sc_time& completion) {
+  const std::size_t size = times_.size();
+  if (full()) {  // the earliest leaves
+    first_ = first_ + 1 == size ? 0 : first_ + 1;
+    --count_;
+  }
+  // Insertion from the back: later times move up by one.
+  std::size_t index = first_ + count_ >= size ? first_ + count_ - size : first_ + count_;
+  for (std::size_t later = count_; later > 0; --later) {
+    const std::size_t before = index == 0 ? size - 1 : index - 1;
+    if (!(completion < times_[before])) break;
+    times_[index] = times_[before];
+    index = before;
+  }
+  times_[index] = completion;
+  ++count_;
+}
+
+void TrafficGenerator::CompletionSlots::put_heap(const sc_core::sc_time& completion) {
+  std::size_t hole;
+  if (full()) {
+    // Replaces the root, sifting down.
+    hole = 0;
+    for (;;) {
+      std::size_t child = 2 * hole + 1;
+      if (child >= count_) break;
+      if (child + 1 < count_ && times_[child + 1] < times_[child]) ++child;
+      if (!(times_[child] < completion)) break;
+      times_[hole] = times_[child];
+      hole = child;
+    }
+  } else {
+    // A new leaf, sifting up.
+    hole = count_++;
+    while (hole > 0) {
+      const std::size_t parent = (hole - 1) / 2;
+      if (!(completion < times_[parent])) break;
+      times_[hole] = times_[parent];
+      hole = parent;
+    }
+  }
+  times_[hole] = completion;
+}
+
 void TrafficGenerator::run() {
   using sc_core::sc_time;
   const std::uint64_t total = count;
@@ -177,31 +249,40 @@ void TrafficGenerator::run() {
     return;
   }
   auto& control = simulation();
-  const std::uint64_t slot_count = std::min(outstanding.get(), total);
+  // Only as many slots as transactions can ever be in flight.
+  slots_.reset(std::min(outstanding.get(), total));
   const std::uint64_t size = data_.size();
   const std::uint64_t first = base;
-  auto later_first = std::greater<sc_time>();
+  // The kernel's clock, by reference: it follows every wait, and reading it is
+  // a load where sc_time_stamp() is a call into the SystemC library.
+  const sc_time& now = sc_core::sc_get_curr_simcontext()->time_stamp();
   quantum_keeper_.reset();
   sc_time issue = start_time;
+  // Each transaction's operation and address are drawn one transaction ahead
+  // (each PRNG stream in its own order, as before): branches on a value just
+  // drawn would wait for the whole draw before they could resolve.
+  bool next_read = next_is_read();
+  std::uint64_t next_address = first + next_offset();
 
   for (std::uint64_t i = 0; i < total; ++i) {
-    // Take a free slot, or else the one freed first (the heap's top), which
-    // pop_heap moves to the back.
-    if (slots_.size() < slot_count) {
-      slots_.emplace_back();
-    } else {
-      std::pop_heap(slots_.begin(), slots_.end(), later_first);
-      if (slots_.back() > issue) issue = slots_.back();
-    }
-    sc_time now = sc_core::sc_time_stamp();
+    // Take a free slot, or else the one freed first (whose completion time
+    // this transaction's replaces).
+    if (slots_.full() && slots_.earliest() > issue) issue = slots_.earliest();
     if (issue < now) issue = now;  // a target waited inside b_transport
     if (i == 0) first_issue_ = issue;
-    quantum_keeper_.set(issue - now);
-    if (quantum_keeper_.need_sync()) quantum_keeper_.sync();
-    sc_time delay = quantum_keeper_.get_local_time();
+    sc_time delay = issue - now;
+    if (issue >= quantum_keeper_.next_sync_point()) {  // quantum_keeper_.need_sync()
+      quantum_keeper_.set(delay);
+      quantum_keeper_.sync();
+      delay = quantum_keeper_.get_local_time();
+    }
 
-    bool read = next_is_read();
-    std::uint64_t address = first + next_offset();
+    const bool read = next_read;
+    const std::uint64_t address = next_address;
+    if (i + 1 < total) {
+      next_read = next_is_read();
+      next_address = first + next_offset();
+    }
     payload_.set_address(address);
     payload_.set_command(read ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
     payload_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
@@ -210,14 +291,13 @@ void TrafficGenerator::run() {
     socket->b_transport(payload_, delay);
     if (payload_.is_response_error()) fail_transaction(i, address);
 
-    sc_time completion = sc_core::sc_time_stamp() + delay;
+    sc_time completion = now + delay;
     if (completion < issue) completion = issue;  // a target must not take time back
     std::uint64_t latency = (completion - issue).value();
     latency_sum_ += latency;
     latency_.sample(latency / resolution_per_ns_);
     if (completion > last_completion_) last_completion_ = completion;
-    slots_.back() = completion;
-    std::push_heap(slots_.begin(), slots_.end(), later_first);
+    slots_.put(completion);
 
     ++transactions_;
     if (read) {
@@ -236,7 +316,6 @@ void TrafficGenerator::run() {
 
   // Wait for the last completion, so SystemC time and finished() agree.
   control.note_time(last_completion_);
-  sc_time now = sc_core::sc_time_stamp();
   if (last_completion_ > now) sc_core::wait(last_completion_ - now);
   finished_ = true;
 }

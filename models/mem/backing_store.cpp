@@ -24,15 +24,6 @@ bool BackingStore::write_backdoor(std::uint64_t offset, const void* bytes, std::
   return true;
 }
 
-tlm::tlm_response_status BackingStore::check(const tlm::tlm_generic_payload& payload) const {
-  const std::uint64_t address = payload.get_address();
-  const unsigned length = payload.get_data_length();
-  if (address >= size_ || !contains(address, length)) return tlm::TLM_ADDRESS_ERROR_RESPONSE;
-  if (payload.get_byte_enable_ptr() || payload.get_streaming_width() < length)
-    return tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE;
-  return tlm::TLM_OK_RESPONSE;
-}
-
 void BackingStore::describe_dmi(tlm::tlm_dmi& dmi, const sc_core::sc_time& read_latency,
                                 const sc_core::sc_time& write_latency, bool writable) const {
   dmi.set_dmi_ptr(data_);

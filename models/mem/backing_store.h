@@ -43,7 +43,15 @@ class BackingStore {
   // check: TLM_ADDRESS_ERROR_RESPONSE when the access does not lie inside the
   // store, TLM_BYTE_ENABLE_ERROR_RESPONSE with byte enables or a streaming
   // width shorter than the data, TLM_OK_RESPONSE otherwise.
-  tlm::tlm_response_status check(const tlm::tlm_generic_payload& payload) const;
+  // Inline: it runs on every transaction.
+  tlm::tlm_response_status check(const tlm::tlm_generic_payload& payload) const {
+    const std::uint64_t address = payload.get_address();
+    const unsigned length = payload.get_data_length();
+    if (address >= size_ || !contains(address, length)) return tlm::TLM_ADDRESS_ERROR_RESPONSE;
+    if (payload.get_byte_enable_ptr() || payload.get_streaming_width() < length)
+      return tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE;
+    return tlm::TLM_OK_RESPONSE;
+  }
 
   // Moves a checked payload's data: reads copy out of the store, writes into
   // it, TLM_IGNORE_COMMAND does nothing.

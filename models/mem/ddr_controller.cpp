@@ -3,6 +3,7 @@
 #include "core/simulation.h"
 
 #include <algorithm>
+#include <string_view>
 
 namespace npuvp {
 
@@ -25,10 +26,21 @@ void require_power_of_two(const Parameter<std::uint64_t>& parameter) {
                       std::to_string(parameter.get()));
 }
 
-// Nanoseconds in a time, rounded to the nearest integer.
-std::uint64_t rounded_ns(const sc_time& time) {
-  const std::uint64_t unit = sc_time(1, sc_core::SC_NS).value();
-  return unit ? (time.value() + unit / 2) / unit : 0;
+// Nanoseconds in a time, rounded to the nearest integer; `ns` is one
+// nanosecond in time-resolution units (0 when the resolution is coarser).
+std::uint64_t rounded_ns(const sc_time& time, sc_time::value_type ns) { return ns ? (time.value() + ns / 2) / ns : 0; }
+
+// sc_time_stamp() without a call into the SystemC library: the simulation
+// context's clock has an inline accessor.
+const sc_time& current_time() { return sc_core::sc_get_curr_simcontext()->time_stamp(); }
+
+// count · time by inline additions (the library's sc_time products go through
+// a double); count is the bursts of one run, so the loop is short.
+sc_time times(std::uint64_t count, sc_time time) {
+  sc_time product;
+  for (; count != 0; count >>= 1, time += time)
+    if (count & 1) product += time;
+  return product;
 }
 
 double to_ns(const sc_time& time) { return time.to_seconds() * 1e9; }
@@ -79,13 +91,24 @@ DdrController::DdrController(sc_core::sc_module_name name, std::uint64_t default
       latency_(child_name(*this, "latency"), "ns",
                "b_transport latency, start to last data beat (rounded to ns)") {
   validate_geometry();
+  // The time resolution is fixed from here on (the timing parameters above
+  // hold non-zero times), so one nanosecond is a constant number of units.
+  ns_ticks_ = sc_time(1, sc_core::SC_NS).value();
   channel_shift_ = log2_of(channel_interleave);
   channel_bits_ = log2_of(channels);
   row_shift_ = log2_of(row_size);
   bank_bits_ = log2_of(banks);
+  block_mask_ = (std::uint64_t{1} << channel_shift_) - 1;
+  channel_mask_ = (std::uint64_t{1} << channel_bits_) - 1;
+  column_mask_ = (std::uint64_t{1} << row_shift_) - 1;
+  bank_mask_ = (std::uint64_t{1} << bank_bits_) - 1;
   burst_bytes_ = bus_width.get() * burst_length.get();
+  burst_shift_ = log2_of(burst_bytes_);
+  run_bytes_ = std::min(channel_interleave.get(), row_size.get());
+  full_run_bursts_ = run_bytes_ / burst_bytes_;
+  full_run_time_ = times(full_run_bursts_, burst_time_);
   channels_.resize(channels.get());
-  for (auto& channel : channels_) channel.banks.resize(banks.get());
+  banks_.resize(channels.get() * banks.get());
 
   auto add = [this](const std::string& local, const char* unit, const char* doc, std::function<double()> value) {
     derived_.emplace_back(new DerivedStatistic(child_name(*this, local), unit, doc, std::move(value)));
@@ -137,20 +160,9 @@ void DdrController::validate_geometry() {
     throw ConfigError(data_rate.name() + " is so high that a burst takes no simulated time");
 }
 
-DdrController::Location DdrController::decode(std::uint64_t offset) const {
-  const std::uint64_t block_mask = (std::uint64_t{1} << channel_shift_) - 1;
-  Location location;
-  location.channel = static_cast<unsigned>((offset >> channel_shift_) & ((std::uint64_t{1} << channel_bits_) - 1));
-  const std::uint64_t local = ((offset >> (channel_shift_ + channel_bits_)) << channel_shift_) | (offset & block_mask);
-  location.column = local & ((std::uint64_t{1} << row_shift_) - 1);
-  location.bank = static_cast<unsigned>((local >> row_shift_) & ((std::uint64_t{1} << bank_bits_) - 1));
-  location.row = local >> (row_shift_ + bank_bits_);
-  return location;
-}
-
-void DdrController::precharge(Bank& bank) const {
-  const sc_time start = std::max(bank.ready, bank.activated + tRAS.get());
-  bank.ready = start + tRP.get();
+void DdrController::precharge(Bank& bank, const sc_time& ras, const sc_time& rp) {
+  const sc_time start = std::max(bank.ready, bank.activated + ras);
+  bank.ready = start + rp;
   bank.open = false;
 }
 
@@ -165,31 +177,41 @@ void DdrController::b_transport(tlm::tlm_generic_payload& payload, sc_time& dela
   payload.set_dmi_allowed(dmi.get());
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
   if (!payload.is_read() && !payload.is_write()) return;  // TLM_IGNORE_COMMAND: no data, no time
-  store_.transfer(payload);
+  // The data moves after the timing model: the host fetches its first line
+  // meanwhile (over a large memory the copy is mostly a host cache miss).
+  __builtin_prefetch(store_.data() + payload.get_address(), 1);
 
   const bool read = payload.is_read();
   const std::uint64_t address = payload.get_address();
   const unsigned length = payload.get_data_length();
-  const sc_time now = sc_core::sc_time_stamp();
+  const sc_time now = current_time();
   const sc_time start = now + delay;
-  const sc_time cas = read ? tCL.get() : tCWL.get();
-  const sc_time rcd = tRCD.get(), rp = tRP.get(), ras = tRAS.get();
-  const bool close_page = page_policy.get() == "close";
+  // Timings and the page policy are read at every access (they may be set
+  // between accesses): loads, and a comparison that checks the length first.
+  const sc_time& cas = read ? tCL.get() : tCWL.get();
+  const sc_time &rcd = tRCD.get(), &rp = tRP.get(), &ras = tRAS.get();
+  const bool close_page = std::string_view(page_policy.get()) == std::string_view("close");
   if (close_page) open_in_access_.assign(channels_.size(), nullptr);
 
   sc_time end = start;
   if (length > 0) {
     const std::uint64_t first = address & ~(burst_bytes_ - 1);
     const std::uint64_t last = (address + length - 1) & ~(burst_bytes_ - 1);
-    for (std::uint64_t burst = first; burst <= last; burst += burst_bytes_) {
+    // The bursts go in runs: those of one aligned block of run_bytes_ share a
+    // channel, bank and row. The first burst of a run is timed by the rules
+    // above; every further one is a row hit that the run adds up at once (see
+    // run_bytes_).
+    for (std::uint64_t burst = first; burst <= last;) {
+      const std::uint64_t run_last = std::min(last, (burst | (run_bytes_ - 1)) - (burst_bytes_ - 1));
+      const std::uint64_t run_bursts = ((run_last - burst) >> burst_shift_) + 1;
       const Location where = decode(burst);
       Channel& channel = channels_[where.channel];
-      Bank& bank = channel.banks[where.bank];
+      Bank& bank = banks_[(std::size_t{where.channel} << bank_bits_) | where.bank];
       // Close page: the bank this access used last on this channel is done
       // with its row when this burst goes elsewhere.
       Bank** previous = close_page ? &open_in_access_[where.channel] : nullptr;
       if (previous && *previous && (*previous != &bank || bank.row != where.row)) {
-        precharge(**previous);
+        precharge(**previous, ras, rp);
         *previous = nullptr;
       }
       sc_time column;
@@ -210,18 +232,21 @@ void DdrController::b_transport(tlm::tlm_generic_payload& payload, sc_time& dela
         bank.activated = activate;
         column = activate + rcd;
       }
+      row_hits_ += run_bursts - 1;
+      const sc_time run_time = run_bursts == full_run_bursts_ ? full_run_time_ : times(run_bursts, burst_time_);
       const sc_time data = std::max(column + cas, channel.bus_free);
-      const sc_time data_end = data + burst_time_;
+      const sc_time data_end = data + run_time;
       channel.bus_free = data_end;
-      channel.busy += burst_time_;
+      channel.busy += run_time;
       bank.ready = data_end - cas;
       end = std::max(end, data_end);
-      ++bursts_;
+      bursts_ += run_bursts;
       if (previous) *previous = &bank;
+      burst = run_last + burst_bytes_;
     }
     if (close_page)
       for (Bank* bank : open_in_access_)
-        if (bank) precharge(*bank);
+        if (bank) precharge(*bank, ras, rp);
   }
 
   if (read) {
@@ -231,11 +256,12 @@ void DdrController::b_transport(tlm::tlm_generic_payload& payload, sc_time& dela
     ++writes_;
     bytes_written_ += length;
   }
-  latency_.sample(rounded_ns(end - start));
+  latency_.sample(rounded_ns(end - start, ns_ticks_));
   if (!active_ || start < first_start_) first_start_ = start;
   if (!active_ || end > last_end_) last_end_ = end;
   active_ = true;
   delay = end - now;
+  store_.transfer(payload);
 }
 
 bool DdrController::get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi& dmi_data) {

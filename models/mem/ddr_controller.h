@@ -3,7 +3,7 @@
 // loader backdoor); in time, a bank / row-buffer / data-bus model evaluated
 // inside b_transport with reservations, without per-cycle processes. Defaults
 // are an LPDDR4-3200 part: 2 x16 channels, 8 banks, 2 KiB rows, BL16.
-// docs/fabric-ddr.md has the formulas with a worked example.
+// docs/fabric.md ("DDR controller") has the formulas with a worked example.
 //
 // Loosely-timed convention: an access starts at sc_time_stamp() + delay and
 // b_transport adds to `delay` the time until its last data beat is delivered
@@ -54,6 +54,13 @@
 // Geometry (size, channels, banks, row_size, bus_width, data_rate,
 // burst_length, channel_interleave) is read at construction; timings,
 // page_policy and dmi are read at every access.
+//
+// Host speed: b_transport is on the path of every timed access. It calls
+// nothing in the SystemC library: it reads the kernel's clock through the
+// simulation context (inline) instead of sc_time_stamp(), and computes with
+// sc_time values whose arithmetic and comparisons are inline operations on
+// their integer value, so no sc_time is ever built from a double or a raw
+// value (sc_time::from_value and the constructors are library calls).
 #pragma once
 
 #include "core/parameters.h"
@@ -105,9 +112,19 @@ class DdrController : public sc_core::sc_module {
     unsigned channel = 0, bank = 0;
     std::uint64_t row = 0, column = 0;
   };
-  Location decode(std::uint64_t offset) const;
+  Location decode(std::uint64_t offset) const {
+    Location location;
+    location.channel = static_cast<unsigned>((offset >> channel_shift_) & channel_mask_);
+    const std::uint64_t local = ((offset >> (channel_shift_ + channel_bits_)) << channel_shift_) | (offset & block_mask_);
+    location.column = local & column_mask_;
+    location.bank = static_cast<unsigned>((local >> row_shift_) & bank_mask_);
+    location.row = local >> (row_shift_ + bank_bits_);
+    return location;
+  }
 
  private:
+  using Ticks = sc_core::sc_time::value_type;  // SystemC time-resolution units
+
   struct Bank {
     bool open = false;
     std::uint64_t row = 0;
@@ -115,7 +132,6 @@ class DdrController : public sc_core::sc_module {
     sc_core::sc_time activated;  // last activate, for tRAS
   };
   struct Channel {
-    std::vector<Bank> banks;
     sc_core::sc_time bus_free;  // the data bus is reserved until then
     sc_core::sc_time busy;      // total data-bus occupancy
   };
@@ -124,15 +140,29 @@ class DdrController : public sc_core::sc_module {
   bool get_direct_mem_ptr(tlm::tlm_generic_payload& payload, tlm::tlm_dmi& dmi);
   unsigned int transport_dbg(tlm::tlm_generic_payload& payload);
   void validate_geometry();
-  void precharge(Bank& bank) const;
+  // Closes `bank`'s row: the precharge waits for tRAS after the activate.
+  static void precharge(Bank& bank, const sc_core::sc_time& ras, const sc_core::sc_time& rp);
   double active_ns() const;
 
   BackingStore store_;  // after `size`, which it is built from
-  // Frozen geometry.
+  // Frozen geometry, with the masks of the address mapping.
   unsigned channel_shift_ = 0, channel_bits_ = 0, row_shift_ = 0, bank_bits_ = 0;
+  std::uint64_t block_mask_ = 0, channel_mask_ = 0, column_mask_ = 0, bank_mask_ = 0;
   std::uint64_t burst_bytes_ = 0;
+  unsigned burst_shift_ = 0;  // log2(burst_bytes_)
+  // The bursts of an access inside one aligned block of run_bytes_ =
+  // min(channel_interleave, row_size) bytes share their channel, bank and row:
+  // a run. After its first burst each one is a row hit with column =
+  // bank.ready = previous end - tCAS (the previous end is past t0 + tCAS), so
+  // data = the previous end = bus_free: the bursts follow each other on the
+  // bus, and b_transport times a run of k bursts at once (k · tBURST of data).
+  std::uint64_t run_bytes_ = 0;
+  std::uint64_t full_run_bursts_ = 0;  // in a whole block: run_bytes_ / burst_bytes_
+  sc_core::sc_time full_run_time_;     // full_run_bursts_ · tBURST
   sc_core::sc_time burst_time_;
+  Ticks ns_ticks_ = 0;  // one nanosecond in time-resolution units, for the latency histogram
   std::vector<Channel> channels_;
+  std::vector<Bank> banks_;  // bank b of channel c at (c << bank_bits_) | b
   std::vector<Bank*> open_in_access_;  // close page: per channel, the bank this access last used
 
   // Span of b_transport activity, for bandwidth and utilisation.
