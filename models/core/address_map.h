@@ -95,6 +95,23 @@ class AddressMap {
   // transport reads or writes up to the end of the decoded device).
   std::uint64_t clip_length(const Window& window, std::uint64_t address, std::uint64_t length) const;
 
+  // Debug transport routed through the map: decode, clip to the window,
+  // translate, forward to `targets[port]`, restore. Shared by every
+  // interconnect so all of them answer debug accesses the same way.
+  template <typename InitiatorSockets>
+  unsigned forward_debug(InitiatorSockets& targets, tlm::tlm_generic_payload& payload) const {
+    const std::uint64_t address = payload.get_address();
+    const Window* window = decode(address);
+    if (!window) return 0;
+    const unsigned length = payload.get_data_length();
+    payload.set_data_length(static_cast<unsigned>(clip_length(*window, address, length)));
+    payload.set_address(address - window->base);
+    const unsigned done = targets[window->port]->transport_dbg(payload);
+    payload.set_address(address);
+    payload.set_data_length(length);
+    return done;
+  }
+
   // Turns a target's DMI grant (target-relative addresses, for an access to
   // global `address` that decode() resolved to `window`) into a global grant
   // clipped to the window and around nested overlays; the pointer is moved to

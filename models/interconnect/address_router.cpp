@@ -48,16 +48,7 @@ bool AddressRouter::get_direct_mem_ptr(int, tlm::tlm_generic_payload& payload, t
 }
 
 unsigned int AddressRouter::transport_dbg(int, tlm::tlm_generic_payload& payload) {
-  std::uint64_t address = payload.get_address();
-  const Window* window = map_.decode(address);
-  if (!window) return 0;
-  unsigned length = payload.get_data_length();
-  payload.set_data_length(static_cast<unsigned>(map_.clip_length(*window, address, length)));
-  payload.set_address(address - window->base);
-  unsigned done = initiator_socket[window->port]->transport_dbg(payload);
-  payload.set_address(address);
-  payload.set_data_length(length);
-  return done;
+  return map_.forward_debug(initiator_socket, payload);
 }
 
 void AddressRouter::invalidate_direct_mem_ptr(int port, sc_dt::uint64 start, sc_dt::uint64 end) {

@@ -252,16 +252,7 @@ bool RingBus::get_direct_mem_ptr(int port, tlm::tlm_generic_payload& payload, tl
 }
 
 unsigned int RingBus::transport_dbg(int, tlm::tlm_generic_payload& payload) {
-  std::uint64_t address = payload.get_address();
-  const AddressMap::Window* window = map_.decode(address);
-  if (!window) return 0;
-  unsigned length = payload.get_data_length();
-  payload.set_data_length(static_cast<unsigned>(map_.clip_length(*window, address, length)));
-  payload.set_address(address - window->base);
-  unsigned done = initiator_socket[window->port]->transport_dbg(payload);
-  payload.set_address(address);
-  payload.set_data_length(length);
-  return done;
+  return map_.forward_debug(initiator_socket, payload);
 }
 
 void RingBus::invalidate_everywhere(std::uint64_t start, std::uint64_t end) {

@@ -1,6 +1,6 @@
 // DdrController through a real TLM initiator socket. Every expected time is
 // worked out here by hand from the formulas in ddr_controller.h /
-// docs/fabric-ddr.md and the LPDDR4-3200 defaults, never asked from the model.
+// docs/fabric.md ("DDR controller") and the LPDDR4-3200 defaults, never asked from the model.
 #include "core/parameters.h"
 #include "core/simulation.h"
 #include "core/statistics.h"

@@ -315,7 +315,7 @@ TEST(RingBus, ATargetThatWaitsKeepsTheSameTiming) {
   EXPECT_EQ(measured[2], write_latency(2, 64, probe.latency));
 }
 
-// The worked example of docs/fabric-ring.md (defaults: T = 1 ns, hop = 2 ns,
+// The worked example of docs/fabric.md ("Ring bus") (defaults: T = 1 ns, hop = 2 ns,
 // 32-byte links), with its numbers.
 TEST(RingBus, TheDocumentedExampleHolds) {
   RingBus ring("ring");
