@@ -1,5 +1,7 @@
 #include "platform/host_platform.h"
 
+#include "core/simulation.h"
+
 #include <cstring>
 
 namespace npuvp {
@@ -8,6 +10,8 @@ using namespace memory_map;
 
 HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif_symbols)
     : sc_module(name),
+      traffic_generators(child_name(*this, "traffic_generators"), 0, "",
+                         "number of traffic generators soc.tg0, soc.tg1, ... (ring stops after periph)"),
       ring("ring"),
       cpu("cpu"),
       boot_rom("boot_rom", kBootRomSize, true),
@@ -23,6 +27,12 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
   unsigned l2_stop = ring.add_stop("l2");
   unsigned ddr_stop = ring.add_stop("ddr");
   unsigned periph_stop = ring.add_stop("periph");
+  if (traffic_generators.get() > 16) throw ConfigError(traffic_generators.name() + " must be at most 16");
+  for (std::uint64_t i = 0; i < traffic_generators.get(); ++i) {
+    std::string generator = "tg" + std::to_string(i);
+    generators.push_back(std::make_unique<TrafficGenerator>(generator.c_str(), kTrafficDefaultBase));
+    ring.connect_initiator(generators.back()->socket, ring.add_stop(generator));
+  }
 
   ring.connect_initiator(cpu.socket, cpu_stop);
   ring.map(boot_rom.socket, kBootRom, boot_rom.size, "boot_rom", periph_stop);

@@ -7,6 +7,7 @@
 
 #include "cpu/riscv_cpu.h"
 #include "interconnect/ring_bus.h"
+#include "interconnect/traffic_generator.h"
 #include "mem/ddr_controller.h"
 #include "mem/memory.h"
 #include "periph/clint.h"
@@ -35,6 +36,8 @@ constexpr std::uint64_t kL2Buffer = 0x3000'0000, kL2BufferSize = 8ull << 20;
 inline const sc_core::sc_time kL2BufferLatency{10, sc_core::SC_NS};
 constexpr double kL2BufferBandwidth = 64e9;
 constexpr std::uint64_t kDdr = 0x8000'0000, kDdrDefaultSize = 1ull << 30;
+// Traffic generators default to DDR above 256 MiB, away from the program.
+constexpr std::uint64_t kTrafficDefaultBase = kDdr + (256ull << 20);
 constexpr unsigned kUart0PlicSource = 10;  // as on QEMU virt
 }  // namespace memory_map
 
@@ -44,6 +47,8 @@ struct HtifSymbols {
 
 class HostPlatform : public sc_core::sc_module {
  public:
+  // Traffic generators for fabric studies, each on its own ring stop.
+  Parameter<std::uint64_t> traffic_generators;
   RingBus ring;
   RiscvCpu cpu;
   Memory boot_rom;
@@ -54,6 +59,7 @@ class HostPlatform : public sc_core::sc_module {
   Plic plic;
   SimFinisher finisher;
   std::unique_ptr<Htif> htif;
+  std::vector<std::unique_ptr<TrafficGenerator>> generators;
 
   HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif_symbols = {});
 

@@ -210,6 +210,9 @@ int run_simulation(const RunOptions& options) {
 int list_parameters(const RunOptions& options, bool markdown) {
   Scenario scenario;
   if (!options.scenario_path.empty()) scenario = Scenario::from_file(options.scenario_path);
+  // One traffic generator so its parameters (soc.tg0.*, the same for every
+  // soc.tgN) are listed; a scenario or --set still decides the count.
+  ParameterRegistry::instance().set_override("soc.traffic_generators", "1", "npuvp params");
   apply_settings(scenario, options);
   SimulationParameters parameters;
   // HTIF exists only for ELFs with `tohost`; give it a place so its parameters are listed.

@@ -26,7 +26,7 @@ ParameterRegistry& ParameterRegistry::instance() {
 
 void ParameterRegistry::set_override(const std::string& name, const std::string& value,
                                      const std::string& origin) {
-  overrides_[name] = Override{value, origin, false};
+  overrides_[name] = Override{value, origin, false, ++next_order_};
   // Parameters that already exist take the value now.
   auto existing = parameters_.find(name);
   if (existing == parameters_.end()) existing = parameters_.find(kRootPrefix + name);
@@ -40,15 +40,19 @@ void ParameterRegistry::add(ParameterBase* parameter) {
   if (parameters_.count(parameter->name()))
     throw ConfigError("parameter '" + parameter->name() + "' is declared twice");
   parameters_[parameter->name()] = parameter;
-  auto apply = [&](const std::string& key) {
+  // The full name and the short form without "soc." may both have been set
+  // (say a scenario and --set): the later setting wins, both are claimed.
+  Override* latest = nullptr;
+  auto consider = [&](const std::string& key) {
     auto found = overrides_.find(key);
-    if (found == overrides_.end()) return false;
-    parameter->set_from_text(found->second.value, found->second.origin);
+    if (found == overrides_.end()) return;
     found->second.used = true;
-    return true;
+    if (!latest || found->second.order > latest->order) latest = &found->second;
   };
-  if (!apply(parameter->name()) && parameter->name().rfind(kRootPrefix, 0) == 0)
-    apply(parameter->name().substr(std::char_traits<char>::length(kRootPrefix)));
+  consider(parameter->name());
+  if (parameter->name().rfind(kRootPrefix, 0) == 0)
+    consider(parameter->name().substr(std::char_traits<char>::length(kRootPrefix)));
+  if (latest) parameter->set_from_text(latest->value, latest->origin);
 }
 
 void ParameterRegistry::remove(ParameterBase* parameter) {

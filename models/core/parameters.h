@@ -137,7 +137,9 @@ class ParameterRegistry {
   struct Override {
     std::string value, origin;
     bool used = false;
+    std::uint64_t order = 0;  // later settings win, whichever spelling they use
   };
+  std::uint64_t next_order_ = 0;
   void add(ParameterBase* parameter);
   void remove(ParameterBase* parameter);
   std::map<std::string, ParameterBase*> parameters_;

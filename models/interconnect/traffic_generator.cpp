@@ -18,14 +18,14 @@ constexpr std::uint64_t kOperationSeedMix = 0x9e3779b97f4a7c15ull;
 constexpr std::uint64_t kWallCheckMask = 4095;
 }  // namespace
 
-TrafficGenerator::TrafficGenerator(sc_core::sc_module_name name)
+TrafficGenerator::TrafficGenerator(sc_core::sc_module_name name, std::uint64_t default_base)
     : sc_module(name),
       socket("socket"),
       pattern(child_name(*this, "pattern"), "sequential", "",
               "address pattern: sequential (consecutive transactions, wrapping at the range end), strided "
               "(`stride` bytes apart, wrapping) or random (uniform over transaction_size-aligned offsets)",
               {"sequential", "random", "strided"}),
-      base(child_name(*this, "base"), 0x80000000, "address", "first address of the range the pattern covers"),
+      base(child_name(*this, "base"), default_base, "address", "first address of the range the pattern covers"),
       range(child_name(*this, "range"), 1 << 20, "bytes",
             "bytes the pattern covers from base; every transaction lies entirely inside"),
       stride(child_name(*this, "stride"), 4096, "bytes", "distance between consecutive addresses (strided pattern)"),

@@ -65,7 +65,9 @@ class TrafficGenerator : public sc_core::sc_module {
   Parameter<sc_core::sc_time> start_time;
   Parameter<std::uint64_t> seed;
 
-  explicit TrafficGenerator(sc_core::sc_module_name name);
+  // `default_base` is the default of `base` (a platform points its
+  // generators away from where programs live); a configured value wins.
+  explicit TrafficGenerator(sc_core::sc_module_name name, std::uint64_t default_base = 0x80000000);
 
   // True once all `count` transactions have completed (at once when count is 0).
   bool finished() const { return finished_; }

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <sstream>
+
 using namespace npuvp::test_support;
 using ::testing::HasSubstr;
 
@@ -121,4 +123,31 @@ TEST(Scenarios, StatisticsAreDeterministic) {
     EXPECT_EQ(a["statistics"], b["statistics"]) << name;
     EXPECT_EQ(a["npuvp"]["sim_time_seconds"], b["npuvp"]["sim_time_seconds"]) << name;
   }
+}
+
+// Two traffic generators loading DDR slow the host CPU when its accesses go
+// through the timed fabric (DMI off): longer simulated time, longer CPU
+// latency on the ring, fewer DDR row hits. The program's result is the same.
+TEST(Scenarios, FabricContentionSlowsTheCpu) {
+  std::string loaded = temp_path("loaded.json"), idle = temp_path("idle.json");
+  auto with_load = run_npuvp("run " + scenario("fabric-contention") + " --quiet --stats " + loaded);
+  auto without = run_npuvp("run " + scenario("fabric-contention") + " --quiet --set tg0.count=0 --set tg1.count=0 --stats " + idle);
+  ASSERT_EQ(with_load.status, 0) << with_load.err;
+  ASSERT_EQ(without.status, 0) << without.err;
+  // Same results; only the program's own "stats:" timing line may differ.
+  auto without_timing = [](const std::string& text) {
+    std::string out, line;
+    std::istringstream in(text);
+    while (std::getline(in, line))
+      if (line.rfind("stats:", 0) != 0) out += line + "\n";
+    return out;
+  };
+  EXPECT_EQ(without_timing(with_load.out), without_timing(without.out));
+  auto a = nlohmann::json::parse(read_file(loaded)), b = nlohmann::json::parse(read_file(idle));
+  EXPECT_GT(a["statistics"]["soc.cpu.cycles"].get<double>(), 1.05 * b["statistics"]["soc.cpu.cycles"].get<double>());
+  EXPECT_GT(a["npuvp"]["sim_time_seconds"].get<double>(), 1.05 * b["npuvp"]["sim_time_seconds"].get<double>());
+  EXPECT_GT(a["statistics"]["soc.ring.initiator.cpu.latency"]["mean"].get<double>(),
+            b["statistics"]["soc.ring.initiator.cpu.latency"]["mean"].get<double>());
+  EXPECT_LT(a["statistics"]["soc.ddr.row_hit_rate"].get<double>(), b["statistics"]["soc.ddr.row_hit_rate"].get<double>());
+  EXPECT_GT(a["statistics"]["soc.tg0.transactions"].get<double>(), 0);
 }

@@ -344,3 +344,19 @@ TEST_F(ParametersTest, ChildNameFollowsTheModuleHierarchy) {
 
 }  // namespace
 }  // namespace npuvp
+
+namespace npuvp {
+// A scenario sets the full name, the command line the short form: the later wins.
+TEST(ParameterRegistryPrecedence, LaterSettingWinsAcrossSpellings) {
+  auto& registry = ParameterRegistry::instance();
+  registry.set_override("soc.precedence.a", "1", "scenario");
+  registry.set_override("precedence.a", "2", "--set");
+  registry.set_override("precedence.b", "3", "scenario");
+  registry.set_override("soc.precedence.b", "4", "--set");
+  Parameter<std::uint64_t> a{"soc.precedence.a", 0, "", "test"};
+  Parameter<std::uint64_t> b{"soc.precedence.b", 0, "", "test"};
+  EXPECT_EQ(a.get(), 2u);
+  EXPECT_EQ(b.get(), 4u);
+  EXPECT_NO_THROW(registry.check_all_overrides_used());
+}
+}  // namespace npuvp
