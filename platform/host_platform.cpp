@@ -1,6 +1,7 @@
 #include "platform/host_platform.h"
 
 #include "core/simulation.h"
+#include "core/text.h"
 
 #include <cstring>
 
@@ -43,6 +44,15 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
   ring.map(l2.socket, kL2Buffer, l2.size, "l2", l2_stop);
   ring.map(ddr.socket, kDdr, ddr.size, "ddr", ddr_stop);
   memories_ = {{kBootRom, boot_rom.size, boot_rom.data()}, {kL2Buffer, l2.size, l2.data()}, {kDdr, ddr.size, ddr.data()}};
+
+  // A generator whose range leaves its target would fail mid-run: say so now.
+  for (const auto& generator : generators) {
+    const std::uint64_t base = generator->base, range = generator->range;
+    const AddressMap::Window* window = ring.address_map().decode(base);
+    if (!window || !ring.address_map().fits(*window, base, range))
+      throw ConfigError(std::string(generator->name()) + ": range [" + hex(base) + ", " + hex(base + range) + ") is not inside one target" +
+                        (window ? " ('" + window->label + "' ends at " + hex(window->last()) + ")" : " (no target at the base)"));
+  }
 
   // HTIF mailboxes overlay the 8-byte words the ELF reserved for them.
   if (htif_symbols.tohost) {

@@ -141,3 +141,9 @@ TEST(BadInput, CommandLineErrors) {
   EXPECT_EQ(help.status, 0);
   EXPECT_THAT(help.out, HasSubstr("npuvp run SCENARIO.yaml"));
 }
+
+TEST(BadInput, TrafficGeneratorRangeLargerThanItsTarget) {
+  auto result = run_npuvp("run " + scenario("hello") + " --set traffic_generators=1 --set tg0.count=10"
+                          " --set tg0.base=0x30000000 --set tg0.range=16MiB");
+  expect_one_line_error(result, kBadInput, "soc.tg0: range [0x30000000, 0x31000000) is not inside one target ('l2' ends at 0x307fffff)");
+}
