@@ -373,7 +373,7 @@ TEST_F(HartCsrTest, WrittenCounterValueIsReadByTheNextInstruction) {
 }
 
 TEST_F(HartCsrTest, McountinhibitFreezesAndResumesCounters) {
-  hart.x[a1] = 7;  // CY, TM, IR: TM is not implemented and reads zero
+  hart.x[a1] = 7;  // CY, TM, IR: mcountinhibit.TM is read-only zero (the spec defines no time inhibit)
   exec({csrw(kMcountinhibit, a1), csrr(a0, kMcountinhibit), csrr(a2, kMcycle), csrr(a3, kMinstret), nop(), nop(),
         csrr(a4, kMcycle), csrr(a5, kMinstret)});
   EXPECT_EQ(hart.x[a0], 5u);
