@@ -13,6 +13,7 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
     : sc_module(name),
       traffic_generators(child_name(*this, "traffic_generators"), 0, "",
                          "number of traffic generators soc.tg0, soc.tg1, ... (ring stops after periph)"),
+      ai_cores(child_name(*this, "ai_cores"), 2, "", "number of AI Cores soc.aicore0, soc.aicore1, ..."),
       ring("ring"),
       cpu("cpu"),
       boot_rom("boot_rom", kBootRomSize, true),
@@ -22,9 +23,16 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
       clint("clint", 1),
       plic("plic", 96, 2),
       finisher("finisher") {
-  // Ring stops in ring order. The task scheduler, AI Cores and the mesh
-  // bridge take their places between the CPU and the L2 buffer when they exist.
+  // Ring stops in ring order: the AI Cores sit between the CPU and the L2
+  // buffer (the task scheduler and mesh bridge will join them).
   unsigned cpu_stop = ring.add_stop("cpu");
+  if (ai_cores.get() > kMaxAiCores) throw ConfigError(ai_cores.name() + " must be at most " + std::to_string(kMaxAiCores));
+  std::vector<unsigned> aicore_stops;
+  for (unsigned i = 0; i < ai_cores.get(); ++i) {
+    std::string core = "aicore" + std::to_string(i);
+    aicores.push_back(std::make_unique<AiCore>(core.c_str(), i));
+    aicore_stops.push_back(ring.add_stop(core));
+  }
   unsigned l2_stop = ring.add_stop("l2");
   unsigned ddr_stop = ring.add_stop("ddr");
   unsigned periph_stop = ring.add_stop("periph");
@@ -36,6 +44,14 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
   }
 
   ring.connect_initiator(cpu.socket, cpu_stop);
+  for (unsigned i = 0; i < aicores.size(); ++i) {
+    AiCore& core = *aicores[i];
+    ring.connect_initiator(core.bus, aicore_stops[i]);
+    ring.map(core.control, kAiCoreControl + i * AiCore::kControlSize, AiCore::kControlSize,
+             std::string(core.name()) + ".control", aicore_stops[i]);
+    core.done_interrupt.connect(plic, kAiCoreDoneSource + 2 * i);
+    core.error_interrupt.connect(plic, kAiCoreDoneSource + 2 * i + 1);
+  }
   ring.map(boot_rom.socket, kBootRom, boot_rom.size, "boot_rom", periph_stop);
   ring.map(finisher.socket, kFinisher, SimFinisher::kWindowSize, "finisher", periph_stop);
   ring.map(clint.socket, kClint, Clint::kWindowSize, "clint", periph_stop);
@@ -88,6 +104,14 @@ bool HostPlatform::read_memory(std::uint64_t address, std::uint8_t* data, std::s
     return true;
   }
   return false;
+}
+
+void HostPlatform::park_host_cpu() {
+  const std::uint32_t code[] = {
+      0x10500073,  // wfi
+      0xffdff06f,  // j -4
+  };
+  boot_rom.write_backdoor(0, reinterpret_cast<const std::uint8_t*>(code), sizeof code);
 }
 
 void HostPlatform::set_boot_entry(std::uint64_t entry) {

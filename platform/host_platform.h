@@ -10,6 +10,7 @@
 #include "interconnect/traffic_generator.h"
 #include "mem/ddr_controller.h"
 #include "mem/memory.h"
+#include "npu/ai_core.h"
 #include "periph/clint.h"
 #include "periph/htif.h"
 #include "periph/plic.h"
@@ -39,6 +40,14 @@ constexpr std::uint64_t kDdr = 0x8000'0000, kDdrDefaultSize = 1ull << 30;
 // Traffic generators default to DDR above 256 MiB, away from the program.
 constexpr std::uint64_t kTrafficDefaultBase = kDdr + (256ull << 20);
 constexpr unsigned kUart0PlicSource = 10;  // as on QEMU virt
+// NPU control space: AI Core i's control registers at kAiCoreControl + i * 4 KiB.
+constexpr std::uint64_t kNpuControl = 0x2000'0000;
+constexpr std::uint64_t kAiCoreControl = kNpuControl + 0x10'0000;
+// AI Core i raises PLIC source kAiCoreDoneSource + 2i (done) and +2i+1 (error).
+constexpr unsigned kAiCoreDoneSource = 32;
+constexpr unsigned kMaxAiCores = 16;
+// Default place of a kernel launch's argument block (docs/memory-map.md).
+constexpr std::uint64_t kKernelArguments = 0x8f00'0000;
 }  // namespace memory_map
 
 struct HtifSymbols {
@@ -49,6 +58,7 @@ class HostPlatform : public sc_core::sc_module {
  public:
   // Traffic generators for fabric studies, each on its own ring stop.
   Parameter<std::uint64_t> traffic_generators;
+  Parameter<std::uint64_t> ai_cores;
   RingBus ring;
   RiscvCpu cpu;
   Memory boot_rom;
@@ -60,6 +70,7 @@ class HostPlatform : public sc_core::sc_module {
   SimFinisher finisher;
   std::unique_ptr<Htif> htif;
   std::vector<std::unique_ptr<TrafficGenerator>> generators;
+  std::vector<std::unique_ptr<AiCore>> aicores;
 
   HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif_symbols = {});
 
@@ -70,6 +81,8 @@ class HostPlatform : public sc_core::sc_module {
   bool read_memory(std::uint64_t address, std::uint8_t* data, std::size_t size);
   // Boot ROM code: a0 = mhartid, a1 = 0 (no device tree), jump to `entry`.
   void set_boot_entry(std::uint64_t entry);
+  // Boot ROM code that parks the host CPU in WFI (runs without a host program).
+  void park_host_cpu();
 
  private:
   struct MemoryRegion {

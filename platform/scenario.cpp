@@ -105,15 +105,64 @@ Scenario Scenario::from_file(const std::string& path) {
     throw ConfigError("scenario " + path + ":" + std::to_string(error.mark.line + 1) + ": malformed YAML: " + error.msg);
   }
   if (!root.IsMap()) throw ConfigError("scenario " + path + ": the top level must be a mapping");
-  check_keys(path, root, {"name", "description", "images", "params", "limits", "checks"}, "the scenario");
+  check_keys(path, root, {"name", "description", "images", "aicore_launch", "memory", "params", "limits", "checks"},
+             "the scenario");
 
   Scenario scenario;
   scenario.source = path;
   scenario.name = root["name"] ? scalar(path, root["name"], "name") : fs::path(path).stem().string();
   if (root["description"]) scenario.description = scalar(path, root["description"], "description");
 
-  if (!root["images"] || !root["images"].IsSequence() || root["images"].size() == 0)
+  auto number = [&](const YAML::Node& node, const std::string& what) {
+    auto value = parse_unsigned(scalar(path, node, what));
+    if (!value) bad(path, node, what + " must be an unsigned integer");
+    return *value;
+  };
+  if (root["aicore_launch"]) {
+    const auto& node = root["aicore_launch"];
+    check_keys(path, node, {"kernel", "cores", "blocks", "args", "args_address"}, "aicore_launch");
+    if (!node["kernel"]) bad(path, node, "aicore_launch needs 'kernel' (an AI Core kernel ELF)");
+    KernelLaunch launch;
+    launch.elf = scalar(path, node["kernel"], "kernel");
+    launch.path = resolve_image_path(launch.elf, path);
+    if (node["cores"]) launch.cores = number(node["cores"], "cores");
+    if (node["blocks"]) launch.blocks = number(node["blocks"], "blocks");
+    if (node["args_address"]) launch.args_address = number(node["args_address"], "args_address");
+    if (node["args"]) {
+      if (!node["args"].IsSequence()) bad(path, node["args"], "args must be a list of 64-bit values");
+      for (const auto& item : node["args"]) launch.args.push_back(number(item, "an argument"));
+    }
+    if (launch.cores && *launch.cores == 0) bad(path, node["cores"], "cores must be at least 1");
+    if (launch.blocks && *launch.blocks == 0) bad(path, node["blocks"], "blocks must be at least 1");
+    scenario.kernel_launch = std::move(launch);
+  }
+  if (root["memory"]) {
+    if (!root["memory"].IsSequence()) bad(path, root["memory"], "'memory' must be a list of preloads");
+    for (const auto& node : root["memory"]) {
+      check_keys(path, node, {"address", "file", "random"}, "a memory preload");
+      if (!node["address"]) bad(path, node, "a memory preload needs 'address'");
+      Preload preload;
+      preload.address = number(node["address"], "address");
+      if (node["file"].IsDefined() == node["random"].IsDefined())
+        bad(path, node, "a memory preload needs exactly one of 'file' and 'random'");
+      if (node["file"]) preload.file = resolve_image_path(scalar(path, node["file"], "file"), path);
+      if (node["random"]) {
+        const auto& random = node["random"];
+        check_keys(path, random, {"type", "count", "seed"}, "random");
+        preload.random_type = random["type"] ? scalar(path, random["type"], "type") : "f16";
+        if (preload.random_type != "f16" && preload.random_type != "f32" && preload.random_type != "s32" &&
+            preload.random_type != "s8")
+          bad(path, random["type"], "random type must be f16, f32, s32 or s8");
+        if (!random["count"]) bad(path, random, "random needs 'count' (elements)");
+        preload.count = number(random["count"], "count");
+        if (random["seed"]) preload.seed = number(random["seed"], "seed");
+      }
+      scenario.preloads.push_back(preload);
+    }
+  }
+  if (!scenario.kernel_launch && (!root["images"] || !root["images"].IsSequence() || root["images"].size() == 0))
     throw ConfigError("scenario " + path + ": 'images' must list at least one image (e.g. - elf: host/hello.elf)");
+  if (root["images"] && !root["images"].IsSequence()) bad(path, root["images"], "'images' must be a list");
   for (const auto& node : root["images"]) {
     check_keys(path, node, {"elf", "patch"}, "an image");
     if (!node["elf"]) bad(path, node, "an image needs 'elf'");

@@ -21,10 +21,29 @@ struct Scenario {
     std::string name, value, origin;
   };
 
+  // Starting AI Cores directly, without a task scheduler (docs/scenario-format.md).
+  struct KernelLaunch {
+    std::string elf, path;
+    std::optional<std::uint64_t> cores;   // AI Cores used, from aicore0 (default: all)
+    std::optional<std::uint64_t> blocks;  // task blocks (default: one per core used)
+    std::vector<std::uint64_t> args;      // 64-bit words of the argument block
+    std::uint64_t args_address = 0x8f00'0000;
+  };
+  // Memory contents placed before the run: a file, or deterministic random
+  // values of an element type.
+  struct Preload {
+    std::uint64_t address = 0;
+    std::string file;         // resolved path, or empty
+    std::string random_type;  // f16, f32, s32, s8 (values in [-1, 1) for floats, small for ints)
+    std::uint64_t count = 0, seed = 1;
+  };
+
   std::string name = "run";
   std::string description;
   std::string source;  // file the scenario came from ("" for --elf)
-  std::vector<Image> images;
+  std::vector<Image> images;  // host images (the first boots the host CPU)
+  std::optional<KernelLaunch> kernel_launch;
+  std::vector<Preload> preloads;
   std::vector<Setting> parameters;  // params: and limits:, in file order
   std::optional<int> expect_exit_code;  // default: 0
   std::vector<std::string> console_contains;

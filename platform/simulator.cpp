@@ -6,7 +6,9 @@
 #include "core/statistics.h"
 #include "core/text.h"
 #include "mem/elf_image.h"
+#include "npu/numerics.h"
 #include "platform/host_platform.h"
+#include "platform/kernel_launcher.h"
 #include "platform/scenario.h"
 
 #include <csignal>
@@ -14,6 +16,7 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <random>
 #include <sstream>
 
 namespace npuvp {
@@ -33,6 +36,41 @@ struct SimulationParameters {
 };
 
 void on_interrupt_signal(int) { SimulationControl::request_interrupt(); }
+
+// Deterministic preload contents: a file, or random elements (floats in
+// [-1, 1), integers in [-8, 8)) from a seeded mt19937_64.
+std::vector<std::uint8_t> preload_bytes(const Scenario::Preload& preload) {
+  std::vector<std::uint8_t> bytes;
+  if (!preload.file.empty()) {
+    std::ifstream in(preload.file, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (!in.good() && !in.eof()) throw ConfigError("memory preload: cannot read '" + preload.file + "'");
+    return bytes;
+  }
+  std::mt19937_64 random(preload.seed);
+  std::uniform_real_distribution<float> real(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> integer(-8, 7);
+  auto append = [&](const void* value, std::size_t size) {
+    const auto* p = static_cast<const std::uint8_t*>(value);
+    bytes.insert(bytes.end(), p, p + size);
+  };
+  for (std::uint64_t i = 0; i < preload.count; ++i) {
+    if (preload.random_type == "f16") {
+      std::uint16_t half = numerics::float_to_half(real(random));
+      append(&half, 2);
+    } else if (preload.random_type == "f32") {
+      float value = real(random);
+      append(&value, 4);
+    } else if (preload.random_type == "s32") {
+      std::int32_t value = integer(random);
+      append(&value, 4);
+    } else {
+      std::int8_t value = static_cast<std::int8_t>(integer(random));
+      append(&value, 1);
+    }
+  }
+  return bytes;
+}
 
 void apply_settings(const Scenario& scenario, const RunOptions& options) {
   auto& registry = ParameterRegistry::instance();
@@ -95,6 +133,8 @@ int run_simulation(const RunOptions& options) {
   Scenario scenario;
   std::unique_ptr<HostPlatform> platform;
   std::vector<std::unique_ptr<ElfImage>> images;
+  std::unique_ptr<ElfImage> kernel_image;
+  std::unique_ptr<KernelLauncher> launcher;
   bool kernel_broken = false;  // SystemC state after an exception escaped sc_start
 
   try {
@@ -103,9 +143,11 @@ int run_simulation(const RunOptions& options) {
     apply_settings(scenario, options);
     SimulationParameters parameters;
     for (const auto& image : scenario.images) images.push_back(std::make_unique<ElfImage>(image.path));
-    const ElfImage& boot_image = *images.front();
+    if (scenario.kernel_launch) kernel_image = std::make_unique<ElfImage>(scenario.kernel_launch->path);
+    const ElfImage* boot_image = images.empty() ? nullptr : images.front().get();
 
-    HtifSymbols htif{boot_image.symbol("tohost"), boot_image.symbol("fromhost")};
+    HtifSymbols htif;
+    if (boot_image) htif = {boot_image->symbol("tohost"), boot_image->symbol("fromhost")};
     platform = std::make_unique<HostPlatform>("soc", htif);
     ParameterRegistry::instance().check_all_overrides_used();
 
@@ -129,8 +171,37 @@ int run_simulation(const RunOptions& options) {
           throw ConfigError("patch: symbol '" + symbol + "' at " + hex(*address) + " is not in memory");
       }
     }
-    platform->set_boot_entry(boot_image.entry());
-    platform->cpu.set_symbolizer([&boot_image](std::uint64_t address) { return boot_image.symbolize(address); });
+    if (boot_image) {
+      platform->set_boot_entry(boot_image->entry());
+      platform->cpu.set_symbolizer([boot_image](std::uint64_t address) { return boot_image->symbolize(address); });
+    } else {
+      platform->park_host_cpu();  // AI Cores only
+    }
+    for (const auto& preload : scenario.preloads) {
+      auto bytes = preload_bytes(preload);
+      if (platform->write_memory(preload.address, bytes.data(), bytes.size()) != bytes.size())
+        throw ConfigError("memory preload at " + hex(preload.address) + " (" + std::to_string(bytes.size()) +
+                          " bytes) does not fit in one memory");
+    }
+    if (kernel_image) {
+      const auto& launch = *scenario.kernel_launch;
+      kernel_image->load([&](std::uint64_t address, const std::uint8_t* data, std::size_t size) {
+        return platform->write_memory(address, data, size);
+      });
+      if (!launch.args.empty() &&
+          platform->write_memory(launch.args_address, reinterpret_cast<const std::uint8_t*>(launch.args.data()),
+                                 launch.args.size() * 8) != launch.args.size() * 8)
+        throw ConfigError("aicore_launch: args_address " + hex(launch.args_address) + " is not in memory");
+      for (auto& core : platform->aicores)
+        core->set_symbolizer([image = kernel_image.get()](std::uint64_t address) { return image->symbolize(address); });
+      KernelLauncher::Plan plan;
+      plan.entry = kernel_image->entry();
+      plan.args = launch.args_address;
+      plan.cores = static_cast<unsigned>(launch.cores.value_or(platform->aicores.size()));
+      plan.blocks = launch.blocks.value_or(plan.cores);
+      plan.end_simulation = boot_image == nullptr;
+      launcher = std::make_unique<KernelLauncher>(*platform, plan);
+    }
 
     control.start_wall_clock();
     sc_core::sc_time limit = parameters.limit_sim_time;

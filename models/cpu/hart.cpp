@@ -178,6 +178,7 @@ void Hart::decode_into(DecodedInstruction& slot, std::uint64_t address) {
     slot.cost = 1;
     return;
   }
+  if (fetch_observer_) cycles_ += fetch_observer_(address);
   if (!decoder_.decode(raw, slot)) slot.execute = raise_illegal;
   slot.cost = slot.spec ? cycle_model_.cpi[static_cast<int>(slot.spec->cls)] : 1;
   // An instruction straddling into the next page: stores there must be seen too.
@@ -217,6 +218,13 @@ void Hart::note_store(std::uint64_t address) {
   bool hits_code = pages_.count(page) || ((address & (kPageSize - 1)) < 2 && pages_.count(page - 1));
   if (!hits_code) return;  // filter false positive
   stale_pages_.push_back(address);
+  pending_code_invalidation_ = true;
+  pending_service_ = true;
+  budget_ = 0;
+}
+
+void Hart::invalidate_decoded_range(std::uint64_t start, std::uint64_t size) {
+  for (std::uint64_t address = start; address < start + size; address += 8) stale_pages_.push_back(address);
   pending_code_invalidation_ = true;
   pending_service_ = true;
   budget_ = 0;
@@ -328,6 +336,11 @@ std::string Hart::describe_trap(std::uint64_t cause, std::uint64_t epc, std::uin
 }
 
 void Hart::raise_exception(TrapCause cause, std::uint64_t tval) {
+  if (exception_hook_ && exception_hook_(static_cast<std::uint64_t>(cause), tval)) {
+    ++exceptions_;
+    budget_ = 0;
+    return;
+  }
   enter_trap(static_cast<std::uint64_t>(cause), tval);
   ++exceptions_;
 }

@@ -94,6 +94,18 @@ class Hart {
     fatal_handler_ = std::move(handler);
   }
   // Names addresses in messages ("main+0x10").
+  // Called when an instruction is decoded (first execution of its slot, or
+  // after the slot was invalidated); returns extra fetch cycles. An
+  // instruction-cache model hooks in here (see invalidate_decoded_range).
+  void set_fetch_observer(std::function<std::uint64_t(std::uint64_t address)> observer) {
+    fetch_observer_ = std::move(observer);
+  }
+  // Called on every synchronous exception before the trap is taken; when it
+  // returns true the exception is consumed by the core's owner (e.g. an AI
+  // Core stops its kernel): no trap is taken and the batch ends.
+  void set_exception_hook(std::function<bool(std::uint64_t cause, std::uint64_t tval)> hook) {
+    exception_hook_ = std::move(hook);
+  }
   void set_symbolizer(std::function<std::string(std::uint64_t)> symbolizer) {
     symbolizer_ = std::move(symbolizer);
   }
@@ -105,6 +117,10 @@ class Hart {
   // instruction) every decoded instruction.
   void invalidate_windows(std::uint64_t start, std::uint64_t end);
   void flush_decode_cache();
+  // Drops decoded instructions in [start, start + size) once the current
+  // instruction has finished: they are fetched (and observed) again.
+  void invalidate_decoded_range(std::uint64_t start, std::uint64_t size);
+  BusInterface& bus() { return bus_; }
 
   // --- running ---
   // Executes until the cycle count reaches `cycle_limit`, or earlier when
@@ -264,6 +280,8 @@ class Hart {
   std::function<bool(Hart&)> semihosting_;
   std::function<std::uint64_t(std::uint64_t)> time_source_;
   std::function<void(const std::string&)> fatal_handler_;
+  std::function<std::uint64_t(std::uint64_t)> fetch_observer_;
+  std::function<bool(std::uint64_t, std::uint64_t)> exception_hook_;
   std::function<std::string(std::uint64_t)> symbolizer_;
 };
 

@@ -153,20 +153,37 @@ void RiscvCpu::run() {
   quantum_keeper_.reset();
   auto& control = simulation();
   for (;;) {
+    if (stall_requested_) stall();
+    if (control.finished()) return;
     quantum_keeper_.set(local_time());
     if (quantum_keeper_.need_sync()) quantum_keeper_.sync();
     // Run to the quantum boundary, but stop at the next event anybody else
     // has scheduled (e.g. a timer deadline), so its effect is seen on time.
     sc_time now = sc_core::sc_time_stamp();
-    sc_time horizon = quantum_keeper_.next_sync_point();
+    sc_time quantum_end = quantum_keeper_.next_sync_point();
     sc_time pending = sc_core::sc_time_to_pending_activity();
-    if (now + pending < horizon) horizon = now + pending;
-    std::uint64_t limit = cycles_at(horizon);
+    bool event_first = now + pending < quantum_end;
+    std::uint64_t limit = cycles_at(event_first ? now + pending : quantum_end);
     if (limit <= hart_->cycles()) {
       // That event is due at or before our local time: let it happen first.
-      if (local_time() > sc_core::SC_ZERO_TIME) quantum_keeper_.sync();
-      else sc_core::wait(sc_core::SC_ZERO_TIME);
-      continue;
+      if (local_time() > sc_core::SC_ZERO_TIME) {
+        quantum_keeper_.sync();
+        continue;
+      }
+      bool now_busy = sc_core::sc_pending_activity_at_current_time();
+      if (event_first && !now_busy) {
+        sc_core::wait(pending);  // due within this cycle
+        continue;
+      }
+      if (now_busy && now != last_delta_yield_) {  // let this time step's other processes run once
+        last_delta_yield_ = now;
+        sc_core::wait(sc_core::SC_ZERO_TIME);
+        continue;
+      }
+      // Other cores keep this time step busy (they yield to us as we did to
+      // them), or the quantum is zero: run to the quantum boundary, at least
+      // one instruction, rather than trade delta cycles.
+      limit = std::max(cycles_at(quantum_end), hart_->cycles() + 1);
     }
     std::uint64_t remaining = control.instructions_remaining();
     if (limit - hart_->cycles() > remaining) limit = hart_->cycles() + std::max<std::uint64_t>(remaining, 1);
@@ -178,6 +195,19 @@ void RiscvCpu::run() {
     if (control.finished()) return;  // sc_stop() is pending: sc_start returns after this delta
     if (hart_->waiting_for_interrupt()) sleep_until_interrupt();
   }
+}
+
+void RiscvCpu::stall() {
+  stall_requested_ = false;
+  quantum_keeper_.set(local_time());
+  quantum_keeper_.sync();
+  if (stall_service_) stall_service_();
+  std::uint64_t now_cycles = cycles_at(sc_core::sc_time_stamp());
+  if (now_cycles > hart_->cycles()) {
+    stall_cycles_ += now_cycles - hart_->cycles();
+    hart_->add_cycles(now_cycles - hart_->cycles());
+  }
+  quantum_keeper_.reset();
 }
 
 void RiscvCpu::account_retired() {

@@ -56,6 +56,23 @@ class RiscvCpu : public sc_core::sc_module, public InterruptTarget, public BusIn
   // For diagnostics when the simulation runs out of events.
   bool sleeping() const { return sleeping_; }
 
+  // Replaces the default reaction to an unrecoverable guest state (fail the
+  // whole simulation), e.g. for a core whose owner reports kernel faults.
+  void set_fatal_handler(std::function<void(const std::string&)> handler) {
+    hart_->set_fatal_handler(std::move(handler));
+  }
+  // Blocking in SystemC time on behalf of a plugged-in unit (e.g. an AI Core
+  // whose scalar unit waits for a pipe, a flag or its next task): after
+  // request_stall(), the current batch ends, local time is synchronised and
+  // `service` runs in this core's thread, where it may wait(). Afterwards the
+  // core's cycle count catches up with SystemC time (counted as stall cycles).
+  void set_stall_service(std::function<void()> service) { stall_service_ = std::move(service); }
+  void request_stall() {
+    stall_requested_ = true;
+    hart_->request_break();
+  }
+  std::uint64_t stall_cycles() const { return stall_cycles_; }
+
  private:
   class QuantumKeeper : public tlm_utils::tlm_quantumkeeper {
    public:
@@ -81,6 +98,11 @@ class RiscvCpu : public sc_core::sc_module, public InterruptTarget, public BusIn
   sc_core::sc_event wake_event_;
   tlm::tlm_generic_payload payload_;  // reused: no allocation per access
   bool sleeping_ = false;
+  bool stall_requested_ = false;
+  sc_core::sc_time last_delta_yield_ = sc_core::sc_max_time();
+  std::function<void()> stall_service_;
+  std::uint64_t stall_cycles_ = 0;
+  void stall();
   std::uint64_t retired_accounted_ = 0;
   std::uint64_t batches_ = 0, dmi_grants_ = 0, dmi_invalidations_ = 0;
   bool serve_semihosting(Hart& hart);

@@ -1,0 +1,62 @@
+// MteUnit: the AI Core's data movers. MTE2 brings data from global memory
+// (through the core's bus interface, over the ring) into L1 or UB; MTE3 takes
+// UB to global memory or to L1; MTE1 moves L1 into L0A/L0B with the fractal
+// layouts, transpose and img2col. "Multi-in, single-out": nothing leaves the
+// core except from UB, and there is no L1 -> UB path (davinci-architecture.md
+// §5.2).
+//
+// Timing of one instruction: path latency + bytes / path bandwidth. GM
+// transfers are split into transactions of at most max_transaction_bytes,
+// issued back to back at the path bandwidth; the instruction ends when both
+// the last transaction has completed on the bus and the formula's time is up.
+#pragma once
+
+#include "npu/npu_types.h"
+
+#include <vector>
+
+namespace npuvp {
+
+struct MtePath {
+  std::uint64_t latency_cycles;
+  std::uint64_t bytes_per_cycle;
+};
+
+struct MteTiming {
+  MtePath mte1{8, 256};   // L1 -> L0A/L0B
+  MtePath mte2{16, 64};   // GM -> L1/UB
+  MtePath mte3{16, 64};   // UB -> GM/L1
+  std::uint64_t max_transaction_bytes = 512;
+};
+
+class MteUnit {
+ public:
+  MteUnit(LocalBuffers& buffers, GlobalMemoryPort& global, const MteTiming& timing)
+      : buffers_(buffers), global_(global), timing_(timing) {}
+  // Executes an MTE1/MTE2/MTE3 operation starting at core cycle `start_cycle`;
+  // throws KernelFault on bad operands or a bus error.
+  UnitResult execute(const NpuInstruction& instruction, std::uint64_t start_cycle);
+
+ private:
+  // A GM stream: transactions issued back to back at the path bandwidth.
+  struct GmStream {
+    std::uint64_t start_cycle, issue_base;  // issue_base = start + latency
+    std::uint64_t bytes_per_cycle;
+    std::uint64_t bytes_issued = 0;         // bytes of earlier transactions
+    std::uint64_t last_completion = 0;      // latest completion cycle seen
+  };
+  void gm_transfer(GmStream& stream, bool write, std::uint64_t address, std::uint8_t* data, std::uint64_t length);
+  UnitResult copy_gm_to_local(const NpuInstruction& instruction, std::uint64_t start_cycle);
+  UnitResult copy_ub_to_gm(const NpuInstruction& instruction, std::uint64_t start_cycle);
+  UnitResult copy_ub_to_l1(const NpuInstruction& instruction);
+  UnitResult copy_gm_to_l1_nd2nz(const NpuInstruction& instruction, std::uint64_t start_cycle);
+  UnitResult load_2d(const NpuInstruction& instruction);
+  UnitResult img2col(const NpuInstruction& instruction);
+
+  LocalBuffers& buffers_;
+  GlobalMemoryPort& global_;
+  MteTiming timing_;
+  std::vector<std::uint8_t> row_scratch_;  // nd2nz: one GM row, padded to whole column groups
+};
+
+}  // namespace npuvp
