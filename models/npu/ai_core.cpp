@@ -100,6 +100,7 @@ AiCore::AiCore(sc_core::sc_module_name name, unsigned core_id)
   mte_timing.mte3 = {mte3_latency, mte3_bandwidth};
   mte_timing.max_transaction_bytes = mte_max_transaction;
   mte_ = std::make_unique<MteUnit>(*buffers_, static_cast<GlobalMemoryPort&>(*this), mte_timing);
+  if (icache_line.get() > 256) throw ConfigError(icache_line.name() + " must be at most 256 bytes");
   try {
     icache_ = std::make_unique<InstructionCache>(icache_size, icache_line, icache_ways);
   } catch (const std::invalid_argument& error) {
@@ -181,9 +182,8 @@ AiCore::AiCore(sc_core::sc_module_name name, unsigned core_id)
     add(std::string("bytes.") + kPathNames[path], "bytes", std::string("bytes moved on the ") + kPathNames[path] + " path",
         [this, path] { return path_bytes_[path]; });
   add("cube.macs", "", "useful multiply-accumulates (M*K*N summed over mmad)", [this] { return macs_; });
-  add("cube.mac_utilization", "", "useful MACs / (kernel cycles x peak f16 MACs per cycle)", [this] {
-    double peak = cube_->peak_macs_per_cycle(DataType::kF16);
-    return kernel_cycles_total_ ? static_cast<double>(macs_) / (kernel_cycles_total_ * peak) : 0.0;
+  add("cube.mac_utilization", "", "useful MACs / (kernel cycles x peak MACs per cycle of their type)", [this] {
+    return kernel_cycles_total_ ? peak_mac_cycles_ / kernel_cycles_total_ : 0.0;
   }, false);
   add("kernel_cycles", "cycles", "cycles from START to the end of each task block, summed",
       [this] { return kernel_cycles_total_; });
@@ -311,7 +311,6 @@ bool AiCore::check_sync_operands(unsigned src, unsigned dst, unsigned event, std
   if (flag_op) {
     if (!valid(src) || !valid(dst)) problem = "unknown pipe";
     else if (src == dst) problem = "source and destination pipe are the same";
-    else if (event >= kEventIds) problem = "event id out of range";
   } else if (!valid(src) && src != static_cast<unsigned>(Pipe::kAll)) {
     problem = "unknown pipe " + std::to_string(src);
   }
@@ -571,8 +570,7 @@ void AiCore::run_pipe(unsigned index) {
       }
     } catch (const KernelFault& error) {
       pipe.executing = false;
-      fault(error.cause(), instruction.pc,
-            std::string(spec_of(instruction.op).intrinsic) + ": " + error.what());
+      fault(error.cause(), instruction.pc, error.what());
       continue;
     }
     if (pipe.pipe == Pipe::kMte2 || pipe.pipe == Pipe::kMte3) {
@@ -586,7 +584,12 @@ void AiCore::run_pipe(unsigned index) {
     if (generation != generation_) continue;  // aborted meanwhile
     ++pipe.instructions;
     pipe.busy_cycles += result.cycles;
-    macs_ += result.macs;
+    if (instruction.op == Op::kMmad) {
+      macs_ += result.macs;
+      // Utilisation counts MAC capacity per type: an s8 step does twice the MACs.
+      double peak = cube_->peak_macs_per_cycle(static_cast<DataType>(mmad::type.get(instruction.xt)));
+      if (peak > 0) peak_mac_cycles_ += static_cast<double>(result.macs) / peak;
+    }
     int path = data_path(instruction.op);
     if (path >= 0) path_bytes_[path] += result.bytes;
     pop();

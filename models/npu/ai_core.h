@@ -198,6 +198,7 @@ class AiCore : public sc_core::sc_module, private XdavinciBackend, private Globa
   std::uint64_t scalar_queue_full_cycles_ = 0, scalar_flag_wait_cycles_ = 0, scalar_barrier_cycles_ = 0;
   std::uint64_t kernel_cycles_total_ = 0, macs_ = 0, blocks_done_ = 0, blocks_faulted_ = 0;
   std::uint64_t icache_fill_cycles_ = 0;
+  double peak_mac_cycles_ = 0;  // cycles the useful MACs would take at the Cube's peak
   std::array<std::uint64_t, 7> path_bytes_{};  // by DataPath
   std::vector<std::unique_ptr<Statistic>> statistics_;
 };

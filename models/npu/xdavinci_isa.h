@@ -141,7 +141,7 @@ constexpr Field k{"k", 12, 12, "columns of A, rows of B (1..4095)"};
 constexpr Field n{"n", 24, 12, "columns of B and C (1..4095)"};
 constexpr Field type{"type", 36, 2, "0: f16 x f16 -> f32, 3: s8 x s8 -> s32"};
 constexpr Field init{"init", 38, 1, "1: C = A x B (+ bias); 0: C += A x B"};
-constexpr Field bias{"bias", 39, 1, "with init: start from a bias row vector of N f32/s32 in UB"};
+constexpr Field bias{"bias", 39, 1, "with init: start from a bias row of N (rounded up to 16) f32/s32 in UB"};
 constexpr Field bias_block{"bias_block", 40, 13, "UB offset of the bias vector, in 32-byte blocks"};
 }  // namespace mmad
 
