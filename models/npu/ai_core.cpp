@@ -570,7 +570,9 @@ void AiCore::run_pipe(unsigned index) {
       }
     } catch (const KernelFault& error) {
       pipe.executing = false;
-      fault(error.cause(), instruction.pc, error.what());
+      // Name the instruction unless the unit's message already starts with it.
+      std::string what = error.what(), op = spec_of(instruction.op).intrinsic;
+      fault(error.cause(), instruction.pc, what.rfind(op, 0) == 0 ? what : op + ": " + what);
       continue;
     }
     if (pipe.pipe == Pipe::kMte2 || pipe.pipe == Pipe::kMte3) {
