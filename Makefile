@@ -34,6 +34,7 @@ test: build
 bench: build
 	$(BUILD)/tests/bench/npuvp_bench
 	$(BUILD)/tests/bench/npuvp_fabric_bench
+	$(BUILD)/tests/bench/npuvp_gemm_bench
 
 clean:
 	rm -rf $(BUILD)

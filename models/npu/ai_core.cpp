@@ -285,6 +285,7 @@ void AiCore::fault(KernelFaultCause cause, std::uint64_t pc, const std::string& 
   }
   space_event_.notify();
   flag_event_.notify();
+  abort_event_.notify();
   scalar_wait_ = ScalarWait::kLaunch;
   scalar.request_stall();
   scalar_wake_.notify();
@@ -581,9 +582,15 @@ void AiCore::run_pipe(unsigned index) {
       std::uint64_t own = path.latency_cycles + (result.bytes + path.bytes_per_cycle - 1) / path.bytes_per_cycle;
       if (result.cycles > own) pipe.bus_stall_cycles += result.cycles - own;
     }
-    sc_core::wait(period_ * static_cast<double>(result.cycles));
+    // A fault aborts the instruction's remaining time, so a core restarted
+    // after a fault does not wait for work that no longer exists.
+    sc_core::wait(period_ * static_cast<double>(result.cycles), abort_event_);
     pipe.executing = false;
-    if (generation != generation_) continue;  // aborted meanwhile
+    if (generation != generation_) {  // aborted meanwhile
+      drained_event_.notify();
+      check_deadlock();
+      continue;
+    }
     ++pipe.instructions;
     pipe.busy_cycles += result.cycles;
     if (instruction.op == Op::kMmad) {

@@ -173,7 +173,7 @@ class AiCore : public sc_core::sc_module, private XdavinciBackend, private Globa
   std::array<PipeState, 5> pipes_;  // indexed by pipe number - 1 (V, M, MTE1, MTE2, MTE3)
   PipeState& pipe_state(xdavinci::Pipe pipe) { return pipes_[static_cast<unsigned>(pipe) - 1]; }
   std::vector<std::uint64_t> flags_;  // (src, dst, event) counters
-  sc_core::sc_event flag_event_, drained_event_, space_event_, scalar_wake_, start_event_;
+  sc_core::sc_event flag_event_, drained_event_, space_event_, scalar_wake_, start_event_, abort_event_;
 
   // Scalar unit state.
   ScalarWait scalar_wait_ = ScalarWait::kLaunch;
