@@ -201,8 +201,6 @@ void AiCore::set_symbolizer(std::function<std::string(std::uint64_t)> symbolizer
   scalar.set_symbolizer(std::move(symbolizer));
 }
 
-void AiCore::end_of_elaboration() {}
-
 void AiCore::start_of_simulation() {
   // The scalar unit sleeps until the first START.
   scalar_wait_ = ScalarWait::kLaunch;

@@ -126,7 +126,6 @@ class AiCore : public sc_core::sc_module, private XdavinciBackend, private Globa
   std::uint64_t transfer(bool write, std::uint64_t address, std::uint8_t* data, std::uint32_t length,
                          std::uint64_t issue_cycle) override;
 
-  void end_of_elaboration() override;
   void start_of_simulation() override;
   void scalar_stall_service();
   void start_block();

@@ -54,11 +54,9 @@ bool XdavinciExtension::read_csr(Hart&, std::uint16_t csr, std::uint64_t& value)
   return backend_.read_special(csr, value);
 }
 
-bool XdavinciExtension::write_csr(Hart&, std::uint16_t csr, std::uint64_t) {
-  // Special registers are read-only for kernels; their CSR numbers are in the
-  // read-only custom range, so the hart rejects writes before asking us.
-  for (const auto& reg : special_registers())
-    if (reg.csr == csr) return false;
+bool XdavinciExtension::write_csr(Hart&, std::uint16_t, std::uint64_t) {
+  // Special registers are read-only (their numbers are in the read-only
+  // custom CSR range): a write is an illegal instruction.
   return false;
 }
 
