@@ -16,13 +16,15 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
       ai_cores(child_name(*this, "ai_cores"), 2, "", "number of AI Cores soc.aicore0, soc.aicore1, ..."),
       ring("ring"),
       cpu("cpu"),
+      ts("ts"),
       boot_rom("boot_rom", kBootRomSize, true),
       ddr("ddr", kDdrDefaultSize),
       l2("l2", kL2BufferSize, false, kL2BufferLatency, kL2BufferBandwidth),
       uart0("uart0"),
       clint("clint", 1),
       plic("plic", 96, 2),
-      finisher("finisher") {
+      finisher("finisher"),
+      mailbox("mailbox") {
   // Ring stops in ring order: the AI Cores sit between the CPU and the L2
   // buffer (the task scheduler and mesh bridge will join them).
   unsigned cpu_stop = ring.add_stop("cpu");
@@ -36,6 +38,9 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
   unsigned l2_stop = ring.add_stop("l2");
   unsigned ddr_stop = ring.add_stop("ddr");
   unsigned periph_stop = ring.add_stop("periph");
+  // The task scheduler shares the peripherals' stop (its mailbox is there):
+  // an extra stop would change the AI Cores' ring routes (see docs/fabric.md).
+  unsigned ts_stop = periph_stop;
   if (traffic_generators.get() > 16) throw ConfigError(traffic_generators.name() + " must be at most 16");
   for (std::uint64_t i = 0; i < traffic_generators.get(); ++i) {
     std::string generator = "tg" + std::to_string(i);
@@ -44,6 +49,8 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
   }
 
   ring.connect_initiator(cpu.socket, cpu_stop);
+  ring.connect_initiator(ts.socket, ts_stop);
+  ring.map(mailbox.socket, kNpuMailbox, NpuMailbox::kWindowSize, "mailbox", ts_stop);
   for (unsigned i = 0; i < aicores.size(); ++i) {
     AiCore& core = *aicores[i];
     ring.connect_initiator(core.bus, aicore_stops[i]);
@@ -81,6 +88,11 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
   clint.msip_irq.at(0).connect(cpu, 3);
   clint.mtip_irq.at(0).connect(cpu, 7);
   plic.irq.at(0).connect(cpu, 11);
+  plic.irq.at(1).connect(ts, 11);  // context 1: the task scheduler's M-mode
+  mailbox.ts_irq.connect(plic, kTsDoorbellSource);
+  mailbox.host_irq.connect(plic, kTsHostIrqSource);
+  ts.hold_in_reset();  // until a scenario gives it an image
+  ts.set_time_source([this](const sc_core::sc_time& time) { return clint.mtime_at(time); });
   uart0.irq.connect(plic, kUart0PlicSource);
   cpu.set_time_source([this](const sc_core::sc_time& time) { return clint.mtime_at(time); });
 }
@@ -104,14 +116,6 @@ bool HostPlatform::read_memory(std::uint64_t address, std::uint8_t* data, std::s
     return true;
   }
   return false;
-}
-
-void HostPlatform::park_host_cpu() {
-  const std::uint32_t code[] = {
-      0x10500073,  // wfi
-      0xffdff06f,  // j -4
-  };
-  boot_rom.write_backdoor(0, reinterpret_cast<const std::uint8_t*>(code), sizeof code);
 }
 
 void HostPlatform::set_boot_entry(std::uint64_t entry) {

@@ -13,6 +13,7 @@
 #include "npu/ai_core.h"
 #include "periph/clint.h"
 #include "periph/htif.h"
+#include "periph/npu_mailbox.h"
 #include "periph/plic.h"
 #include "periph/sim_finisher.h"
 #include "periph/uart16550.h"
@@ -42,7 +43,10 @@ constexpr std::uint64_t kTrafficDefaultBase = kDdr + (256ull << 20);
 constexpr unsigned kUart0PlicSource = 10;  // as on QEMU virt
 // NPU control space: AI Core i's control registers at kAiCoreControl + i * 4 KiB.
 constexpr std::uint64_t kNpuControl = 0x2000'0000;
+constexpr std::uint64_t kNpuMailbox = kNpuControl;  // host <-> task scheduler doorbells
 constexpr std::uint64_t kAiCoreControl = kNpuControl + 0x10'0000;
+constexpr unsigned kTsDoorbellSource = 20, kTsHostIrqSource = 21;  // PLIC sources
+
 // AI Core i raises PLIC source kAiCoreDoneSource + 2i (done) and +2i+1 (error).
 constexpr unsigned kAiCoreDoneSource = 32;
 constexpr unsigned kMaxAiCores = 16;
@@ -61,6 +65,7 @@ class HostPlatform : public sc_core::sc_module {
   Parameter<std::uint64_t> ai_cores;
   RingBus ring;
   RiscvCpu cpu;
+  RiscvCpu ts;  // task scheduler: boots its own image (scenario `core: ts`), else held in reset
   Memory boot_rom;
   DdrController ddr;
   Memory l2;
@@ -68,6 +73,7 @@ class HostPlatform : public sc_core::sc_module {
   Clint clint;
   Plic plic;
   SimFinisher finisher;
+  NpuMailbox mailbox;
   std::unique_ptr<Htif> htif;
   std::vector<std::unique_ptr<TrafficGenerator>> generators;
   std::vector<std::unique_ptr<AiCore>> aicores;
@@ -81,8 +87,8 @@ class HostPlatform : public sc_core::sc_module {
   bool read_memory(std::uint64_t address, std::uint8_t* data, std::size_t size);
   // Boot ROM code: a0 = mhartid, a1 = 0 (no device tree), jump to `entry`.
   void set_boot_entry(std::uint64_t entry);
-  // Boot ROM code that parks the host CPU in WFI (runs without a host program).
-  void park_host_cpu();
+  // Runs without a host program: the host CPU stays in reset.
+  void park_host_cpu() { cpu.hold_in_reset(); }
 
  private:
   struct MemoryRegion {

@@ -164,11 +164,18 @@ Scenario Scenario::from_file(const std::string& path) {
     throw ConfigError("scenario " + path + ": 'images' must list at least one image (e.g. - elf: host/hello.elf)");
   if (root["images"] && !root["images"].IsSequence()) bad(path, root["images"], "'images' must be a list");
   for (const auto& node : root["images"]) {
-    check_keys(path, node, {"elf", "patch"}, "an image");
+    check_keys(path, node, {"elf", "patch", "core"}, "an image");
     if (!node["elf"]) bad(path, node, "an image needs 'elf'");
     Image image;
     image.elf = scalar(path, node["elf"], "elf");
     image.path = resolve_image_path(image.elf, path);
+    if (node["core"]) {
+      image.core = scalar(path, node["core"], "core");
+      if (image.core != "host" && image.core != "ts")
+        bad(path, node["core"], "core must be 'host' or 'ts' (the task scheduler), not '" + image.core + "'");
+      for (const auto& other : scenario.images)
+        if (other.core == "ts" && image.core == "ts") bad(path, node["core"], "only one image can boot the ts");
+    }
     if (node["patch"]) {
       if (!node["patch"].IsMap()) bad(path, node["patch"], "'patch' must map symbols to values");
       for (const auto& entry : node["patch"]) {

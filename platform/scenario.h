@@ -16,6 +16,7 @@ struct Scenario {
     std::string elf;  // as written in the scenario
     std::string path;  // resolved file path
     std::map<std::string, std::uint64_t> patches;  // symbol -> value written after loading
+    std::string core = "host";  // which CPU boots it: host (through the boot ROM) or ts (at its entry)
   };
   struct Setting {
     std::string name, value, origin;

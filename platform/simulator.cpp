@@ -144,7 +144,13 @@ int run_simulation(const RunOptions& options) {
     SimulationParameters parameters;
     for (const auto& image : scenario.images) images.push_back(std::make_unique<ElfImage>(image.path));
     if (scenario.kernel_launch) kernel_image = std::make_unique<ElfImage>(scenario.kernel_launch->path);
-    const ElfImage* boot_image = images.empty() ? nullptr : images.front().get();
+    // The first host image boots the host CPU; a `core: ts` image boots the task scheduler.
+    const ElfImage* boot_image = nullptr;
+    const ElfImage* ts_image = nullptr;
+    for (std::size_t i = 0; i < images.size(); ++i) {
+      if (scenario.images[i].core == "ts") ts_image = images[i].get();
+      else if (!boot_image) boot_image = images[i].get();
+    }
 
     HtifSymbols htif;
     if (boot_image) htif = {boot_image->symbol("tohost"), boot_image->symbol("fromhost")};
@@ -175,7 +181,12 @@ int run_simulation(const RunOptions& options) {
       platform->set_boot_entry(boot_image->entry());
       platform->cpu.set_symbolizer([boot_image](std::uint64_t address) { return boot_image->symbolize(address); });
     } else {
-      platform->park_host_cpu();  // AI Cores only
+      platform->park_host_cpu();  // AI Cores (or the task scheduler) only
+    }
+    if (ts_image) {
+      platform->ts.set_start_pc(ts_image->entry());
+      platform->ts.release();
+      platform->ts.set_symbolizer([ts_image](std::uint64_t address) { return ts_image->symbolize(address); });
     }
     for (const auto& preload : scenario.preloads) {
       auto bytes = preload_bytes(preload);
@@ -199,7 +210,7 @@ int run_simulation(const RunOptions& options) {
       plan.args = launch.args_address;
       plan.cores = static_cast<unsigned>(launch.cores.value_or(platform->aicores.size()));
       plan.blocks = launch.blocks.value_or(plan.cores);
-      plan.end_simulation = boot_image == nullptr;
+      plan.end_simulation = boot_image == nullptr && ts_image == nullptr;
       launcher = std::make_unique<KernelLauncher>(*platform, plan);
     }
 

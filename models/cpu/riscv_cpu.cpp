@@ -128,7 +128,7 @@ bool RiscvCpu::serve_semihosting(Hart& hart) {
 }
 
 void RiscvCpu::start_of_simulation() {
-  hart_->reset(reset_pc);
+  hart_->reset(start_pc_.value_or(reset_pc));
   if (semihosting) hart_->set_semihosting([this](Hart& hart) { return serve_semihosting(hart); });
 }
 
@@ -150,6 +150,7 @@ std::uint64_t RiscvCpu::cycles_at(const sc_time& time) const {
 }
 
 void RiscvCpu::run() {
+  if (held_in_reset_) return;
   quantum_keeper_.reset();
   auto& control = simulation();
   for (;;) {

@@ -18,6 +18,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace npuvp {
@@ -52,6 +53,15 @@ class RiscvCpu : public sc_core::sc_module, public InterruptTarget, public BusIn
 
   // InterruptTarget: `line` is the mip bit (3 MSIP, 7 MTIP, 11 MEIP).
   void set_interrupt(unsigned line, bool level) override;
+
+  // Start at `pc` instead of the reset_pc parameter (a core that boots its
+  // own image directly, without the boot ROM). Before simulation only.
+  void set_start_pc(std::uint64_t pc) { start_pc_ = pc; }
+  // Keep the core in reset for the whole run (a core with nothing to run);
+  // release() undoes it before simulation.
+  void hold_in_reset() { held_in_reset_ = true; }
+  void release() { held_in_reset_ = false; }
+  bool held_in_reset() const { return held_in_reset_; }
 
   // For diagnostics when the simulation runs out of events.
   bool sleeping() const { return sleeping_; }
@@ -99,6 +109,8 @@ class RiscvCpu : public sc_core::sc_module, public InterruptTarget, public BusIn
   tlm::tlm_generic_payload payload_;  // reused: no allocation per access
   bool sleeping_ = false;
   bool stall_requested_ = false;
+  std::optional<std::uint64_t> start_pc_;
+  bool held_in_reset_ = false;
   sc_core::sc_time last_delta_yield_ = sc_core::sc_max_time();
   std::function<void()> stall_service_;
   std::uint64_t stall_cycles_ = 0;

@@ -1,0 +1,67 @@
+#include "periph/npu_mailbox.h"
+
+#include "core/parameters.h"
+
+namespace npuvp {
+
+NpuMailbox::NpuMailbox(sc_core::sc_module_name name)
+    : MmioDevice(name, kWindowSize),
+      doorbells_(child_name(*this, "doorbells"), "", "doorbell writes by the host"),
+      host_interrupts_(child_name(*this, "host_interrupts"), "", "interrupts raised to the host") {}
+
+bool NpuMailbox::peek(std::uint64_t offset, unsigned size, std::uint64_t& value) {
+  if (size != 8) return false;
+  if (offset == kDoorbell) {
+    value = pending_doorbells_;
+    return true;
+  }
+  if (offset == kHostIrq) {
+    value = host_irq.level();
+    return true;
+  }
+  if (offset >= kScratch && offset < kScratch + 8 * kScratchWords && offset % 8 == 0) {
+    value = scratch_[(offset - kScratch) / 8];
+    return true;
+  }
+  if (offset == kDoorbellAck || offset == kHostIrqAck) {
+    value = 0;
+    return true;
+  }
+  return false;
+}
+
+bool NpuMailbox::read(std::uint64_t offset, unsigned size, std::uint64_t& value, sc_core::sc_time&) {
+  return peek(offset, size, value);
+}
+
+bool NpuMailbox::write(std::uint64_t offset, unsigned size, std::uint64_t value, sc_core::sc_time&) {
+  if (size != 8) return false;
+  switch (offset) {
+    case kDoorbell:
+      ++pending_doorbells_;
+      ++doorbells_;
+      ts_irq.set(true);
+      return true;
+    case kDoorbellAck:
+      pending_doorbells_ = 0;
+      ts_irq.set(false);
+      return true;
+    case kHostIrq:
+      if (value & 1) {
+        ++host_interrupts_;
+        host_irq.set(true);
+      }
+      return true;
+    case kHostIrqAck:
+      host_irq.set(false);
+      return true;
+    default:
+      if (offset >= kScratch && offset < kScratch + 8 * kScratchWords && offset % 8 == 0) {
+        scratch_[(offset - kScratch) / 8] = value;
+        return true;
+      }
+      return false;
+  }
+}
+
+}  // namespace npuvp
