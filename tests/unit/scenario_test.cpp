@@ -142,12 +142,12 @@ TEST_F(ScenarioTest, MinimalScenarioTakesDefaults) {
 }
 
 TEST_F(ScenarioTest, ProjectScenariosLoad) {
-  for (const char* name : {"hello", "timer-irq", "bench-cpu"}) {
+  for (const char* name : {"hello", "timer-irq", "bench-cpu", "aicore-smoke", "gemm-direct", "conv2d-direct"}) {
     std::string path = std::string(NPUVP_SOURCE_DIR) + "/scenarios/" + name + ".yaml";
     if (!fs::exists(path)) continue;  // scenarios come and go; the ones present must load
     Scenario scenario = Scenario::from_file(path);
     EXPECT_EQ(scenario.name, name);
-    EXPECT_FALSE(scenario.images.empty());
+    EXPECT_TRUE(!scenario.images.empty() || scenario.kernel_launch) << name << " runs nothing";
   }
 }
 
@@ -351,6 +351,64 @@ TEST_F(ScenarioTest, KeysMustBePlainNames) {
   message = error_for("images:\n  - elf: host/hello.elf\nlimits:\n  [instructions]: 1\n");
   EXPECT_CONTAINS(message, at_line(4));
   EXPECT_CONTAINS(message, "a key must be a plain name");
+}
+
+TEST_F(ScenarioTest, KernelLaunchMemoryPreloadsAndATaskSchedulerImage) {
+  write("in.bin", "abcd");
+  std::string path = write("k.yaml",
+                           "aicore_launch:\n"
+                           "  kernel: sw/kernels/smoke.elf\n"
+                           "  cores: 2\n"
+                           "  blocks: 5\n"
+                           "  args: [0x90000000, 7]\n"
+                           "  args_address: 0x8e000000\n"
+                           "memory:\n"
+                           "  - {address: 0x90000000, random: {type: s8, count: 16, seed: 3}}\n"
+                           "  - {address: 0x90001000, file: in.bin}\n"
+                           "images:\n"
+                           "  - {elf: host/hello.elf, core: ts}\n");
+  Scenario scenario = Scenario::from_file(path);
+  ASSERT_TRUE(scenario.kernel_launch);
+  EXPECT_TRUE(fs::equivalent(scenario.kernel_launch->path, kFirmware + "/sw/kernels/smoke.elf"));
+  EXPECT_EQ(scenario.kernel_launch->cores, 2u);
+  EXPECT_EQ(scenario.kernel_launch->blocks, 5u);
+  EXPECT_EQ(scenario.kernel_launch->args, (std::vector<std::uint64_t>{0x9000'0000, 7}));
+  EXPECT_EQ(scenario.kernel_launch->args_address, 0x8e00'0000u);
+  ASSERT_EQ(scenario.preloads.size(), 2u);
+  EXPECT_EQ(scenario.preloads[0].random_type, "s8");
+  EXPECT_EQ(scenario.preloads[0].count, 16u);
+  EXPECT_EQ(scenario.preloads[0].seed, 3u);
+  EXPECT_TRUE(scenario.preloads[0].file.empty());
+  EXPECT_TRUE(fs::equivalent(scenario.preloads[1].file, dir_ / "in.bin"));
+  ASSERT_EQ(scenario.images.size(), 1u);
+  EXPECT_EQ(scenario.images[0].core, "ts");
+}
+
+TEST_F(ScenarioTest, KernelLaunchAndPreloadMistakes) {
+  struct Case {
+    const char* text;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"aicore_launch: {cores: 1}\n", "needs 'kernel'"},
+      {"aicore_launch: {kernel: sw/kernels/smoke.elf, cores: 0}\n", "cores must be at least 1"},
+      {"aicore_launch: {kernel: sw/kernels/smoke.elf, blocks: 0}\n", "blocks must be at least 1"},
+      {"aicore_launch: {kernel: sw/kernels/smoke.elf, blok: 2}\n", "did you mean 'blocks'"},
+      {"aicore_launch: {kernel: sw/kernels/smoke.elf, args: 5}\n", "args must be a list"},
+      {"aicore_launch: {kernel: sw/kernels/smoke.elf, cores: two}\n", "cores must be an unsigned integer"},
+      {"aicore_launch: {kernel: sw/kernels/smoke.elf}\nmemory: [{address: 0x90000000}]\n", "exactly one of"},
+      {"aicore_launch: {kernel: sw/kernels/smoke.elf}\nmemory: [{address: 1, random: {type: f64, count: 1}}]\n",
+       "random type must be"},
+      {"aicore_launch: {kernel: sw/kernels/smoke.elf}\nmemory: [{address: 1, random: {type: f16}}]\n",
+       "random needs 'count'"},
+      {"images: [{elf: host/hello.elf, core: gpu}]\n", "core must be 'host' or 'ts'"},
+      {"images: [{elf: host/hello.elf, core: ts}, {elf: host/hello.elf, core: ts}]\n", "only one image can boot the ts"},
+  };
+  for (const auto& c : cases) {
+    std::string error = load_error(write("bad.yaml", c.text));
+    EXPECT_CONTAINS(error, c.message);
+    EXPECT_CONTAINS(error, "bad.yaml:");
+  }
 }
 
 TEST_F(ScenarioTest, ForElf) {
