@@ -147,3 +147,27 @@ TEST(BadInput, TrafficGeneratorRangeLargerThanItsTarget) {
                           " --set tg0.base=0x30000000 --set tg0.range=16MiB");
   expect_one_line_error(result, kBadInput, "soc.tg0: range [0x30000000, 0x31000000) is not inside one target ('l2' ends at 0x307fffff)");
 }
+
+namespace npuvp {
+namespace {
+
+TEST(BadInput, KernelFaultOnAnAiCoreIsReportedWithCauseAndPcAndStillWritesStats) {
+  // The faults test kernel, case 1: a vadd whose destination leaves UB.
+  std::string scenario = write_temp("fault.yaml",
+                                    "name: fault\n"
+                                    "aicore_launch:\n"
+                                    "  kernel: " + firmware("sw/kernels/tests/faults.elf") + "\n"
+                                    "  args: [1, 0x90000000]\n");
+  std::string stats = temp_path("fault.json");
+  auto result = run_npuvp("run " + scenario + " --stats " + stats);
+  expect_one_line_error(result, kGuestError, "soc.aicore0: kernel fault (buffer range) at pc 0x");
+  EXPECT_THAT(last_line(result.err), HasSubstr("<run_case+"));  // the function holding the faulting vadd
+  EXPECT_THAT(last_line(result.err), HasSubstr("leaves UB"));
+  auto json = nlohmann::json::parse(read_file(stats));
+  EXPECT_EQ(json["npuvp"]["exit_status"], kGuestError);
+  EXPECT_EQ(json["statistics"]["soc.aicore0.blocks_faulted"], 1);
+  EXPECT_EQ(json["statistics"]["soc.aicore0.blocks_done"], 0);
+}
+
+}  // namespace
+}  // namespace npuvp
