@@ -151,3 +151,31 @@ TEST(Scenarios, FabricContentionSlowsTheCpu) {
   EXPECT_LT(a["statistics"]["soc.ddr.row_hit_rate"].get<double>(), b["statistics"]["soc.ddr.row_hit_rate"].get<double>());
   EXPECT_GT(a["statistics"]["soc.tg0.transactions"].get<double>(), 0);
 }
+
+// Offload end to end (issue 5 in progress): host program + driver + task
+// scheduler + AI Cores, results checked by the host program itself.
+class OffloadScenario : public ::testing::TestWithParam<int> {};
+
+TEST_P(OffloadScenario, GemmOffloadPassesOnThisManyAiCores) {
+  auto result = run_npuvp("run " + scenario("gemm-offload") + " --quiet --set soc.ai_cores=" +
+                          std::to_string(GetParam()));
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("on " + std::to_string(GetParam()) + " AI Core"));
+  EXPECT_THAT(result.out, HasSubstr("every element matches: PASS"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Cores, OffloadScenario, ::testing::Values(1, 2, 4));
+
+TEST(Scenarios, ConvOffloadPasses) {
+  auto result = run_npuvp("run " + scenario("conv-offload") + " --quiet");
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("every element matches: PASS"));
+}
+
+TEST(Scenarios, KernelFaultIsReportedToTheHostAndTheSimulatorStaysHealthy) {
+  auto result = run_npuvp("run " + scenario("kernel-fault") + " --quiet");
+  EXPECT_EQ(result.status, 0) << result.err;  // the scenario expects the host's documented exit code
+  EXPECT_THAT(result.out, HasSubstr("kernel fault (bus error) on AI Core 0"));
+  EXPECT_THAT(result.out, HasSubstr("kernel fault (scalar trap)"));
+  EXPECT_THAT(last_line(result.err), HasSubstr("PASS"));
+}

@@ -1,0 +1,400 @@
+/*
+ * Task-scheduler (TS) firmware: the NPU's command processor (soc.ts).
+ *
+ * Serves the host's command queue of sw/include/npuvp/npu_protocol.h
+ * (docs/npu-protocol.md): takes commands from the ring in order into a window of
+ * TS_WINDOW commands, starts each one when the ordering rules allow (stream order,
+ * barriers, events), dispatches a LAUNCH's task blocks over the AI Cores one block per
+ * idle core, collects the cores' done/error interrupts and writes one completion record
+ * per command, raising the host interrupt.
+ *
+ * Interrupts are taken without traps: mie.MEIE is set and mstatus.MIE stays clear, so
+ * WFI returns when the PLIC raises context 1 (TS machine external interrupt) and the
+ * main loop claims the sources itself. Levels stay high until handled, so nothing is
+ * lost between a check and the WFI.
+ *
+ * The TS never exits (that would stop the simulation through the finisher) and prints
+ * nothing unless built with -DTS_TRACE (the UART is shared with the host program).
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include <npuvp/npu_protocol.h>
+#include <npuvp/platform.h>
+
+#ifdef TS_TRACE
+#include <stdio.h>
+#define trace(...) printf("ts: " __VA_ARGS__)
+#else
+#define trace(...) ((void)0)
+#endif
+
+/* Commands held at once (started or waiting for their turn). */
+#define TS_WINDOW 16u
+
+#define CONTEXT NPU_PLIC_CONTEXT_TS
+
+#define VREAD32(lvalue) (*(volatile uint32_t *)&(lvalue))
+#define VWRITE32(lvalue, v) (*(volatile uint32_t *)&(lvalue) = (uint32_t)(v))
+
+static inline void fence_rw(void) { __asm__ volatile("fence rw, rw" ::: "memory"); }
+
+/* ---- devices ---------------------------------------------------------------------- */
+
+static inline uint64_t mailbox_read(unsigned offset) { return mmio_read64(NPU_MAILBOX_BASE + offset); }
+static inline void mailbox_write(unsigned offset, uint64_t value) { mmio_write64(NPU_MAILBOX_BASE + offset, value); }
+static inline uint64_t core_read(unsigned core, unsigned reg) { return mmio_read64(NPU_AICORE_CONTROL(core) + reg); }
+static inline void core_write(unsigned core, unsigned reg, uint64_t value)
+{
+    mmio_write64(NPU_AICORE_CONTROL(core) + reg, value);
+}
+
+static void plic_enable(unsigned source)
+{
+    mmio_write32(NPUVP_PLIC_PRIORITY(source), 1);
+    uintptr_t enable = NPUVP_PLIC_ENABLE(CONTEXT, source);
+    mmio_write32(enable, mmio_read32(enable) | (1u << (source % 32)));
+}
+
+/* ---- state ------------------------------------------------------------------------ */
+
+enum entry_state { ENTRY_WAITING, ENTRY_RUNNING };
+
+struct entry {
+    struct npu_command cmd;
+    uint32_t state;
+    uint32_t next_block;  /* LAUNCH: next block index to start */
+    uint32_t running;     /* LAUNCH: blocks on cores now */
+    uint32_t failed;      /* LAUNCH: a block faulted, start no more */
+    struct npu_completion cpl;
+};
+
+static struct entry entries[TS_WINDOW];
+static uint8_t order[TS_WINDOW]; /* entries in command order; the first norder are live */
+static unsigned norder;
+static uint32_t free_entries = (1u << TS_WINDOW) - 1;
+
+static struct {
+    uint8_t busy, entry;
+    uint32_t block;
+} cores[NPU_MAX_CORES];
+
+static struct npu_queue_header *queue; /* NULL until attached */
+static struct npu_command *cmd_ring;
+static struct npu_completion *cpl_ring;
+static uint32_t cmd_entries, cpl_entries, num_cores;
+static uint32_t cmd_head, cpl_tail; /* our copies; we are their only writer */
+static uint32_t ts_flags;
+
+static uint64_t event_count[NPU_MAX_EVENTS];     /* RECORD_EVENTs executed */
+static uint64_t event_submitted[NPU_MAX_EVENTS]; /* RECORD_EVENTs taken from the ring */
+
+static int notify_host;
+
+/* ---- completions ------------------------------------------------------------------ */
+
+/* Space is guaranteed: a command is only taken when the completion ring has room for
+ * it and for every command already held (fetch()). */
+static void write_completion(const struct npu_completion *c)
+{
+    cpl_ring[npu_ring_slot(cpl_tail, cpl_entries)] = *c;
+    fence_rw(); /* record before index */
+    cpl_tail++;
+    VWRITE32(queue->cpl_tail, cpl_tail);
+    notify_host = 1;
+}
+
+static void init_completion(struct npu_completion *c, const struct npu_command *cmd)
+{
+    memset(c, 0, sizeof *c);
+    c->seq = cmd->seq;
+    c->opcode = cmd->opcode;
+    c->stream = cmd->stream;
+    c->status = NPU_STATUS_OK;
+    c->fault_core = NPU_NO_CORE;
+    c->fault_block = NPU_NO_CORE;
+}
+
+/* ---- the window --------------------------------------------------------------------- */
+
+static void set_ts_flags(uint32_t flags)
+{
+    if (flags != ts_flags) {
+        ts_flags = flags;
+        VWRITE32(queue->ts_flags, flags);
+    }
+}
+
+static uint32_t completion_space(void)
+{
+    uint32_t head = VREAD32(queue->cpl_head);
+    return npu_ring_space(cpl_tail, head, cpl_entries);
+}
+
+/* Takes commands from the ring while the window and the completion ring have room.
+ * Returns whether it took any. */
+static int fetch(void)
+{
+    int took = 0;
+    while (norder < TS_WINDOW) {
+        uint32_t tail = VREAD32(queue->cmd_tail);
+        if (npu_ring_empty(tail, cmd_head)) break;
+        if (completion_space() < norder + 1) {
+            /* Tell the host to ring once it has drained, then check again: a drain that
+             * happened before it saw the flag is caught by this second look. */
+            set_ts_flags(ts_flags | NPU_TS_FLAG_CPL_STALLED);
+            fence_rw();
+            if (completion_space() < norder + 1) break;
+        }
+        set_ts_flags(ts_flags & ~NPU_TS_FLAG_CPL_STALLED);
+        fence_rw(); /* index before record */
+
+        struct npu_command cmd = cmd_ring[npu_ring_slot(cmd_head, cmd_entries)];
+        cmd_head++;
+        VWRITE32(queue->cmd_head, cmd_head);
+        took = 1;
+
+        uint32_t bad = npu_command_check(&cmd);
+        if (!bad && cmd.opcode == NPU_CMD_WAIT_EVENT && cmd.u.event.count > event_submitted[cmd.u.event.event])
+            bad = NPU_BAD_WAIT_COUNT;
+        if (bad) {
+            struct npu_completion c;
+            init_completion(&c, &cmd);
+            c.status = NPU_STATUS_BAD_COMMAND;
+            c.detail = bad;
+            c.start_cycle = c.end_cycle = rdcycle();
+            trace("seq %lu: bad command (%s)\n", (unsigned long)cmd.seq, npu_bad_command_name(bad));
+            write_completion(&c);
+            continue;
+        }
+        if (cmd.opcode == NPU_CMD_RECORD_EVENT) event_submitted[cmd.u.event.event]++;
+
+        unsigned index = (unsigned)__builtin_ctz(free_entries);
+        free_entries &= ~(1u << index);
+        struct entry *e = &entries[index];
+        e->cmd = cmd;
+        e->state = ENTRY_WAITING;
+        e->next_block = e->running = e->failed = 0;
+        init_completion(&e->cpl, &cmd);
+        order[norder++] = (uint8_t)index;
+    }
+    return took;
+}
+
+/* Whether the command at window position pos may start: no earlier command of its
+ * stream and no earlier barrier is still there (completed commands leave the window);
+ * a barrier needs all earlier commands gone. */
+static int may_start(unsigned pos)
+{
+    const struct entry *e = &entries[order[pos]];
+    if (e->cmd.opcode == NPU_CMD_BARRIER) return pos == 0;
+    for (unsigned i = 0; i < pos; i++) {
+        const struct entry *earlier = &entries[order[i]];
+        if (earlier->cmd.opcode == NPU_CMD_BARRIER || earlier->cmd.stream == e->cmd.stream) return 0;
+    }
+    return 1;
+}
+
+static void finish(unsigned pos)
+{
+    unsigned index = order[pos];
+    struct entry *e = &entries[index];
+    if (e->cpl.start_cycle == 0) e->cpl.start_cycle = rdcycle();
+    e->cpl.end_cycle = rdcycle();
+    trace("seq %lu: done, status %u\n", (unsigned long)e->cmd.seq, e->cpl.status);
+    write_completion(&e->cpl);
+    for (unsigned i = pos; i + 1 < norder; i++) order[i] = order[i + 1];
+    norder--;
+    free_entries |= 1u << index;
+}
+
+static void start_block(unsigned core, unsigned index)
+{
+    struct entry *e = &entries[index];
+    if (e->next_block == 0) e->cpl.start_cycle = rdcycle();
+    core_write(core, NPU_AICORE_ENTRY, e->cmd.u.launch.entry);
+    core_write(core, NPU_AICORE_ARGS, e->cmd.u.launch.args);
+    core_write(core, NPU_AICORE_BLOCK_IDX, e->next_block);
+    core_write(core, NPU_AICORE_BLOCK_DIM, e->cmd.u.launch.block_dim);
+    core_write(core, NPU_AICORE_START, 1);
+    cores[core].busy = 1;
+    cores[core].entry = (uint8_t)index;
+    cores[core].block = e->next_block;
+    e->next_block++;
+    e->running++;
+}
+
+/* Idle cores take the next block of the oldest running launch that has blocks left. */
+static int dispatch(void)
+{
+    int started = 0;
+    for (unsigned core = 0; core < num_cores; core++) {
+        if (cores[core].busy) continue;
+        for (unsigned pos = 0; pos < norder; pos++) {
+            struct entry *e = &entries[order[pos]];
+            if (e->cmd.opcode != NPU_CMD_LAUNCH || e->state != ENTRY_RUNNING || e->failed ||
+                e->next_block >= e->cmd.u.launch.block_dim)
+                continue;
+            start_block(core, order[pos]);
+            started = 1;
+            break;
+        }
+    }
+    return started;
+}
+
+/* One pass over the window: start what may start, complete what is done, then give
+ * idle cores work. Returns whether anything changed (run it again then). */
+static int step(void)
+{
+    int changed = fetch();
+    for (unsigned pos = 0; pos < norder;) {
+        struct entry *e = &entries[order[pos]];
+        int done = 0;
+        if (e->state == ENTRY_WAITING && may_start(pos)) {
+            switch (e->cmd.opcode) {
+            case NPU_CMD_LAUNCH:
+                e->state = ENTRY_RUNNING;
+                changed = 1;
+                break;
+            case NPU_CMD_RECORD_EVENT:
+                event_count[e->cmd.u.event.event]++;
+                done = 1;
+                break;
+            case NPU_CMD_WAIT_EVENT:
+                e->cpl.start_cycle = e->cpl.start_cycle ? e->cpl.start_cycle : rdcycle();
+                done = event_count[e->cmd.u.event.event] >= e->cmd.u.event.count;
+                break;
+            default: /* BARRIER, NOP */
+                done = 1;
+                break;
+            }
+        }
+        if (e->state == ENTRY_RUNNING && e->running == 0 &&
+            (e->failed || e->next_block >= e->cmd.u.launch.block_dim))
+            done = 1;
+        if (done) {
+            finish(pos); /* the next entry moves to pos */
+            changed = 1;
+        } else {
+            pos++;
+        }
+    }
+    if (dispatch()) changed = 1;
+    return changed;
+}
+
+/* ---- interrupts --------------------------------------------------------------------- */
+
+/* A core raised done or error: its block has ended. */
+static void core_interrupt(unsigned core)
+{
+    uint64_t status = core_read(core, NPU_AICORE_STATUS);
+    if (status & NPU_AICORE_STATUS_RUNNING) return; /* stale level of an earlier block */
+    uint64_t cycles = core_read(core, NPU_AICORE_CYCLES);
+    uint64_t pc = (status & NPU_AICORE_STATUS_FAULT) ? core_read(core, NPU_AICORE_FAULT_PC) : 0;
+    core_write(core, NPU_AICORE_IRQ_CLEAR, NPU_AICORE_IRQ_CLEAR_DONE | NPU_AICORE_IRQ_CLEAR_ERROR);
+    if (!cores[core].busy) return; /* both lines of one block, or not ours */
+    cores[core].busy = 0;
+
+    struct entry *e = &entries[cores[core].entry];
+    e->running--;
+    e->cpl.kernel_cycles += cycles;
+    if (status & NPU_AICORE_STATUS_FAULT) {
+        trace("core %u block %u: fault cause %u at pc 0x%lx\n", core, cores[core].block,
+              (unsigned)NPU_AICORE_STATUS_CAUSE(status), (unsigned long)pc);
+        if (!e->failed) {
+            e->failed = 1;
+            e->cpl.status = NPU_STATUS_KERNEL_FAULT;
+            e->cpl.detail = (uint32_t)NPU_AICORE_STATUS_CAUSE(status);
+            e->cpl.fault_core = core;
+            e->cpl.fault_pc = pc;
+            e->cpl.fault_block = cores[core].block;
+        }
+    } else {
+        e->cpl.blocks_done++;
+    }
+}
+
+static void try_attach(void)
+{
+    uint64_t address = mailbox_read(NPU_MB_SCRATCH(NPU_SCRATCH_QUEUE));
+    if (address == 0) return;
+    struct npu_queue_header *h = (struct npu_queue_header *)(uintptr_t)address;
+    struct npu_queue_header copy;
+    fence_rw();
+    memcpy(&copy, h, sizeof copy);
+    uint32_t reason = npu_queue_header_check(&copy, address);
+    if (reason != NPU_ATTACH_OK) {
+        trace("attach 0x%lx failed: %u\n", (unsigned long)address, reason);
+        mailbox_write(NPU_MB_SCRATCH(NPU_SCRATCH_TS_STATE), NPU_TS_STATE_MAKE(NPU_TS_STATE_ATTACH_FAILED, reason));
+        notify_host = 1;
+        return;
+    }
+    cmd_ring = (struct npu_command *)(uintptr_t)copy.cmd_ring;
+    cpl_ring = (struct npu_completion *)(uintptr_t)copy.cpl_ring;
+    cmd_entries = copy.cmd_entries;
+    cpl_entries = copy.cpl_entries;
+    num_cores = copy.num_cores;
+    cmd_head = copy.cmd_head;
+    cpl_tail = copy.cpl_tail;
+    ts_flags = 0;
+    queue = h;
+    VWRITE32(queue->ts_flags, 0);
+    for (unsigned core = 0; core < num_cores; core++) {
+        /* Levels left from before us (a direct launch, an earlier run) are not ours. */
+        core_write(core, NPU_AICORE_IRQ_CLEAR, NPU_AICORE_IRQ_CLEAR_DONE | NPU_AICORE_IRQ_CLEAR_ERROR);
+        plic_enable(NPU_PLIC_SOURCE_AICORE_DONE(core));
+        plic_enable(NPU_PLIC_SOURCE_AICORE_ERROR(core));
+    }
+    trace("attached queue 0x%lx: %u commands, %u completions, %u cores\n", (unsigned long)address,
+          cmd_entries, cpl_entries, num_cores);
+    mailbox_write(NPU_MB_SCRATCH(NPU_SCRATCH_TS_STATE), NPU_TS_STATE_MAKE(NPU_TS_STATE_READY, 0));
+    notify_host = 1;
+}
+
+/* Claims and handles every pending source. Returns whether the doorbell rang. */
+static int handle_interrupts(void)
+{
+    int doorbell = 0;
+    for (;;) {
+        uint32_t source = mmio_read32(NPUVP_PLIC_CLAIM(CONTEXT));
+        if (source == 0) break;
+        if (source == NPU_PLIC_SOURCE_DOORBELL) {
+            /* Acknowledge before reading the ring: a doorbell after this raises the
+             * level again, so no command written after our read goes unnoticed. */
+            mailbox_write(NPU_MB_DOORBELL_ACK, 1);
+            doorbell = 1;
+        } else if (source >= NPU_PLIC_SOURCE_AICORE_DONE(0) &&
+                   source < NPU_PLIC_SOURCE_AICORE_DONE(NPU_MAX_CORES)) {
+            core_interrupt((source - NPU_PLIC_SOURCE_AICORE_DONE(0)) / 2);
+        }
+        mmio_write32(NPUVP_PLIC_CLAIM(CONTEXT), source);
+    }
+    return doorbell;
+}
+
+int main(void)
+{
+    mailbox_write(NPU_MB_SCRATCH(NPU_SCRATCH_TS_VERSION), NPU_PROTOCOL_VERSION);
+    mmio_write32(NPUVP_PLIC_THRESHOLD(CONTEXT), 0);
+    plic_enable(NPU_PLIC_SOURCE_DOORBELL);
+    irq_disable();
+    set_csr(mie, MIE_MEIE);
+    mailbox_write(NPU_MB_SCRATCH(NPU_SCRATCH_TS_STATE), NPU_TS_STATE_MAKE(NPU_TS_STATE_BOOTED, 0));
+    trace("booted, protocol %u.%u\n", NPU_PROTOCOL_VERSION_MAJOR, NPU_PROTOCOL_VERSION_MINOR);
+
+    for (;;) {
+        int doorbell = handle_interrupts();
+        if (!queue && doorbell) try_attach();
+        if (queue)
+            while (step())
+                ;
+        if (notify_host) {
+            fence_rw(); /* completions and indices before the interrupt */
+            mailbox_write(NPU_MB_HOST_IRQ, 1);
+            notify_host = 0;
+        }
+        wfi(); /* returns at once if a source is pending */
+    }
+}
