@@ -1,11 +1,13 @@
 /*
  * Helpers of the element-wise Vector kernels (vector_add.c, relu.c): the
- * split of n elements over task blocks and the vector mask of a partial
- * repeat.
+ * split of n elements over task blocks, the vector mask of a partial
+ * repeat, and the double-buffered GM -> UB -> GM streaming loop.
  */
 #pragma once
 
 #include "npuvp/davinci.h"
+
+#include "cube_common.h" /* SET_FLAG01 / WAIT_FLAG01, min_u64, ceil_div */
 
 enum {
     LANES_F16 = 128,   /* f16 lanes per vector repeat (256 bytes) */
@@ -50,3 +52,41 @@ static inline void set_mask_all(void) { set_vector_mask(~(uint64_t)0, ~(uint64_t
             set_mask_all();                                                           \
         }                                                                             \
     } while (0)
+
+/* A lane-wise vector operation, called as op(dst, src0, src1, config). */
+typedef void (*vector_op)(uint64_t dst, uint64_t src0, uint64_t src1, uint64_t config);
+
+enum {
+    STREAM_CHUNK = 16384,     /* f16 elements per chunk */
+    STREAM_HALF = 64 << 10,   /* UB half of a chunk: x at +0 (the result overwrites it), y at +32 KiB */
+    STREAM_Y_OFFSET = 32 << 10,
+};
+
+/* out[i] = op(x[i], y[i]) (y may be NULL for unary ops) for this task
+ * block's share of n f16 elements. Chunks are double buffered in two UB
+ * halves: MTE2 loads (byte-exact, the tail zero-filled), V computes, MTE3
+ * stores only the valid bytes, the halves handed on with MTE2->V, V->MTE3
+ * and MTE3->MTE2 EVENT_ID0/1, so loading chunk i+1 overlaps chunk i. */
+static inline void stream_f16(const uint8_t* x, const uint8_t* y, uint8_t* out, uint64_t n, vector_op op) {
+    uint64_t begin, end;
+    block_range(n, &begin, &end);
+    set_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID0); /* both halves free */
+    set_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID1);
+    uint64_t p = 0;
+    for (uint64_t offset = begin; offset < end; offset += STREAM_CHUNK, p ^= 1) {
+        const uint64_t count = min_u64(STREAM_CHUNK, end - offset), bytes = count * 2, blocks = ceil_div(bytes, 32);
+        const uint64_t ub_x = p * STREAM_HALF, ub_y = ub_x + STREAM_Y_OFFSET;
+        WAIT_FLAG01(PIPE_MTE3, PIPE_MTE2, p);
+        copy_gm_to_ubuf_pitched(ub_x, x + offset * 2, 1, blocks, 0, 0, bytes);
+        if (y) copy_gm_to_ubuf_pitched(ub_y, y + offset * 2, 1, blocks, 0, 0, bytes);
+        SET_FLAG01(PIPE_MTE2, PIPE_V, p);
+        WAIT_FLAG01(PIPE_MTE2, PIPE_V, p);
+        VECTOR_F16_LOOP(count, ub_x, ub_x, ub_y, op);
+        SET_FLAG01(PIPE_V, PIPE_MTE3, p);
+        WAIT_FLAG01(PIPE_V, PIPE_MTE3, p);
+        copy_ubuf_to_gm_pitched(out + offset * 2, ub_x, 1, blocks, 0, 0, bytes);
+        SET_FLAG01(PIPE_MTE3, PIPE_MTE2, p);
+    }
+    wait_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID0);
+    wait_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID1);
+}
