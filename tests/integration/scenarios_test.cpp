@@ -8,6 +8,7 @@
 
 using namespace npuvp::test_support;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 TEST(Scenarios, HelloPrintsAndPasses) {
   auto result = run_npuvp("run " + scenario("hello"));
@@ -165,6 +166,34 @@ TEST_P(OffloadScenario, GemmOffloadPassesOnThisManyAiCores) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cores, OffloadScenario, ::testing::Values(1, 2, 4));
+
+// Task-block dispatch (B = 1, B < N, B = N, B > N) and interrupt delivery: the
+// program checks what every block recorded; the statistics show the interrupts
+// travelled (mailbox -> PLIC -> host, which slept in WFI meanwhile) and that the
+// task scheduler slept between them.
+class DispatchScenario : public ::testing::TestWithParam<int> {};
+
+TEST_P(DispatchScenario, EveryBlockRunsOnceOnAnIdleCoreAndCompletionInterruptsArrive) {
+  std::string stats = temp_path("dispatch.json");
+  auto result = run_npuvp("run " + scenario("offload-dispatch") + " --quiet --stats " + stats +
+                          " --set soc.ai_cores=" + std::to_string(GetParam()));
+  EXPECT_EQ(result.status, 0) << result.out << result.err;
+  EXPECT_THAT(result.out, HasSubstr(std::to_string(GetParam()) + " AI Cores"));
+  EXPECT_THAT(result.out, HasSubstr("B=1 on " + std::to_string(GetParam()) + " cores"));
+  EXPECT_THAT(result.out, HasSubstr("B=" + std::to_string(2 * GetParam() + 1) + " on"));
+  EXPECT_THAT(result.out, Not(HasSubstr("UNEXPECTED")));
+  EXPECT_THAT(result.out, HasSubstr("offload-dispatch: PASS"));
+  auto json = nlohmann::json::parse(read_file(stats));
+  std::remove(stats.c_str());
+  const auto& s = json["statistics"];
+  EXPECT_GE(s["soc.mailbox.doorbells"].get<double>(), 5);       // one per launch at least
+  EXPECT_GE(s["soc.mailbox.host_interrupts"].get<double>(), 5);  // one per completion at least
+  EXPECT_GE(s["soc.cpu.interrupts"].get<double>(), 5);
+  EXPECT_GT(s["soc.cpu.idle_cycles"].get<double>(), 0);  // the host waited in WFI
+  EXPECT_GT(s["soc.ts.idle_cycles"].get<double>(), 0.5 * s["soc.ts.cycles"].get<double>());
+}
+
+INSTANTIATE_TEST_SUITE_P(Cores, DispatchScenario, ::testing::Values(1, 2, 4, 16));
 
 TEST(Scenarios, ConvOffloadPasses) {
   auto result = run_npuvp("run " + scenario("conv-offload") + " --quiet");
