@@ -166,12 +166,12 @@ void RingBus::serialize(std::uint64_t bytes) {
   last_serialization_ = sc_time::from_value(last_cycles_ * period_);
 }
 
-sc_time RingBus::send_data(const Path& path, const sc_time& start, std::uint64_t bytes) {
+sc_time RingBus::send_data(const Path& path, const sc_time& start, std::uint64_t bytes, const sc_time& now) {
   serialize(bytes);
   sc_time head = start;
   for (Link* link : path.links) {
-    const sc_time begin = std::max(head, link->busy_until);
-    link->busy_until = begin + last_serialization_;
+    const sc_time begin =
+        sc_time::from_value(link->calendar.reserve(head.value(), last_serialization_.value(), now.value()));
     *link->bytes += bytes;
     *link->busy_cycles += last_cycles_;
     head = begin + hop_time_;
@@ -210,7 +210,7 @@ void RingBus::b_transport(int port, tlm::tlm_generic_payload& payload, sc_time& 
   // The request: the data of a write, or a header.
   sc_time now = current_time();
   const sc_time issue = now + delay;
-  if (is_write) delay = send_data(*way.request, issue, bytes) - now;
+  if (is_write) delay = send_data(*way.request, issue, bytes, now) - now;
   else delay += way.request->header;
 
   payload.set_address(address - base);
@@ -219,7 +219,7 @@ void RingBus::b_transport(int port, tlm::tlm_generic_payload& payload, sc_time& 
 
   // The response: the data of a read, or a header.
   now = current_time();  // the target may have waited
-  if (is_read) delay = send_data(*way.response, now + delay, bytes) - now;
+  if (is_read) delay = send_data(*way.response, now + delay, bytes, now) - now;
   else delay += way.response->header;
   const Ticks done = (now + delay).value();
   horizon_ = std::max(horizon_, done);

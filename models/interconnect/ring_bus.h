@@ -26,8 +26,10 @@
 // request packet from the initiator's stop to the target's stop and a
 // response packet back. The packet that carries the data (write: request;
 // read: response) is serialized over every link of its path, cut-through:
-//   at link k, the head starts at s_k = max(arrival_k, busy_until_k),
-//   the link is then busy until s_k + ser, and the head reaches the next stop
+//   at link k, the head starts at s_k = the first time >= arrival_k at
+//   which the link is free for ser (in time order: max(arrival_k, the end of
+//   the link's last transfer)), the link is busy for [s_k, s_k + ser), and
+//   the head reaches the next stop
 //   at arrival_{k+1} = s_k + hop;
 //   the packet is complete at its destination at arrival_h + ser
 //   (also when h = 0: the stop's port takes ser as well).
@@ -45,11 +47,12 @@
 // its (error) data beats, like AXI. Unmapped and straddling accesses are
 // answered at once, with no ring time.
 //
-// Reservations are made in b_transport call order: a transfer never starts
-// on a link before that link's busy-until, even if its own time is earlier
-// (an initiator running ahead under temporal decoupling can delay one that
-// is behind, by at most the quantum). Each directed link is a separate
-// resource, so the two directions of the ring never contend.
+// Each directed link keeps a ReservationCalendar of its busy intervals, so
+// the two directions of the ring never contend, and a transfer takes the
+// first free gap at or after its own time even when b_transport calls come
+// out of time order under temporal decoupling (an initiator running ahead
+// does not delay one that is behind; see core/reservation_calendar.h). In
+// time order a link behaves as "busy until the last transfer ends".
 //
 // DMI is passed through (addresses translated and clipped around overlays as
 // in AddressRouter); the grant's read and write latencies are the target's
@@ -82,6 +85,7 @@
 
 #include "core/address_map.h"
 #include "core/parameters.h"
+#include "core/reservation_calendar.h"
 #include "core/statistics.h"
 
 #include <systemc>
@@ -164,7 +168,7 @@ class RingBus : public sc_core::sc_module {
   using Ticks = sc_core::sc_time::value_type;  // SystemC time-resolution units
 
   struct Link {
-    sc_core::sc_time busy_until;
+    ReservationCalendar calendar;  // when the link is busy
     std::unique_ptr<Counter> bytes, busy_cycles;
     std::unique_ptr<DerivedStatistic> utilization;
   };
@@ -194,9 +198,10 @@ class RingBus : public sc_core::sc_module {
     return connections_[static_cast<std::size_t>(port) * target_stops_.size() + target];
   }
   // Sends a packet carrying `bytes` of data along `path`, starting at
-  // `start`: it reserves every link on its way. Returns the time it is
-  // complete at the end of the path.
-  sc_core::sc_time send_data(const Path& path, const sc_core::sc_time& start, std::uint64_t bytes);
+  // `start` (`now`: the current simulated time): it reserves every link on
+  // its way. Returns the time it is complete at the end of the path.
+  sc_core::sc_time send_data(const Path& path, const sc_core::sc_time& start, std::uint64_t bytes,
+                             const sc_core::sc_time& now);
   // Updates the serialization of a packet of `bytes` (ceil(bytes /
   // link_width) cycles) in last_cycles_ and last_serialization_.
   void serialize(std::uint64_t bytes);

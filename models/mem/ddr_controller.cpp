@@ -214,18 +214,44 @@ void DdrController::b_transport(tlm::tlm_generic_payload& payload, sc_time& dela
         precharge(**previous, ras, rp);
         *previous = nullptr;
       }
-      sc_time column;
-      if (bank.open && bank.row == where.row) {
+      // An access that is behind in simulated time (temporal decoupling) may
+      // arrive after one that is ahead changed this bank: it takes the first
+      // gap in the bank's busy calendar long enough for its row preparation
+      // (by the bank's current row) and its data, so it never queues behind
+      // work that happens later than it; the row it opens stays open.
+      const bool in_order = start >= bank.last_start;
+      const sc_time run_time = run_bursts == full_run_bursts_ ? full_run_time_ : times(run_bursts, burst_time_);
+      sc_time column, command;  // command: when the bank starts working for this run
+      if (!in_order) {
+        sc_time prepare;  // row hit: none
+        if (!bank.open) {
+          ++row_misses_;
+          prepare = rcd;
+        } else if (bank.row != where.row) {
+          ++row_conflicts_;
+          prepare = rp + rcd;
+        } else {
+          ++row_hits_;
+        }
+        command = sc_time::from_value(bank.busy.reserve(start.value(), (prepare + run_time).value(), now.value()));
+        column = command + prepare;
+        if (prepare != sc_core::SC_ZERO_TIME) {  // it opened its row: the next access sees that row
+          bank.open = true;
+          bank.row = where.row;
+          bank.activated = std::max(bank.activated, column - rcd);
+        }
+      } else if (bank.open && bank.row == where.row) {
         ++row_hits_;
-        column = std::max(start, bank.ready);
+        column = command = std::max(start, bank.ready);
       } else {
         sc_time activate;
         if (!bank.open) {
           ++row_misses_;
-          activate = std::max(start, bank.ready);
+          activate = command = std::max(start, bank.ready);
         } else {
           ++row_conflicts_;
-          activate = std::max({start, bank.ready, bank.activated + ras}) + rp;
+          command = std::max({start, bank.ready, bank.activated + ras});
+          activate = command + rp;
         }
         bank.open = true;
         bank.row = where.row;
@@ -233,12 +259,15 @@ void DdrController::b_transport(tlm::tlm_generic_payload& payload, sc_time& dela
         column = activate + rcd;
       }
       row_hits_ += run_bursts - 1;
-      const sc_time run_time = run_bursts == full_run_bursts_ ? full_run_time_ : times(run_bursts, burst_time_);
-      const sc_time data = std::max(column + cas, channel.bus_free);
+      const sc_time data =
+          sc_time::from_value(channel.bus.reserve((column + cas).value(), run_time.value(), now.value()));
       const sc_time data_end = data + run_time;
-      channel.bus_free = data_end;
       channel.busy += run_time;
-      bank.ready = data_end - cas;
+      if (in_order) {
+        bank.ready = data_end - cas;
+        bank.last_start = start;
+        bank.busy.reserve(command.value(), (bank.ready - command).value(), now.value());  // for late arrivals
+      }
       end = std::max(end, data_end);
       bursts_ += run_bursts;
       if (previous) *previous = &bank;

@@ -29,8 +29,9 @@
 //   row miss (bank closed):  act = max(t0, bank.ready);  col = act + tRCD
 //   row conflict (other row open):
 //       pre = max(t0, bank.ready, bank.activated + tRAS);  act = pre + tRP;  col = act + tRCD
-//   data = max(col + tCAS, channel.bus_free);  end = data + tBURST
-//   channel.bus_free = end;  bank.ready = end - tCAS  (the column command is
+//   data = the first time >= col + tCAS the channel's data bus is free for
+//   the burst (in time order: max(col + tCAS, end of the bus's last burst));
+//   end = data + tBURST;  bank.ready = end - tCAS  (the column command is
 //   re-timed to meet the free bus; the next column command to the bank may
 //   follow it after tBURST, i.e. tCCD = tBURST)
 // The access completes at the latest `end` of its bursts. On an idle device a
@@ -42,9 +43,17 @@
 // bank.activated + tRAS), bank.ready = pre + tRP), so every access opens its
 // row (a miss) and never meets a conflict.
 // Not modelled: refresh, tRRD/tFAW, tRTP/tWR, read-write bus turnaround and
-// command-bus conflicts. Reservations are made in call order: with temporal
-// decoupling, an initiator running ahead can reserve a bank or the bus before
-// another initiator's earlier access arrives, which then queues behind it.
+// command-bus conflicts.
+// Temporal decoupling: initiators call b_transport out of time order. The data
+// bus is a ReservationCalendar, so an earlier access uses a free gap before a
+// later one's bursts instead of queueing behind them. A bank remembers the
+// start time of the access that last changed it and a calendar of when it
+// works; an access that starts earlier (it arrives from an initiator that is
+// behind) takes the first gap in that calendar long enough for its row
+// preparation by the bank's current row (none, tRCD, or tRP + tRCD) plus its
+// data; the row it opens is the bank's open row afterwards. Its error is about one access's
+// row preparation, where queueing behind the later access could cost up to a
+// quantum.
 //
 // DMI covers the whole memory with read latency tCL + tBURST and write
 // latency tCWL + tBURST (a row-hit burst). DMI accesses, such as a CPU's,
@@ -64,6 +73,7 @@
 #pragma once
 
 #include "core/parameters.h"
+#include "core/reservation_calendar.h"
 #include "core/statistics.h"
 #include "mem/backing_store.h"
 
@@ -130,9 +140,11 @@ class DdrController : public sc_core::sc_module {
     std::uint64_t row = 0;
     sc_core::sc_time ready;      // earliest next command (column, precharge or activate)
     sc_core::sc_time activated;  // last activate, for tRAS
+    sc_core::sc_time last_start; // start of the latest access that set this state
+    ReservationCalendar busy;    // when the bank works, for accesses that arrive late
   };
   struct Channel {
-    sc_core::sc_time bus_free;  // the data bus is reserved until then
+    ReservationCalendar bus;    // when the data bus is reserved
     sc_core::sc_time busy;      // total data-bus occupancy
   };
 

@@ -29,9 +29,10 @@ Memory::Memory(sc_core::sc_module_name name, std::uint64_t default_size, bool de
 
 sc_core::sc_time Memory::complete(const sc_core::sc_time& start, const sc_core::sc_time& latency, unsigned length) {
   if (bandwidth.get() <= 0) return start + latency;
-  sc_core::sc_time begin = std::max(start, port_free_);
-  port_free_ = begin + sc_core::sc_time(length / bandwidth.get(), sc_core::SC_SEC);
-  return port_free_ + latency;
+  const sc_core::sc_time occupancy(length / bandwidth.get(), sc_core::SC_SEC);
+  const sc_core::sc_time begin = sc_core::sc_time::from_value(
+      port_.reserve(start.value(), occupancy.value(), sc_core::sc_time_stamp().value()));
+  return begin + occupancy + latency;
 }
 
 void Memory::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {

@@ -1,11 +1,14 @@
 // Memory: a RAM or ROM target (SRAM, L2 buffer, boot ROM) with DMI, debug
 // transport, a fixed access latency and an optional port bandwidth: an
-// access occupies the port for bytes / bandwidth (a reservation, so accesses
-// queue behind each other) and completes latency + that time after it starts. The bytes and the TLM data path are a BackingStore (an anonymous
+// access occupies the port for bytes / bandwidth (a ReservationCalendar, so
+// accesses queue behind each other in time order, and one that arrives late
+// under temporal decoupling uses an earlier free gap) and completes latency +
+// that time after it starts. The bytes and the TLM data path are a BackingStore (an anonymous
 // mapping, so a 1 GiB DDR costs nothing until touched and starts instantly).
 #pragma once
 
 #include "core/parameters.h"
+#include "core/reservation_calendar.h"
 #include "core/statistics.h"
 #include "mem/backing_store.h"
 
@@ -47,7 +50,7 @@ class Memory : public sc_core::sc_module {
   sc_core::sc_time complete(const sc_core::sc_time& start, const sc_core::sc_time& latency, unsigned length);
 
   BackingStore store_;  // after `size`, which it is built from
-  sc_core::sc_time port_free_;  // bandwidth reservation
+  ReservationCalendar port_;  // when the port is busy (bandwidth), in time-resolution units
   Counter reads_, writes_, bytes_read_, bytes_written_;
 };
 

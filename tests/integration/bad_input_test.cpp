@@ -157,6 +157,7 @@ TEST(BadInput, KernelFaultOnAnAiCoreIsReportedWithCauseAndPcAndStillWritesStats)
                                     "name: fault\n"
                                     "aicore_launch:\n"
                                     "  kernel: " + firmware("sw/kernels/tests/faults.elf") + "\n"
+                                    "  cores: 1\n"
                                     "  args: [1, 0x90000000]\n");
   std::string stats = temp_path("fault.json");
   auto result = run_npuvp("run " + scenario + " --stats " + stats);

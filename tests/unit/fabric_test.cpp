@@ -100,8 +100,7 @@ TEST(Fabric, StreamingBandwidthIsTheLinkBandwidthWhenTheLinkIsTheBottleneck) {
 
 // Two masters streaming from different stops into one DDR share it: each
 // gets half its bandwidth. The second stream starts one bank (4 KiB) further,
-// so the two never open different rows of one bank (row conflicts would
-// lower the total: see RowConflictsBetweenStreamsCostBandwidth).
+// so the two never open different rows of one bank.
 TEST(Fabric, TwoMastersShareTheDdrEqually) {
   configure_stream("tg0", 20000, 32);
   configure_stream("tg1", 20000, 32, 4096);
@@ -112,16 +111,17 @@ TEST(Fabric, TwoMastersShareTheDdrEqually) {
 }
 
 // Streams 8 MiB apart hit the same banks in different rows: the DDR spends
-// tRP + tRCD on conflicts and the two together stay below the peak, still
-// sharing fairly.
-TEST(Fabric, RowConflictsBetweenStreamsCostBandwidth) {
+// tRP + tRCD on each conflict, but with 32 accesses in flight per stream the
+// data bus serves other banks meanwhile (its reservation calendar lets an
+// access use any free gap), so the two still share the peak fairly.
+TEST(Fabric, RowConflictsBetweenStreamsAreHiddenByBankParallelism) {
   configure_stream("tg0", 20000, 32);
   configure_stream("tg1", 20000, 32, 8ull << 20);
   Fabric fabric(4, 2, 2);
   fabric.run();
   double a = fabric.generators[0]->bandwidth(), b = fabric.generators[1]->bandwidth();
   EXPECT_NEAR(a, b, 0.02 * a);
-  EXPECT_LT(a + b, 0.95 * kDdrPeak);
+  EXPECT_NEAR(a + b, kDdrPeak, 0.05 * kDdrPeak);
   EXPECT_GT(StatisticsRegistry::instance().find("ddr.row_conflicts")->to_json().get<double>(), 0);
 }
 
