@@ -21,6 +21,7 @@
 
 #include <npuvp/npu_protocol.h>
 #include <npuvp/platform.h>
+#include <npuvp/trap.h>
 
 #ifdef TS_TRACE
 #include <stdio.h>
@@ -316,15 +317,68 @@ static void core_interrupt(unsigned core)
     }
 }
 
+/* ---- accesses that may fault (attach checks host-given addresses) -------------------- */
+
+static volatile int access_faulted;
+
+static void access_fault_handler(struct npuvp_trap_frame *frame)
+{
+    access_faulted = 1;
+    frame->mepc += npuvp_insn_length(frame->mepc);
+}
+
+/* Reads `words` 64-bit words from `address` (8-byte aligned) into `to`, and, if `write_back`,
+ * stores each word back unchanged (a write probe). Returns 0 if any access faulted: the
+ * host gave an address with no memory (or read-only memory) behind it. */
+static int checked_copy(void *to, uint64_t address, unsigned words, int write_back)
+{
+    npuvp_trap_handler_t old_load = npuvp_set_exception_handler(CAUSE_LOAD_ACCESS, access_fault_handler);
+    npuvp_trap_handler_t old_store = npuvp_set_exception_handler(CAUSE_STORE_ACCESS, access_fault_handler);
+    access_faulted = 0;
+    for (unsigned i = 0; i < words && !access_faulted; i++) {
+        volatile uint64_t *word = (volatile uint64_t *)(uintptr_t)(address + 8u * i);
+        uint64_t value = *word;
+        if (to) ((uint64_t *)to)[i] = value;
+        if (write_back && !access_faulted) *word = value;
+    }
+    npuvp_set_exception_handler(CAUSE_LOAD_ACCESS, old_load);
+    npuvp_set_exception_handler(CAUSE_STORE_ACCESS, old_store);
+    return !access_faulted;
+}
+
+/* The checks of npu_queue_header_check plus those that need the hardware: the header and
+ * both rings are memory the TS can read (and, where it writes, write), and every AI Core the
+ * queue names answers with its CORE_ID. A bad address or core count must not crash the
+ * TS: it answers ATTACH_FAILED and waits for a corrected header. */
+static uint32_t attach_check(uint64_t address, struct npu_queue_header *copy)
+{
+    if (address == 0 || (address & 63u)) return NPU_ATTACH_BAD_ALIGNMENT;
+    fence_rw();
+    if (!checked_copy(copy, address, sizeof *copy / 8u, 0)) return NPU_ATTACH_BAD_ADDRESS;
+    uint32_t reason = npu_queue_header_check(copy, address);
+    if (reason != NPU_ATTACH_OK) return reason;
+    /* The index lines the TS writes (cmd_head, cpl_tail and ts_flags: lines 2 and 3). */
+    if (!checked_copy(NULL, address + 128u, 16u, 1)) return NPU_ATTACH_BAD_ADDRESS;
+    const uint64_t cmd_bytes = (uint64_t)copy->cmd_entries * sizeof(struct npu_command);
+    const uint64_t cpl_bytes = (uint64_t)copy->cpl_entries * sizeof(struct npu_completion);
+    if (!checked_copy(NULL, copy->cmd_ring, 1, 0) || !checked_copy(NULL, copy->cmd_ring + cmd_bytes - 8u, 1, 0) ||
+        !checked_copy(NULL, copy->cpl_ring, 1, 1) || !checked_copy(NULL, copy->cpl_ring + cpl_bytes - 8u, 1, 1))
+        return NPU_ATTACH_BAD_ADDRESS;
+    for (unsigned core = 0; core < copy->num_cores; core++) {
+        uint64_t id = NPU_NO_CORE;
+        if (!checked_copy(&id, NPU_AICORE_CONTROL(core) + NPU_AICORE_CORE_ID, 1, 0) || id != core)
+            return NPU_ATTACH_BAD_NUM_CORES;
+    }
+    return NPU_ATTACH_OK;
+}
+
 static void try_attach(void)
 {
     uint64_t address = mailbox_read(NPU_MB_SCRATCH(NPU_SCRATCH_QUEUE));
     if (address == 0) return;
     struct npu_queue_header *h = (struct npu_queue_header *)(uintptr_t)address;
     struct npu_queue_header copy;
-    fence_rw();
-    memcpy(&copy, h, sizeof copy);
-    uint32_t reason = npu_queue_header_check(&copy, address);
+    uint32_t reason = attach_check(address, &copy);
     if (reason != NPU_ATTACH_OK) {
         trace("attach 0x%lx failed: %u\n", (unsigned long)address, reason);
         mailbox_write(NPU_MB_SCRATCH(NPU_SCRATCH_TS_STATE), NPU_TS_STATE_MAKE(NPU_TS_STATE_ATTACH_FAILED, reason));

@@ -137,9 +137,11 @@ extern "C" {
 #define NPU_ATTACH_BAD_VERSION 2u      /* other major version, or a newer minor one */
 #define NPU_ATTACH_BAD_CMD_ENTRIES 3u  /* not a power of two in [2, NPU_MAX_QUEUE_ENTRIES] */
 #define NPU_ATTACH_BAD_CPL_ENTRIES 4u  /* same for the completion ring */
-#define NPU_ATTACH_BAD_NUM_CORES 5u    /* 0 or above NPU_MAX_CORES */
+#define NPU_ATTACH_BAD_NUM_CORES 5u    /* 0 or above NPU_MAX_CORES (TS: or a core that does not answer) */
 #define NPU_ATTACH_BAD_ALIGNMENT 6u    /* header or a ring not 64-byte aligned, or 0 */
 #define NPU_ATTACH_BAD_INDICES 7u      /* a ring holds more than `entries` or completions pending */
+#define NPU_ATTACH_BAD_ADDRESS 8u      /* the header or a ring is not memory the TS can read and write
+                                          (found by the TS probing it, not by npu_queue_header_check) */
 
 /* ---------------------------------------------------------------------------
  * Queue header, 320 bytes, 64-byte aligned, in DDR. Line 0 is written by the host
