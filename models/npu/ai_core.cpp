@@ -218,13 +218,14 @@ std::string AiCore::describe_pc(std::uint64_t pc) const {
 
 // ---------------------------------------------------------------- launch
 
-bool AiCore::launch(const Launch& launch) {
+bool AiCore::launch(const Launch& launch, const sc_time& delay) {
   if (outcome_.running || start_pending_) return false;
   next_launch_ = launch;
   start_pending_ = true;
+  start_at_ = sc_core::sc_time_stamp() + delay;
   outcome_.running = true;
   outcome_.done = outcome_.faulted = false;
-  start_event_.notify(sc_core::SC_ZERO_TIME);
+  start_event_.notify(delay);
   return true;
 }
 
@@ -385,6 +386,7 @@ void AiCore::scalar_stall_service() {
     case ScalarWait::kNone: return;
     case ScalarWait::kLaunch:
       while (!start_pending_) sc_core::wait(start_event_);
+      if (start_at_ > sc_core::sc_time_stamp()) sc_core::wait(start_at_ - sc_core::sc_time_stamp());
       start_block();
       return;
     case ScalarWait::kIssue: {
@@ -713,14 +715,14 @@ bool AiCore::control_read(std::uint64_t offset, std::uint64_t& value) const {
   }
 }
 
-bool AiCore::control_write(std::uint64_t offset, std::uint64_t value) {
+bool AiCore::control_write(std::uint64_t offset, std::uint64_t value, const sc_time& delay) {
   switch (offset) {
     case kRegEntry: next_launch_.entry = value; return true;
     case kRegArgs: next_launch_.args = value; return true;
     case kRegBlockIdx: next_launch_.block_idx = value; return true;
     case kRegBlockDim: next_launch_.block_dim = value; return true;
     case kRegStart:
-      if (value & 1) launch(next_launch_);  // ignored while running (STATUS tells)
+      if (value & 1) launch(next_launch_, delay);  // ignored while running (STATUS tells)
       return true;
     case kRegIrqClear:
       if (value & 1) done_interrupt.set(false);
@@ -744,7 +746,7 @@ void AiCore::control_b_transport(tlm::tlm_generic_payload& payload, sc_time& del
     std::memcpy(payload.get_data_ptr(), &value, 8);
   } else {
     std::memcpy(&value, payload.get_data_ptr(), 8);
-    ok = control_write(offset, value);
+    ok = control_write(offset, value, delay);
   }
   delay += period_;
   payload.set_response_status(ok ? tlm::TLM_OK_RESPONSE : tlm::TLM_ADDRESS_ERROR_RESPONSE);

@@ -83,7 +83,9 @@ class AiCore : public sc_core::sc_module, private XdavinciBackend, private Globa
   struct Launch {
     std::uint64_t entry = 0, args = 0, block_idx = 0, block_dim = 1;
   };
-  bool launch(const Launch& launch);
+  // Starts a task block `delay` after the current SystemC time (the START
+  // write's time under temporal decoupling). False while one runs or is pending.
+  bool launch(const Launch& launch, const sc_core::sc_time& delay = sc_core::SC_ZERO_TIME);
 
   struct Outcome {
     bool running = false, done = false, faulted = false;
@@ -156,7 +158,7 @@ class AiCore : public sc_core::sc_module, private XdavinciBackend, private Globa
   void control_b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
   unsigned int control_debug(tlm::tlm_generic_payload& payload);
   bool control_read(std::uint64_t offset, std::uint64_t& value) const;
-  bool control_write(std::uint64_t offset, std::uint64_t value);
+  bool control_write(std::uint64_t offset, std::uint64_t value, const sc_core::sc_time& delay);
 
   unsigned core_id_;
   XdavinciExtension extension_;
@@ -186,6 +188,7 @@ class AiCore : public sc_core::sc_module, private XdavinciBackend, private Globa
   // Control and status.
   Launch next_launch_, current_;
   bool start_pending_ = false;
+  sc_core::sc_time start_at_;  // when the pending block starts
   std::uint64_t block_start_cycle_ = 0;
   Outcome outcome_;
   std::vector<std::function<void(AiCore&)>> block_end_callbacks_;

@@ -7,7 +7,15 @@ namespace npuvp {
 NpuMailbox::NpuMailbox(sc_core::sc_module_name name)
     : MmioDevice(name, kWindowSize),
       doorbells_(child_name(*this, "doorbells"), "", "doorbell writes by the host"),
-      host_interrupts_(child_name(*this, "host_interrupts"), "", "interrupts raised to the host") {}
+      host_interrupts_(child_name(*this, "host_interrupts"), "", "interrupts raised to the host") {
+  SC_HAS_PROCESS(NpuMailbox);
+  SC_METHOD(raise_ts_irq);
+  sensitive << ts_irq_due_;
+  dont_initialize();
+  SC_METHOD(raise_host_irq);
+  sensitive << host_irq_due_;
+  dont_initialize();
+}
 
 bool NpuMailbox::peek(std::uint64_t offset, unsigned size, std::uint64_t& value) {
   if (size != 8) return false;
@@ -34,25 +42,27 @@ bool NpuMailbox::read(std::uint64_t offset, unsigned size, std::uint64_t& value,
   return peek(offset, size, value);
 }
 
-bool NpuMailbox::write(std::uint64_t offset, unsigned size, std::uint64_t value, sc_core::sc_time&) {
+bool NpuMailbox::write(std::uint64_t offset, unsigned size, std::uint64_t value, sc_core::sc_time& delay) {
   if (size != 8) return false;
   switch (offset) {
     case kDoorbell:
       ++pending_doorbells_;
       ++doorbells_;
-      ts_irq.set(true);
+      ts_irq_due_.notify(delay);
       return true;
     case kDoorbellAck:
       pending_doorbells_ = 0;
+      ts_irq_due_.cancel();
       ts_irq.set(false);
       return true;
     case kHostIrq:
       if (value & 1) {
         ++host_interrupts_;
-        host_irq.set(true);
+        host_irq_due_.notify(delay);
       }
       return true;
     case kHostIrqAck:
+      host_irq_due_.cancel();
       host_irq.set(false);
       return true;
     default:

@@ -8,6 +8,10 @@
 //   0x10 HOST_IRQ      write 1: interrupt the host (host_irq high)
 //   0x18 HOST_IRQ_ACK  write: host_irq low
 //   0x40 + 8i          SCRATCH[i], i = 0..7, read/write
+// Under temporal decoupling a write arrives with the writer's local time
+// offset: DOORBELL and HOST_IRQ raise their line at that time (a timed event),
+// so the other core never acts on a notification before it was sent. The
+// acknowledgements lower the line at once.
 #pragma once
 
 #include "core/interrupt.h"
@@ -38,6 +42,9 @@ class NpuMailbox : public MmioDevice {
   bool peek(std::uint64_t offset, unsigned size, std::uint64_t& value) override;
 
  private:
+  void raise_ts_irq() { ts_irq.set(true); }
+  void raise_host_irq() { host_irq.set(true); }
+  sc_core::sc_event ts_irq_due_, host_irq_due_;
   std::uint64_t pending_doorbells_ = 0;
   std::array<std::uint64_t, kScratchWords> scratch_{};
   Counter doorbells_, host_interrupts_;

@@ -28,6 +28,7 @@ TEST(NpuMailbox, DoorbellsCountUntilAcknowledged) {
     EXPECT_FALSE(mailbox.ts_irq.level());
     bus.write(NpuMailbox::kDoorbell, 1);
     bus.write(NpuMailbox::kDoorbell, 7);
+    sc_core::wait(sc_core::SC_ZERO_TIME);  // the line rises at the write's time
     EXPECT_TRUE(mailbox.ts_irq.level());
     EXPECT_EQ(bus.read(NpuMailbox::kDoorbell), 2u);
     bus.write(NpuMailbox::kDoorbellAck, 0);
@@ -43,10 +44,36 @@ TEST(NpuMailbox, HostInterruptIsALevelClearedByTheHost) {
     bus.write(NpuMailbox::kHostIrq, 0);
     EXPECT_FALSE(mailbox.host_irq.level()) << "only bit 0 raises it";
     bus.write(NpuMailbox::kHostIrq, 1);
+    sc_core::wait(sc_core::SC_ZERO_TIME);
     EXPECT_TRUE(mailbox.host_irq.level());
     EXPECT_EQ(bus.read(NpuMailbox::kHostIrq), 1u);
     bus.write(NpuMailbox::kHostIrqAck, 0);
     EXPECT_FALSE(mailbox.host_irq.level());
+    EXPECT_FALSE(mailbox.ts_irq.level());
+  });
+  sc_core::sc_start();
+}
+
+// Under temporal decoupling a write carries the writer's local time offset:
+// the notification takes effect then, not at the current SystemC time, so the
+// task scheduler never sees a doorbell before the host rang it.
+TEST(NpuMailbox, NotificationsRiseAtTheWritersLocalTime) {
+  Harness run([](TestInitiator& bus, NpuMailbox& mailbox) {
+    const sc_core::sc_time ahead(3, sc_core::SC_US);
+    bus.write(NpuMailbox::kDoorbell, 1, 8, ahead);
+    bus.write(NpuMailbox::kHostIrq, 1, 8, ahead);
+    sc_core::wait(ahead - sc_core::sc_time(1, sc_core::SC_NS));
+    EXPECT_FALSE(mailbox.ts_irq.level());
+    EXPECT_FALSE(mailbox.host_irq.level());
+    sc_core::wait(sc_core::sc_time(1, sc_core::SC_NS));
+    EXPECT_TRUE(mailbox.ts_irq.level());
+    EXPECT_TRUE(mailbox.host_irq.level());
+    // An acknowledgement before a pending rise drops it: the reader has seen
+    // everything written before the acknowledgement.
+    bus.write(NpuMailbox::kDoorbellAck, 0);
+    bus.write(NpuMailbox::kDoorbell, 1, 8, ahead);
+    bus.write(NpuMailbox::kDoorbellAck, 0);
+    sc_core::wait(2 * ahead);
     EXPECT_FALSE(mailbox.ts_irq.level());
   });
   sc_core::sc_start();
