@@ -1,0 +1,114 @@
+// The offload benchmark's scenario (scenarios/offload-bench.yaml, firmware/host/offload-bench.c)
+// runs and prints sane figures: a small GEMM on 2 AI Cores instead of 1024^3, a few
+// launches. Correctness only; the figures themselves are for tests/bench/offload_bench.cpp.
+#include "integration/run_npuvp.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <sstream>
+#include <string>
+
+using namespace npuvp::test_support;
+using ::testing::HasSubstr;
+
+namespace {
+
+// scenarios/offload-bench.yaml with some `patch:` values replaced.
+std::string patched_scenario(const std::map<std::string, std::string>& patch) {
+  std::istringstream in(read_file(scenario("offload-bench")));
+  std::string line, text;
+  std::map<std::string, std::string> left = patch;
+  while (std::getline(in, line)) {
+    const auto colon = line.find(':');
+    const auto start = line.find_first_not_of(' ');
+    if (colon != std::string::npos && start != std::string::npos && start > 0) {
+      auto it = left.find(line.substr(start, colon - start));
+      if (it != left.end()) {
+        line = line.substr(0, colon + 1) + " " + it->second;
+        left.erase(it);
+      }
+    }
+    text += line + "\n";
+  }
+  EXPECT_TRUE(left.empty()) << "the scenario has no patch value " << left.begin()->first;
+  const std::string path = temp_path("offload-bench.yaml");
+  std::ofstream(path) << text;
+  return path;
+}
+
+// key=value fields of the first stdout line starting with `prefix`.
+std::map<std::string, std::string> fields(const std::string& out, const std::string& prefix) {
+  std::map<std::string, std::string> result;
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(prefix, 0) != 0) continue;
+    std::istringstream words(line.substr(prefix.size()));
+    std::string word;
+    while (words >> word) {
+      auto eq = word.find('=');
+      if (eq != std::string::npos) result[word.substr(0, eq)] = word.substr(eq + 1);
+    }
+    break;
+  }
+  return result;
+}
+
+double number(const std::map<std::string, std::string>& f, const std::string& key) {
+  auto it = f.find(key);
+  if (it == f.end()) {
+    ADD_FAILURE() << "no " << key << "=";
+    return -1;
+  }
+  return std::stod(it->second);
+}
+
+}  // namespace
+
+TEST(OffloadBench, SmallRunOnTwoAiCoresPassesWithSaneFigures) {
+  const std::string yaml = patched_scenario({{"bench_launches", "5"},
+                                             {"bench_async_launches", "5"},
+                                             {"bench_m", "256"},
+                                             {"bench_k", "256"},
+                                             {"bench_n", "512"},
+                                             {"bench_blocks", "4"}});
+  auto result = run_npuvp("run " + yaml + " --quiet --set soc.ai_cores=2");
+  std::remove(yaml.c_str());
+  ASSERT_EQ(result.status, 0) << result.out << result.err;
+  EXPECT_THAT(result.out, HasSubstr("offload-bench: PASS"));
+  EXPECT_THAT(result.out, HasSubstr("offload-bench: clocks: assumed"));
+
+  // Launch overhead: host call -> first kernel instruction, in host cycles.
+  auto first = fields(result.out, "offload-bench: overhead call_to_first_instruction ");
+  ASSERT_FALSE(first.empty()) << result.out;
+  EXPECT_EQ(number(first, "launches"), 5);
+  EXPECT_GT(number(first, "min"), 0);
+  EXPECT_LE(number(first, "min"), number(first, "mean"));
+  EXPECT_LE(number(first, "mean"), number(first, "max"));
+  EXPECT_LT(number(first, "max"), 100000);
+  auto end = fields(result.out, "offload-bench: overhead call_to_block_end ");
+  auto round_trip = fields(result.out, "offload-bench: overhead round_trip ");
+  ASSERT_FALSE(end.empty());
+  ASSERT_FALSE(round_trip.empty());
+  EXPECT_GT(number(end, "min"), number(first, "min"));  // the block ends after it starts
+  EXPECT_GT(number(round_trip, "min"), number(first, "min"));  // returns after the block started
+  EXPECT_LT(number(round_trip, "max"), 100000);
+  auto async = fields(result.out, "offload-bench: async ");
+  EXPECT_EQ(number(async, "launches"), 5);
+  EXPECT_GT(number(async, "cycles_per_launch"), 0);
+  EXPECT_LT(number(async, "cycles_per_launch"), 100000);
+
+  // The GEMM: all blocks done on 2 cores, TS cycles counted, sample matches.
+  auto gemm = fields(result.out, "offload-bench: gemm ");
+  ASSERT_FALSE(gemm.empty()) << result.out;
+  EXPECT_EQ(number(gemm, "m"), 256);
+  EXPECT_EQ(number(gemm, "n"), 512);
+  EXPECT_EQ(number(gemm, "cores"), 2);
+  EXPECT_EQ(number(gemm, "blocks"), 4);
+  EXPECT_EQ(number(gemm, "blocks_done"), 4);
+  EXPECT_EQ(gemm["mem"], "ddr");
+  EXPECT_GT(number(gemm, "ts_cycles"), 0);
+  EXPECT_GE(number(gemm, "kernel_cycles"), number(gemm, "ts_cycles"));  // 2 cores' blocks summed
+  EXPECT_THAT(result.out, HasSubstr("sampled elements, 0 differ; 0 unwritten"));
+}
