@@ -25,17 +25,24 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
       plic("plic", 96, 2),
       finisher("finisher"),
       mailbox("mailbox") {
-  // Ring stops in ring order: the AI Cores sit between the CPU and the L2
-  // buffer (the task scheduler and mesh bridge will join them).
+  // Ring stops in ring order: cpu, the first half of the AI Cores, the L2
+  // buffer, the second half, ddr, periph. The L2 buffer sits in the middle of
+  // the AI Cores, as on a real die, so its data reaches half of them on each
+  // of its two outgoing links; at the end of the row every core would share
+  // one link (with 4 cores that link ran at 95 % and capped a 4-core GEMM at
+  // 2.4x, docs/fabric.md "Ring order").
   unsigned cpu_stop = ring.add_stop("cpu");
   if (ai_cores.get() > kMaxAiCores) throw ConfigError(ai_cores.name() + " must be at most " + std::to_string(kMaxAiCores));
   std::vector<unsigned> aicore_stops;
+  unsigned l2_stop = 0;
+  const unsigned before_l2 = static_cast<unsigned>((ai_cores.get() + 1) / 2);
   for (unsigned i = 0; i < ai_cores.get(); ++i) {
+    if (i == before_l2) l2_stop = ring.add_stop("l2");
     std::string core = "aicore" + std::to_string(i);
     aicores.push_back(std::make_unique<AiCore>(core.c_str(), i));
     aicore_stops.push_back(ring.add_stop(core));
   }
-  unsigned l2_stop = ring.add_stop("l2");
+  if (before_l2 == ai_cores.get()) l2_stop = ring.add_stop("l2");
   unsigned ddr_stop = ring.add_stop("ddr");
   unsigned periph_stop = ring.add_stop("periph");
   // The task scheduler shares the peripherals' stop (its mailbox is there):
