@@ -25,8 +25,11 @@ build: deps
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 	cmake --build $(BUILD) -j $(JOBS)
 
+# The default scenario: a host program offloads GEMMs through the driver and the
+# task scheduler to the AI Cores, checks every element, and the run prints its
+# statistics.
 demo: build
-	$(BUILD)/platform/npuvp run scenarios/hello.yaml
+	$(BUILD)/platform/npuvp run scenarios/gemm-offload.yaml
 
 test: build
 	ctest --test-dir $(BUILD) -j $(JOBS) --output-on-failure
