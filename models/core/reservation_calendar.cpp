@@ -6,47 +6,67 @@ namespace npuvp {
 
 ReservationCalendar::Ticks ReservationCalendar::reserve(Ticks earliest, Ticks duration, Ticks now) {
   // Forget what ended before now: nothing can start earlier than now.
-  std::size_t expired = 0;
-  while (expired < intervals_.size() && intervals_[expired].end <= now) ++expired;
-  if (expired) intervals_.erase(intervals_.begin(), intervals_.begin() + static_cast<std::ptrdiff_t>(expired));
+  while (count_ && at(0).end <= now) pop_front();
 
   // In time order (the common case): after the last reservation.
-  if (intervals_.empty() || earliest >= intervals_.back().begin) {
-    Ticks begin = intervals_.empty() ? earliest : std::max(earliest, intervals_.back().end);
-    insert(intervals_.size(), begin, begin + duration);
+  if (!count_ || earliest >= at(count_ - 1).begin) {
+    const Ticks begin = count_ ? std::max(earliest, at(count_ - 1).end) : earliest;
+    insert(count_, begin, begin + duration);
     return begin;
   }
   // Out of order: the first gap at or after `earliest` that is long enough.
-  Ticks begin = earliest;
-  std::size_t at = 0;
-  for (; at < intervals_.size(); ++at) {
-    const Interval& next = intervals_[at];
-    if (next.end <= begin) continue;              // wholly before us
-    if (begin + duration <= next.begin) break;    // fits in the gap before `next`
-    begin = std::max(begin, next.end);            // overlaps: try after it
+  // Skip, by bisection, the intervals that end by `earliest` (sorted by end too).
+  std::size_t low = 0, high = count_;
+  while (low < high) {
+    const std::size_t middle = (low + high) / 2;
+    if (at(middle).end <= earliest) low = middle + 1;
+    else high = middle;
   }
-  insert(at, begin, begin + duration);
+  Ticks begin = earliest;
+  std::size_t position = low;
+  for (; position < count_; ++position) {
+    const Interval& next = at(position);
+    if (next.end <= begin) continue;            // wholly before us
+    if (begin + duration <= next.begin) break;  // fits in the gap before `next`
+    begin = std::max(begin, next.end);          // overlaps: try after it
+  }
+  insert(position, begin, begin + duration);
   return begin;
 }
 
-void ReservationCalendar::insert(std::size_t at, Ticks begin, Ticks end) {
+void ReservationCalendar::insert(std::size_t position, Ticks begin, Ticks end) {
   if (begin == end) return;  // a zero-length reservation occupies nothing
-  const bool joins_previous = at > 0 && intervals_[at - 1].end == begin;
-  const bool joins_next = at < intervals_.size() && intervals_[at].begin == end;
-  if (joins_previous && joins_next) {
-    intervals_[at - 1].end = intervals_[at].end;
-    intervals_.erase(intervals_.begin() + static_cast<std::ptrdiff_t>(at));
-  } else if (joins_previous) {
-    intervals_[at - 1].end = end;
-  } else if (joins_next) {
-    intervals_[at].begin = begin;
-  } else {
-    intervals_.insert(intervals_.begin() + static_cast<std::ptrdiff_t>(at), Interval{begin, end});
-    if (intervals_.size() > kMaxIntervals) {
-      intervals_[1].begin = intervals_[0].begin;  // the oldest gap counts as busy
-      intervals_.erase(intervals_.begin());
-    }
+  const bool joins_previous = position > 0 && at(position - 1).end == begin;
+  const bool joins_next = position < count_ && at(position).begin == end;
+  if (joins_previous && joins_next) {  // fills the gap: the two become one
+    at(position - 1).end = at(position).end;
+    for (std::size_t i = position; i + 1 < count_; ++i) at(i) = at(i + 1);
+    --count_;
+    return;
   }
+  if (joins_previous) {
+    at(position - 1).end = end;
+    return;
+  }
+  if (joins_next) {
+    at(position).begin = begin;
+    return;
+  }
+  if (count_ == kMaxIntervals) {
+    if (position <= 1) {  // among the oldest: the oldest interval grows to cover it
+      Interval& first = at(0);
+      first.begin = std::min(first.begin, begin);
+      first.end = std::max(first.end, end);
+      return;
+    }
+    // The two oldest intervals become one, the gap between them busy.
+    at(1).begin = at(0).begin;
+    pop_front();
+    --position;
+  }
+  for (std::size_t i = count_; i > position; --i) at(i) = at(i - 1);
+  at(position) = Interval{begin, end};
+  ++count_;
 }
 
 }  // namespace npuvp

@@ -15,40 +15,58 @@
 // dropped (no access can start before it). The list is bounded by
 // kMaxIntervals: when it overflows, the two oldest intervals merge, filling the
 // gap between them as busy (conservative: an access may then wait where the
-// resource was free, never the reverse). No allocation after construction.
+// resource was free, never the reverse). The intervals live in a fixed ring
+// buffer: in time order a reservation is O(1) with no allocation and no
+// copying; only an out-of-order one scans and shifts (at most kMaxIntervals).
 #pragma once
 
+#include <systemc>
+
+#include <array>
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
 namespace npuvp {
 
 class ReservationCalendar {
  public:
-  using Ticks = std::uint64_t;  // any time unit; callers use SystemC resolution units
+  using Ticks = sc_core::sc_time::value_type;  // SystemC time-resolution units
   static constexpr std::size_t kMaxIntervals = 32;
-
-  ReservationCalendar() { intervals_.reserve(kMaxIntervals + 1); }
 
   // Reserves `duration` ticks at the first time >= `earliest` at which the
   // resource is free for that long; returns that start time. `now` is the
   // current simulated time: intervals that ended by then are forgotten.
   Ticks reserve(Ticks earliest, Ticks duration, Ticks now);
+  // The same in SystemC time. sc_time::from_value is a library call, so it is
+  // only made when the start differs from `earliest` (the resource was busy).
+  sc_core::sc_time reserve(const sc_core::sc_time& earliest, const sc_core::sc_time& duration,
+                           const sc_core::sc_time& now) {
+    const Ticks begin = reserve(earliest.value(), duration.value(), now.value());
+    return begin == earliest.value() ? earliest : sc_core::sc_time::from_value(begin);
+  }
 
   // The end of the latest reservation (0 if none is remembered).
-  Ticks busy_until() const { return intervals_.empty() ? 0 : intervals_.back().end; }
-  std::size_t interval_count() const { return intervals_.size(); }
+  Ticks busy_until() const { return count_ ? at(count_ - 1).end : 0; }
+  std::size_t interval_count() const { return count_; }
 
  private:
   struct Interval {
     Ticks begin, end;  // busy in [begin, end)
   };
-  // Inserts [begin, end) at position `at` (it fits between its neighbours)
-  // and merges it with neighbours it touches.
-  void insert(std::size_t at, Ticks begin, Ticks end);
+  static_assert((kMaxIntervals & (kMaxIntervals - 1)) == 0, "a power of two: indices wrap by masking");
+  // The i-th interval in time order.
+  Interval& at(std::size_t i) { return ring_[(head_ + i) & (kMaxIntervals - 1)]; }
+  const Interval& at(std::size_t i) const { return ring_[(head_ + i) & (kMaxIntervals - 1)]; }
+  void pop_front() {
+    head_ = (head_ + 1) & (kMaxIntervals - 1);
+    --count_;
+  }
+  // Inserts [begin, end) as the `position`-th interval (it fits between its
+  // neighbours) and merges it with neighbours it touches.
+  void insert(std::size_t position, Ticks begin, Ticks end);
 
-  std::vector<Interval> intervals_;  // sorted, disjoint, not touching
+  std::array<Interval, kMaxIntervals> ring_{};  // sorted, disjoint, not touching: count_ from head_
+  std::size_t head_ = 0, count_ = 0;
 };
 
 }  // namespace npuvp

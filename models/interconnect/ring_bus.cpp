@@ -170,8 +170,7 @@ sc_time RingBus::send_data(const Path& path, const sc_time& start, std::uint64_t
   serialize(bytes);
   sc_time head = start;
   for (Link* link : path.links) {
-    const sc_time begin =
-        sc_time::from_value(link->calendar.reserve(head.value(), last_serialization_.value(), now.value()));
+    const sc_time begin = link->calendar.reserve(head, last_serialization_, now);
     *link->bytes += bytes;
     *link->busy_cycles += last_cycles_;
     head = begin + hop_time_;

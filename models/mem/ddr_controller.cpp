@@ -233,7 +233,7 @@ void DdrController::b_transport(tlm::tlm_generic_payload& payload, sc_time& dela
         } else {
           ++row_hits_;
         }
-        command = sc_time::from_value(bank.busy.reserve(start.value(), (prepare + run_time).value(), now.value()));
+        command = bank.busy.reserve(start, prepare + run_time, now);
         column = command + prepare;
         if (prepare != sc_core::SC_ZERO_TIME) {  // it opened its row: the next access sees that row
           bank.open = true;
@@ -259,14 +259,13 @@ void DdrController::b_transport(tlm::tlm_generic_payload& payload, sc_time& dela
         column = activate + rcd;
       }
       row_hits_ += run_bursts - 1;
-      const sc_time data =
-          sc_time::from_value(channel.bus.reserve((column + cas).value(), run_time.value(), now.value()));
+      const sc_time data = channel.bus.reserve(column + cas, run_time, now);
       const sc_time data_end = data + run_time;
       channel.busy += run_time;
       if (in_order) {
         bank.ready = data_end - cas;
         bank.last_start = start;
-        bank.busy.reserve(command.value(), (bank.ready - command).value(), now.value());  // for late arrivals
+        bank.busy.reserve(command, bank.ready - command, now);  // for late arrivals
       }
       end = std::max(end, data_end);
       bursts_ += run_bursts;

@@ -82,5 +82,27 @@ TEST(ReservationCalendar, MatchesABruteForceModelInRandomOrder) {
   }
 }
 
+// With more intervals than it keeps, the calendar may make an access wait
+// where the resource was free (merged gaps count as busy), but it never lets
+// two reservations overlap and never starts one before its earliest time.
+TEST(ReservationCalendar, NeverDoubleBooksWhenItOverflows) {
+  std::mt19937 random(11);
+  for (int round = 0; round < 50; ++round) {
+    ReservationCalendar calendar;
+    std::vector<bool> busy(40000, false);
+    for (int access = 0; access < 300; ++access) {
+      std::uint64_t earliest = random() % 20000, duration = 1 + random() % 30;
+      std::uint64_t got = calendar.reserve(earliest, duration, 0);
+      ASSERT_GE(got, earliest);
+      ASSERT_LE(got + duration, busy.size());
+      ASSERT_FALSE(std::any_of(busy.begin() + static_cast<long>(got), busy.begin() + static_cast<long>(got + duration),
+                               [](bool b) { return b; }))
+          << "round " << round << " access " << access << " double-booked at " << got;
+      std::fill(busy.begin() + static_cast<long>(got), busy.begin() + static_cast<long>(got + duration), true);
+      ASSERT_LE(calendar.interval_count(), ReservationCalendar::kMaxIntervals);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace npuvp
