@@ -19,6 +19,8 @@
 //
 // Patched scenario values (bench_launches, bench_m, ...) go into a copy of the scenario
 // with the `patch:` lines rewritten; parameters go on the command line (--set).
+#include "scenario_patch.h"
+
 #include <benchmark/benchmark.h>
 #include <nlohmann/json.hpp>
 
@@ -83,22 +85,9 @@ std::string read_text(const std::string& path) {
 
 // The scenario with its `patch:` values replaced (every key must exist there).
 std::string patched_scenario(const Patch& patch) {
-  std::istringstream in(read_text(kScenario));
-  std::string line, text;
-  Patch left = patch;
-  while (std::getline(in, line)) {
-    const auto colon = line.find(':');
-    const auto start = line.find_first_not_of(' ');
-    if (colon != std::string::npos && start != std::string::npos && start > 0) {
-      auto it = left.find(line.substr(start, colon - start));
-      if (it != left.end()) {
-        line = line.substr(0, colon + 1) + " " + it->second;
-        left.erase(it);
-      }
-    }
-    text += line + "\n";
-  }
-  if (!left.empty()) throw std::runtime_error("scenario has no patch value " + left.begin()->first);
+  Patch unmatched;
+  const std::string text = npuvp::test_support::patch_scenario_text(read_text(kScenario), patch, &unmatched);
+  if (!unmatched.empty()) throw std::runtime_error("scenario has no patch value " + unmatched.begin()->first);
   const std::string path = kTemp + ".yaml";
   std::ofstream(path) << text;
   return path;

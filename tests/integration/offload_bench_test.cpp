@@ -2,6 +2,7 @@
 // runs and prints sane figures: a small GEMM on 2 AI Cores instead of 1024^3, a few
 // launches. Correctness only; the figures themselves are for tests/bench/offload_bench.cpp.
 #include "integration/run_npuvp.h"
+#include "scenario_patch.h"
 
 #include <gtest/gtest.h>
 
@@ -16,22 +17,9 @@ namespace {
 
 // scenarios/offload-bench.yaml with some `patch:` values replaced.
 std::string patched_scenario(const std::map<std::string, std::string>& patch) {
-  std::istringstream in(read_file(scenario("offload-bench")));
-  std::string line, text;
-  std::map<std::string, std::string> left = patch;
-  while (std::getline(in, line)) {
-    const auto colon = line.find(':');
-    const auto start = line.find_first_not_of(' ');
-    if (colon != std::string::npos && start != std::string::npos && start > 0) {
-      auto it = left.find(line.substr(start, colon - start));
-      if (it != left.end()) {
-        line = line.substr(0, colon + 1) + " " + it->second;
-        left.erase(it);
-      }
-    }
-    text += line + "\n";
-  }
-  EXPECT_TRUE(left.empty()) << "the scenario has no patch value " << left.begin()->first;
+  std::map<std::string, std::string> unmatched;
+  const std::string text = patch_scenario_text(read_file(scenario("offload-bench")), patch, &unmatched);
+  EXPECT_TRUE(unmatched.empty()) << "the scenario has no patch value " << unmatched.begin()->first;
   const std::string path = temp_path("offload-bench.yaml");
   std::ofstream(path) << text;
   return path;
