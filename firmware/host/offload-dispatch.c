@@ -10,7 +10,9 @@
  *   - B > N: every core takes part; and blocks go to whichever core is idle: when block 0
  *     spins long enough for the other cores to run all the short blocks, its core runs only
  *     block 0, and the launch takes less than the sum of its blocks;
- *   - the launch completion reports B blocks done and the host was woken by its interrupt.
+ *   - the launch completion reports B blocks done and the host was woken by its interrupt;
+ * and two driver rules: timed waits put the program's mtimecmp back, and npuvp_init
+ * refuses a second attach after npuvp_shutdown.
  * Prints one "offload-dispatch: B=<b>: ok" line per launch, then "offload-dispatch: PASS" and
  * exits 0, or exits 1.
  */
@@ -126,8 +128,12 @@ int main(void)
     struct npuvp_config config;
     npuvp_default_config(&config);
     config.wait_timeout_us = 100000; /* a lost interrupt fails the wait instead of hanging */
+    /* The program's own timer setting survives the driver's timed waits. */
+    const uint64_t own_deadline = clint_mtime() + NPUVP_US_TO_TICKS(1000000);
+    clint_set_mtimecmp(hart_id(), own_deadline);
     int status = npuvp_init(&config);
     check(status, "npuvp_init");
+    expect(clint_mtimecmp(hart_id()) == own_deadline, "npuvp_init did not put the program's mtimecmp back", 0);
     struct npuvp_device_info info;
     npuvp_device_info(&info);
     const uint32_t n = info.num_cores;
@@ -151,6 +157,7 @@ int main(void)
 
     check(npuvp_free(records_dev), "free");
     check(npuvp_shutdown(), "shutdown");
+    expect(npuvp_init(&config) == NPUVP_ERR_INVALID, "npuvp_init after npuvp_shutdown did not refuse", 0);
     if (failures) {
         printf("offload-dispatch: FAIL\n");
         return EXIT_FAILURE;

@@ -291,7 +291,10 @@ static int step(void)
 static void core_interrupt(unsigned core)
 {
     uint64_t status = core_read(core, NPU_AICORE_STATUS);
-    if (status & NPU_AICORE_STATUS_RUNNING) return; /* stale level of an earlier block */
+    if (status & NPU_AICORE_STATUS_RUNNING) { /* a stale level of an earlier block: drop it */
+        core_write(core, NPU_AICORE_IRQ_CLEAR, NPU_AICORE_IRQ_CLEAR_DONE | NPU_AICORE_IRQ_CLEAR_ERROR);
+        return;
+    }
     uint64_t cycles = core_read(core, NPU_AICORE_CYCLES);
     uint64_t pc = (status & NPU_AICORE_STATUS_FAULT) ? core_read(core, NPU_AICORE_FAULT_PC) : 0;
     core_write(core, NPU_AICORE_IRQ_CLEAR, NPU_AICORE_IRQ_CLEAR_DONE | NPU_AICORE_IRQ_CLEAR_ERROR);

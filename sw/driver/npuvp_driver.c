@@ -33,6 +33,7 @@ struct slot {
 
 static struct {
     int initialised;
+    int attach_tried; /* the TS serves one queue per run: one attach attempt per run */
     struct npuvp_config config;
     uint32_t cores_found, num_cores, ts_version, ts_state, ts_detail;
 
@@ -103,12 +104,16 @@ static void timeout_handler(struct npuvp_trap_frame *frame)
 
 /* Sleeps in WFI until done(arg) holds or timeout_us of simulated time pass (0: no limit).
  * The predicate is checked with interrupts off, so a completion between the check and
- * the WFI still ends the WFI (a pending enabled interrupt wakes it regardless of MIE). */
+ * the WFI still ends the WFI (a pending enabled interrupt wakes it regardless of MIE).
+ * A timeout borrows the machine timer; the program's own timer (handler, mtimecmp and
+ * mie.MTIE) is put back afterwards, so a deadline of its that passed meanwhile fires then. */
 static int wait_until(int (*done)(const void *), const void *arg, uint32_t timeout_us)
 {
     npuvp_trap_handler_t old_timer = NULL;
-    uint64_t deadline = 0;
+    uint64_t deadline = 0, old_mtimecmp = 0, old_mtie = 0;
     if (timeout_us) {
+        old_mtimecmp = clint_mtimecmp(hart_id());
+        old_mtie = read_csr(mie) & MIE_MTIE;
         deadline = clint_mtime() + NPUVP_US_TO_TICKS(timeout_us);
         timer_fired = 0;
         old_timer = npuvp_set_irq_handler(IRQ_M_TIMER, timeout_handler);
@@ -129,8 +134,9 @@ static int wait_until(int (*done)(const void *), const void *arg, uint32_t timeo
     irq_enable();
     if (timeout_us) {
         clear_csr(mie, MIE_MTIE);
-        clint_set_mtimecmp(hart_id(), UINT64_MAX);
+        clint_set_mtimecmp(hart_id(), old_mtimecmp);
         npuvp_set_irq_handler(IRQ_M_TIMER, old_timer);
+        if (old_mtie) set_csr(mie, MIE_MTIE);
     }
     return status;
 }
@@ -247,6 +253,7 @@ static void read_ts_state(void)
 int npuvp_init(const struct npuvp_config *config)
 {
     if (drv.initialised) return NPUVP_OK;
+    if (drv.attach_tried) return NPUVP_ERR_INVALID; /* after a shutdown or a failed attach */
     struct npuvp_config c;
     if (config) c = *config;
     else npuvp_default_config(&c);
@@ -267,6 +274,7 @@ int npuvp_init(const struct npuvp_config *config)
 
     /* Device-memory pools. The DDR pool shrinks until its last word is backed. */
     while (c.ddr_size > (16u << 20) && !probe_read64(c.ddr_base + c.ddr_size - 8, NULL)) c.ddr_size /= 2;
+    if (!probe_read64(c.ddr_base + c.ddr_size - 8, NULL)) return NPUVP_ERR_OUT_OF_MEMORY; /* no backed pool */
     int status = npuvp_dm_init(&drv.ddr, "ddr", c.ddr_base, c.ddr_size, NPUVP_MEMORY_GRANULE, NPUVP_DM_FIRST_FIT,
                                drv.ddr_nodes, sizeof drv.ddr_nodes / sizeof drv.ddr_nodes[0]);
     if (status != NPUVP_OK) return status;
@@ -323,6 +331,7 @@ int npuvp_init(const struct npuvp_config *config)
     irq_enable();
 
     /* Attach: publish the header, ring, wait for READY (or a refusal). */
+    drv.attach_tried = 1;
     fence_rw();
     mailbox_write(NPU_MB_SCRATCH(NPU_SCRATCH_QUEUE), drv.queue_memory);
     mailbox_write(NPU_MB_DOORBELL, 1);

@@ -68,7 +68,9 @@ void npuvp_default_config(struct npuvp_config *config);
  * NPUVP_ERR_NO_DEVICE: no mailbox, no AI Core, or the TS did not answer within
  * init_timeout_us (npuvp_device_info().ts_state tells whether it ever booted);
  * NPUVP_ERR_PROTOCOL: the TS rejected the queue (ts_detail = NPU_ATTACH_*).
- * A second call after success does nothing. */
+ * A second call after success does nothing. The TS serves one queue per run, so once
+ * the queue was offered to the TS (after a shutdown, or after an attach that failed or
+ * timed out) npuvp_init returns NPUVP_ERR_INVALID. */
 int npuvp_init(const struct npuvp_config *config);
 
 /* Waits for every submitted command (npuvp_synchronize) and disables the host

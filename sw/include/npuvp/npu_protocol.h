@@ -21,7 +21,9 @@
  *     TS -> host: write completion records, advance cpl_tail, then write HOST_IRQ.
  *   - Every command produces exactly one completion record, carrying the command's
  *     sequence number. Completions of commands of different streams may appear in
- *     any order; those of one stream appear in command order.
+ *     any order; those of one stream appear in command order, except that a bad
+ *     command (NPU_STATUS_BAD_COMMAND) completes at once, possibly ahead of earlier
+ *     commands of its stream.
  *   - Handshake (attach) through the mailbox SCRATCH registers, see below.
  */
 #ifndef NPUVP_NPU_PROTOCOL_H
@@ -115,8 +117,12 @@ extern "C" {
  * fills the queue header (indices equal), writes SCRATCH[QUEUE] and rings the doorbell
  * (it need not wait for BOOTED: the doorbell stays pending until the TS enables it).
  * On a doorbell while not attached, the TS reads SCRATCH[QUEUE]; if non-zero it checks
- * the header (npu_queue_header_check) and writes TS_STATE = READY, or ATTACH_FAILED with
- * the NPU_ATTACH_* reason as detail, then raises HOST_IRQ. After READY the TS serves
+ * the address's alignment, reads the header with access faults caught, applies
+ * npu_queue_header_check, then probes the hardware (NPU_ATTACH_BAD_ADDRESS: the index
+ * lines and the completion ring must be readable and writable, the command ring
+ * readable; NPU_ATTACH_BAD_NUM_CORES: every core below num_cores answers with its
+ * CORE_ID). It writes TS_STATE = READY, or ATTACH_FAILED with the NPU_ATTACH_* reason
+ * as detail, then raises HOST_IRQ. After READY the TS serves
  * that queue until it is reset; SCRATCH[QUEUE] is not read again.
  */
 #define NPU_SCRATCH_TS_STATE 0u
@@ -140,8 +146,9 @@ extern "C" {
 #define NPU_ATTACH_BAD_NUM_CORES 5u    /* 0 or above NPU_MAX_CORES (TS: or a core that does not answer) */
 #define NPU_ATTACH_BAD_ALIGNMENT 6u    /* header or a ring not 64-byte aligned, or 0 */
 #define NPU_ATTACH_BAD_INDICES 7u      /* a ring holds more than `entries` or completions pending */
-#define NPU_ATTACH_BAD_ADDRESS 8u      /* the header or a ring is not memory the TS can read and write
-                                          (found by the TS probing it, not by npu_queue_header_check) */
+#define NPU_ATTACH_BAD_ADDRESS 8u      /* the header or a ring is not memory the TS can use (read; and
+                                          write, for the index lines and the completion ring), found
+                                          by the TS probing it, not by npu_queue_header_check */
 
 /* ---------------------------------------------------------------------------
  * Queue header, 320 bytes, 64-byte aligned, in DDR. Line 0 is written by the host
@@ -279,7 +286,7 @@ struct npu_completion {
     uint64_t kernel_cycles;  /* LAUNCH: sum of the CYCLES of every block that ran (faulted
                                 ones up to the fault), AI Core cycles */
     uint64_t start_cycle;    /* TS cycle counter when the command started (LAUNCH: just
-                                before its first block's START write) */
+                                before it programs its first block: ENTRY ... START) */
     uint64_t end_cycle;      /* TS cycle counter when the command completed */
 };
 

@@ -59,6 +59,7 @@ static inline void clint_set_mtimecmp(unsigned long hart, uint64_t t)
 {
     mmio_write64(NPUVP_CLINT_MTIMECMP(hart), t);
 }
+static inline uint64_t clint_mtimecmp(unsigned long hart) { return mmio_read64(NPUVP_CLINT_MTIMECMP(hart)); }
 static inline void clint_set_msip(unsigned long hart, int pending)
 {
     mmio_write32(NPUVP_CLINT_MSIP(hart), pending ? 1u : 0u);
