@@ -1,6 +1,7 @@
 // npuvp: the command-line front end. See docs/cli.md.
 #include "core/simulation.h"
 #include "platform/simulator.h"
+#include "platform/stats_diff.h"
 
 #include <systemc>
 
@@ -8,6 +9,7 @@
 #include <cstring>
 #include <iostream>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -22,6 +24,8 @@ usage:
   npuvp run --elf FILE.elf [options]  run a bare RISC-V ELF on the default platform
   npuvp params [SCENARIO.yaml] [--set ...] [--markdown]
                                       list every parameter (default, unit, meaning)
+  npuvp stats diff A.json B.json [--match PATTERN]... [--threshold R] [--all]
+                                      the statistics that changed between two runs, B/A
   npuvp --help | --version
 
 options:
@@ -39,6 +43,38 @@ int usage_error(const std::string& message) {
   return static_cast<int>(npuvp::ExitStatus::kBadInput);
 }
 
+// npuvp stats diff A.json B.json [--match PATTERN]... [--threshold R] [--all]
+int stats_command(int argc, char** argv) {
+  if (argc < 3 || std::strcmp(argv[2], "diff") != 0) return usage_error("`npuvp stats` knows one subcommand: diff");
+  npuvp::StatsDiffOptions options;
+  std::vector<std::string> files;
+  for (int i = 3; i < argc; ++i) {
+    std::string argument = argv[i];
+    if (argument == "--match" || argument == "--threshold") {
+      if (i + 1 >= argc) return usage_error(argument + " needs a value");
+      std::string value = argv[++i];
+      if (argument == "--match") {
+        options.patterns.push_back(value);
+      } else {
+        char* end = nullptr;
+        options.threshold = std::strtod(value.c_str(), &end);
+        if (end == value.c_str() || *end || options.threshold < 0)
+          return usage_error("--threshold expects a non-negative number (0.05 = 5 %), got '" + value + "'");
+      }
+    } else if (argument == "--all") {
+      options.include_unchanged = true;
+    } else if (!argument.empty() && argument[0] == '-') {
+      return usage_error("unknown option '" + argument + "'");
+    } else {
+      files.push_back(argument);
+    }
+  }
+  if (files.size() != 2) return usage_error("`npuvp stats diff` needs two statistics files (A.json B.json)");
+  options.before_path = files[0];
+  options.after_path = files[1];
+  return npuvp::stats_diff(options, std::cout, std::cerr);
+}
+
 }  // namespace
 
 int sc_main(int argc, char** argv) {
@@ -51,6 +87,7 @@ int sc_main(int argc, char** argv) {
     return 0;
   }
   std::string command = argv[1];
+  if (command == "stats") return stats_command(argc, argv);
   if (command != "run" && command != "params") return usage_error("unknown command '" + command + "'");
 
   npuvp::RunOptions options;
