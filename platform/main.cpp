@@ -31,6 +31,8 @@ usage:
 options:
   --set NAME=VALUE   set a parameter (repeatable; a leading "soc." may be omitted)
   --stats FILE       write statistics as JSON (also on errors)
+  --trace FILE       write a timeline (Chrome/Perfetto JSON: ui.perfetto.dev) of AI Core
+                     pipes, task blocks and host/TS notifications
   --quiet            do not print the statistics table at exit
 
 exit status: 0 pass; the guest's exit code for a bare ELF; 1 a failed check;
@@ -109,6 +111,8 @@ int sc_main(int argc, char** argv) {
         options.elf_path = value("--elf");
       } else if (argument == "--stats") {
         options.stats_path = value("--stats");
+      } else if (argument == "--trace" && command == "run") {
+        options.trace_path = value("--trace");
       } else if (argument == "--quiet" || argument == "-q") {
         options.quiet = true;
       } else if (argument == "--markdown" && command == "params") {

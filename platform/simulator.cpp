@@ -3,6 +3,7 @@
 #include "core/console.h"
 #include "core/parameters.h"
 #include "core/simulation.h"
+#include "core/timeline.h"
 #include "core/statistics.h"
 #include "core/text.h"
 #include "mem/elf_image.h"
@@ -214,6 +215,7 @@ int run_simulation(const RunOptions& options) {
       launcher = std::make_unique<KernelLauncher>(*platform, plan);
     }
 
+    if (!options.trace_path.empty()) Timeline::instance().open(options.trace_path);
     control.start_wall_clock();
     sc_core::sc_time limit = parameters.limit_sim_time;
     try {
@@ -239,6 +241,8 @@ int run_simulation(const RunOptions& options) {
   } catch (const std::exception& error) {
     control.record_failure(ExitStatus::kInternalError, error.what());
   }
+
+  Timeline::instance().close();  // a complete document on every exit path
 
   // Outcome and checks.
   int status = static_cast<int>(control.status());

@@ -13,6 +13,7 @@ struct RunOptions {
   std::string elf_path;       // a bare ELF on the default platform
   std::vector<std::pair<std::string, std::string>> settings;  // --set name=value
   std::string stats_path;     // --stats FILE (JSON)
+  std::string trace_path;     // --trace FILE (Chrome/Perfetto timeline JSON)
   bool quiet = false;         // no statistics table
 };
 

@@ -2,6 +2,7 @@
 
 #include "core/simulation.h"
 #include "core/text.h"
+#include "core/timeline.h"
 
 #include <algorithm>
 #include <iostream>
@@ -250,6 +251,17 @@ void AiCore::start_block() {
   hart.x[11] = current_.block_idx;
   hart.x[12] = current_.block_dim;
   block_start_cycle_ = now_cycles();
+  block_start_time_ = sc_core::sc_time_stamp();
+}
+
+int AiCore::pipe_track(PipeState& pipe) {
+  if (pipe.timeline_track < 0) {
+    static const char* const kRows[] = {"scalar (S)", "V (Vector)", "M (Cube)", "MTE1 (L1 -> L0A/L0B)",
+                                        "MTE2 (GM -> L1/UB)", "MTE3 (UB -> GM)", "all"};
+    const unsigned index = static_cast<unsigned>(pipe.pipe);
+    pipe.timeline_track = Timeline::instance().track(name(), index < 7 ? kRows[index] : pipe_name(pipe.pipe));
+  }
+  return pipe.timeline_track;
 }
 
 void AiCore::finish_block() {
@@ -264,6 +276,15 @@ void AiCore::finish_block() {
     outcome_.done = true;
     ++blocks_done_;
     done_interrupt.set(true);
+  }
+  Timeline& timeline = Timeline::instance();
+  if (timeline.enabled()) {
+    if (block_track_ < 0) block_track_ = timeline.track(name(), "task blocks");
+    timeline.slice(block_track_, "block " + std::to_string(current_.block_idx) + "/" + std::to_string(current_.block_dim),
+                   block_start_time_, sc_core::sc_time_stamp(),
+                   {{"entry", Timeline::hex(current_.entry)},
+                    {"cycles", std::to_string(outcome_.kernel_cycles)},
+                    {"outcome", Timeline::quoted(outcome_.faulted ? "fault: " + outcome_.message : "done")}});
   }
   for (auto& callback : block_end_callbacks_) callback(*this);
 }
@@ -541,6 +562,10 @@ void AiCore::run_pipe(unsigned index) {
         while (generation == generation_ && counter == 0) sc_core::wait(flag_event_);
         pipe.waiting_flag = false;
         pipe.flag_wait_cycles += static_cast<std::uint64_t>((sc_core::sc_time_stamp() - started) / period_);
+        if (Timeline::instance().enabled())
+          Timeline::instance().slice(pipe_track(pipe), "wait_flag", started, sc_core::sc_time_stamp(),
+                                     {{"flag", Timeline::quoted(describe_sync(instruction))},
+                                      {"pc", Timeline::hex(instruction.pc)}});
         if (generation != generation_) continue;
       }
       --counter;
@@ -584,7 +609,13 @@ void AiCore::run_pipe(unsigned index) {
     }
     // A fault aborts the instruction's remaining time, so a core restarted
     // after a fault does not wait for work that no longer exists.
+    const sc_time began = sc_core::sc_time_stamp();
     sc_core::wait(period_ * static_cast<double>(result.cycles), abort_event_);
+    if (Timeline::instance().enabled())
+      Timeline::instance().slice(pipe_track(pipe), spec_of(instruction.op).intrinsic, began, sc_core::sc_time_stamp(),
+                                 {{"pc", Timeline::hex(instruction.pc)},
+                                  {"cycles", std::to_string(result.cycles)},
+                                  {"bytes", std::to_string(result.bytes)}});
     pipe.executing = false;
     if (generation != generation_) {  // aborted meanwhile
       drained_event_.notify();

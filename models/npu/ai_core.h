@@ -117,6 +117,7 @@ class AiCore : public sc_core::sc_module, private XdavinciBackend, private Globa
     sc_core::sc_event wake;      // something was pushed
     // Statistics.
     std::uint64_t instructions = 0, busy_cycles = 0, flag_wait_cycles = 0, bus_stall_cycles = 0;
+    int timeline_track = -1;  // --trace: this pipe's row, created on first use
     QueuedInstruction& front() { return ring[head]; }
   };
   enum class ScalarWait { kNone, kLaunch, kIssue, kFlag, kBarrier, kEndKernel };
@@ -190,6 +191,9 @@ class AiCore : public sc_core::sc_module, private XdavinciBackend, private Globa
   bool start_pending_ = false;
   sc_core::sc_time start_at_;  // when the pending block starts
   std::uint64_t block_start_cycle_ = 0;
+  sc_core::sc_time block_start_time_;
+  int block_track_ = -1;  // --trace: the task blocks' row
+  int pipe_track(PipeState& pipe);
   Outcome outcome_;
   std::vector<std::function<void(AiCore&)>> block_end_callbacks_;
   std::function<std::string(std::uint64_t)> symbolizer_;

@@ -1,6 +1,7 @@
 #include "periph/npu_mailbox.h"
 
 #include "core/parameters.h"
+#include "core/timeline.h"
 
 namespace npuvp {
 
@@ -15,6 +16,13 @@ NpuMailbox::NpuMailbox(sc_core::sc_module_name name)
   SC_METHOD(raise_host_irq);
   sensitive << host_irq_due_;
   dont_initialize();
+}
+
+void NpuMailbox::trace(const char* what, const sc_core::sc_time& delay) {
+  Timeline& timeline = Timeline::instance();
+  if (!timeline.enabled()) return;
+  if (timeline_track_ < 0) timeline_track_ = timeline.track(name(), "notifications");
+  timeline.instant(timeline_track_, what, sc_core::sc_time_stamp() + delay);
 }
 
 bool NpuMailbox::peek(std::uint64_t offset, unsigned size, std::uint64_t& value) {
@@ -49,6 +57,7 @@ bool NpuMailbox::write(std::uint64_t offset, unsigned size, std::uint64_t value,
       ++pending_doorbells_;
       ++doorbells_;
       ts_irq_due_.notify(delay);
+      trace("doorbell (host -> TS)", delay);
       return true;
     case kDoorbellAck:
       pending_doorbells_ = 0;
@@ -59,6 +68,7 @@ bool NpuMailbox::write(std::uint64_t offset, unsigned size, std::uint64_t value,
       if (value & 1) {
         ++host_interrupts_;
         host_irq_due_.notify(delay);
+        trace("host interrupt (TS -> host)", delay);
       }
       return true;
     case kHostIrqAck:

@@ -43,6 +43,8 @@ class NpuMailbox : public MmioDevice {
 
  private:
   void raise_ts_irq() { ts_irq.set(true); }
+  void trace(const char* what, const sc_core::sc_time& delay);  // --trace: an instant on the timeline
+  int timeline_track_ = -1;
   void raise_host_irq() { host_irq.set(true); }
   sc_core::sc_event ts_irq_due_, host_irq_due_;
   std::uint64_t pending_doorbells_ = 0;
