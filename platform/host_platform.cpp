@@ -2,6 +2,7 @@
 
 #include "core/simulation.h"
 #include "core/text.h"
+#include "core/waveform.h"
 
 #include <cstring>
 
@@ -65,6 +66,8 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
              std::string(core.name()) + ".control", aicore_stops[i]);
     core.done_interrupt.connect(plic, kAiCoreDoneSource + 2 * i);
     core.error_interrupt.connect(plic, kAiCoreDoneSource + 2 * i + 1);
+    record_in_waveform(core.done_interrupt, std::string(core.name()) + ".done_irq");
+    record_in_waveform(core.error_interrupt, std::string(core.name()) + ".error_irq");
   }
   ring.map(boot_rom.socket, kBootRom, boot_rom.size, "boot_rom", periph_stop);
   ring.map(finisher.socket, kFinisher, SimFinisher::kWindowSize, "finisher", periph_stop);
@@ -98,6 +101,8 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
   plic.irq.at(1).connect(ts, 11);  // context 1: the task scheduler's M-mode
   mailbox.ts_irq.connect(plic, kTsDoorbellSource);
   mailbox.host_irq.connect(plic, kTsHostIrqSource);
+  record_in_waveform(mailbox.ts_irq, "soc.mailbox.ts_irq");
+  record_in_waveform(mailbox.host_irq, "soc.mailbox.host_irq");
   ts.hold_in_reset();  // until a scenario gives it an image
   ts.set_time_source([this](const sc_core::sc_time& time) { return clint.mtime_at(time); });
   uart0.irq.connect(plic, kUart0PlicSource);
@@ -139,6 +144,12 @@ void HostPlatform::set_boot_entry(std::uint64_t entry) {
   std::memcpy(image, code, sizeof code);
   std::memcpy(image + sizeof code, &entry, 8);
   boot_rom.write_backdoor(0, image, sizeof image);
+}
+
+void HostPlatform::record_in_waveform(InterruptLine& line, const std::string& name) {
+  const int signal = Waveform::instance().signal(name, 1);
+  if (signal < 0) return;
+  line.observe([signal](bool level) { Waveform::instance().change(signal, sc_core::sc_time_stamp(), level); });
 }
 
 }  // namespace npuvp

@@ -91,6 +91,8 @@ class HostPlatform : public sc_core::sc_module {
   void park_host_cpu() { cpu.hold_in_reset(); }
 
  private:
+  // --vcd: the line's level as signal `name` (when a waveform is open and selects it).
+  static void record_in_waveform(InterruptLine& line, const std::string& name);
   struct MemoryRegion {
     std::uint64_t base, size;
     std::uint8_t* data;

@@ -33,6 +33,9 @@ options:
   --stats FILE       write statistics as JSON (also on errors)
   --trace FILE       write a timeline (Chrome/Perfetto JSON: ui.perfetto.dev) of AI Core
                      pipes, task blocks and host/TS notifications
+  --vcd FILE         write a waveform (VCD, GTKWave): AI Core pipe busy/waiting, interrupt
+                     lines, ring link activity
+  --vcd-match PAT    record only signals whose name matches PAT (repeatable, e.g. 'soc.ring.*')
   --quiet            do not print the statistics table at exit
 
 exit status: 0 pass; the guest's exit code for a bare ELF; 1 a failed check;
@@ -113,6 +116,10 @@ int sc_main(int argc, char** argv) {
         options.stats_path = value("--stats");
       } else if (argument == "--trace" && command == "run") {
         options.trace_path = value("--trace");
+      } else if (argument == "--vcd" && command == "run") {
+        options.vcd_path = value("--vcd");
+      } else if (argument == "--vcd-match" && command == "run") {
+        options.vcd_patterns.push_back(value("--vcd-match"));
       } else if (argument == "--quiet" || argument == "-q") {
         options.quiet = true;
       } else if (argument == "--markdown" && command == "params") {

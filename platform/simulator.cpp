@@ -4,6 +4,7 @@
 #include "core/parameters.h"
 #include "core/simulation.h"
 #include "core/timeline.h"
+#include "core/waveform.h"
 #include "core/statistics.h"
 #include "core/text.h"
 #include "mem/elf_image.h"
@@ -155,6 +156,7 @@ int run_simulation(const RunOptions& options) {
 
     HtifSymbols htif;
     if (boot_image) htif = {boot_image->symbol("tohost"), boot_image->symbol("fromhost")};
+    if (!options.vcd_path.empty()) Waveform::instance().open(options.vcd_path, options.vcd_patterns);
     platform = std::make_unique<HostPlatform>("soc", htif);
     ParameterRegistry::instance().check_all_overrides_used();
 
@@ -242,7 +244,8 @@ int run_simulation(const RunOptions& options) {
     control.record_failure(ExitStatus::kInternalError, error.what());
   }
 
-  Timeline::instance().close();  // a complete document on every exit path
+  Timeline::instance().close();  // complete documents on every exit path
+  Waveform::instance().close();
 
   // Outcome and checks.
   int status = static_cast<int>(control.status());

@@ -14,6 +14,8 @@ struct RunOptions {
   std::vector<std::pair<std::string, std::string>> settings;  // --set name=value
   std::string stats_path;     // --stats FILE (JSON)
   std::string trace_path;     // --trace FILE (Chrome/Perfetto timeline JSON)
+  std::string vcd_path;       // --vcd FILE (waveform)
+  std::vector<std::string> vcd_patterns;  // --vcd-match PATTERN: signals to record (none: all)
   bool quiet = false;         // no statistics table
 };
 

@@ -1,5 +1,7 @@
 #include "interconnect/ring_bus.h"
 
+#include "core/waveform.h"
+
 #include "core/simulation.h"
 
 #include <algorithm>
@@ -95,6 +97,7 @@ void RingBus::end_of_elaboration() {
       unsigned next = clockwise ? (stop + 1) % n : (stop + n - 1) % n;
       Link& link = links_[link_index(stop, clockwise)];
       std::string prefix = "link." + stop_names_[stop] + "_to_" + stop_names_[next] + ".";
+      link.waveform = Waveform::instance().signal(child_name(*this, prefix + "busy"), 1);
       link.bytes = std::make_unique<Counter>(child_name(*this, prefix + "bytes"), "bytes",
                                              "data bytes serialized on the link");
       link.busy_cycles = std::make_unique<Counter>(child_name(*this, prefix + "busy_cycles"), "cycles",
@@ -171,6 +174,10 @@ sc_time RingBus::send_data(const Path& path, const sc_time& start, std::uint64_t
   sc_time head = start;
   for (Link* link : path.links) {
     const sc_time begin = link->calendar.reserve(head, last_serialization_, now);
+    if (link->waveform >= 0) {
+      Waveform::instance().adjust(link->waveform, begin, 1);
+      Waveform::instance().adjust(link->waveform, begin + last_serialization_, -1);
+    }
     *link->bytes += bytes;
     *link->busy_cycles += last_cycles_;
     head = begin + hop_time_;

@@ -169,6 +169,7 @@ class RingBus : public sc_core::sc_module {
 
   struct Link {
     ReservationCalendar calendar;  // when the link is busy
+    int waveform = -1;             // --vcd: the link's busy signal, or -1
     std::unique_ptr<Counter> bytes, busy_cycles;
     std::unique_ptr<DerivedStatistic> utilization;
   };

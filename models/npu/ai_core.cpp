@@ -3,6 +3,7 @@
 #include "core/simulation.h"
 #include "core/text.h"
 #include "core/timeline.h"
+#include "core/waveform.h"
 
 #include <algorithm>
 #include <iostream>
@@ -252,6 +253,13 @@ void AiCore::start_block() {
   hart.x[12] = current_.block_dim;
   block_start_cycle_ = now_cycles();
   block_start_time_ = sc_core::sc_time_stamp();
+}
+
+void AiCore::waveform_pipe(PipeState& pipe, int& signal, const char* what, std::uint64_t value) {
+  Waveform& waveform = Waveform::instance();
+  if (!waveform.enabled()) return;
+  if (signal == -2) signal = waveform.signal(std::string(name()) + ".pipe." + pipe_short_name(pipe.pipe) + "." + what, 1);
+  waveform.change(signal, sc_core::sc_time_stamp(), value);
 }
 
 int AiCore::pipe_track(PipeState& pipe) {
@@ -558,9 +566,11 @@ void AiCore::run_pipe(unsigned index) {
       if (counter == 0) {
         const sc_time started = sc_core::sc_time_stamp();
         pipe.waiting_flag = true;
+        waveform_pipe(pipe, pipe.waveform_waiting, "waiting_flag", 1);
         check_deadlock();
         while (generation == generation_ && counter == 0) sc_core::wait(flag_event_);
         pipe.waiting_flag = false;
+        waveform_pipe(pipe, pipe.waveform_waiting, "waiting_flag", 0);
         pipe.flag_wait_cycles += static_cast<std::uint64_t>((sc_core::sc_time_stamp() - started) / period_);
         if (Timeline::instance().enabled())
           Timeline::instance().slice(pipe_track(pipe), "wait_flag", started, sc_core::sc_time_stamp(),
@@ -610,7 +620,9 @@ void AiCore::run_pipe(unsigned index) {
     // A fault aborts the instruction's remaining time, so a core restarted
     // after a fault does not wait for work that no longer exists.
     const sc_time began = sc_core::sc_time_stamp();
+    waveform_pipe(pipe, pipe.waveform_busy, "busy", 1);
     sc_core::wait(period_ * static_cast<double>(result.cycles), abort_event_);
+    waveform_pipe(pipe, pipe.waveform_busy, "busy", 0);
     if (Timeline::instance().enabled())
       Timeline::instance().slice(pipe_track(pipe), spec_of(instruction.op).intrinsic, began, sc_core::sc_time_stamp(),
                                  {{"pc", Timeline::hex(instruction.pc)},

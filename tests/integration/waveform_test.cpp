@@ -1,0 +1,122 @@
+// `npuvp run --vcd FILE`: the waveform is a VCD file whose signals agree with
+// the statistics of the same run: the time a pipe's `busy` is high is the
+// pipe's busy cycles, the time a ring link's `busy` is high its busy cycles.
+#include "integration/run_npuvp.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <map>
+#include <sstream>
+#include <string>
+
+using namespace npuvp::test_support;
+using ::testing::HasSubstr;
+
+namespace {
+
+// A small VCD reader: for each signal (full dotted name) the total time it
+// was non-zero, and how many times it rose.
+struct Trace {
+  std::map<std::string, double> high_ps;
+  std::map<std::string, unsigned> rises;
+  bool timescale_1ps = false;
+};
+
+Trace read_vcd(const std::string& text) {
+  Trace trace;
+  std::map<std::string, std::string> names;  // identifier -> name
+  std::map<std::string, std::uint64_t> value, since;
+  std::vector<std::string> scope;
+  std::istringstream in(text);
+  std::string word;
+  std::uint64_t now = 0;
+  auto set = [&](const std::string& id, std::uint64_t v) {
+    const std::string& name = names.at(id);
+    if (value[id] && !v) trace.high_ps[name] += static_cast<double>(now - since[id]);
+    if (!value[id] && v) {
+      since[id] = now;
+      ++trace.rises[name];
+    }
+    value[id] = v;
+  };
+  while (in >> word) {
+    if (word == "$timescale") {
+      std::string one, unit;
+      in >> one >> unit;
+      trace.timescale_1ps = one == "1" && unit == "ps";
+    } else if (word == "$scope") {
+      std::string kind, name;
+      in >> kind >> name;
+      scope.push_back(name);
+    } else if (word == "$upscope") {
+      scope.pop_back();
+    } else if (word == "$var") {
+      std::string kind, width, id, name;
+      in >> kind >> width >> id >> name;
+      std::string full;
+      for (const auto& part : scope) full += part + ".";
+      names[id] = full + name;
+    } else if (word[0] == '#') {
+      now = std::stoull(word.substr(1));
+    } else if (word[0] == 'b') {
+      std::string id;
+      in >> id;
+      set(id, std::stoull(word.substr(1), nullptr, 2));
+    } else if ((word[0] == '0' || word[0] == '1') && names.count(word.substr(1))) {
+      set(word.substr(1), word[0] == '1');
+    }
+  }
+  return trace;
+}
+
+TEST(Waveform, BusySignalsMatchThePipeAndLinkStatistics) {
+  std::string vcd = temp_path("wave.vcd"), stats = temp_path("wave_stats.json");
+  auto result = run_npuvp("run " + scenario("gemm-direct") + " --quiet --vcd " + vcd + " --stats " + stats);
+  ASSERT_EQ(result.status, 0) << result.err;
+  Trace trace = read_vcd(read_file(vcd));
+  auto statistics = nlohmann::json::parse(read_file(stats))["statistics"];
+  std::remove(vcd.c_str());
+  std::remove(stats.c_str());
+  EXPECT_TRUE(trace.timescale_1ps);
+  unsigned compared = 0;
+  for (const std::string core : {"soc.aicore0", "soc.aicore1"})
+    for (const std::string pipe : {"cube", "vector", "mte1", "mte2", "mte3"}) {
+      const double cycles = statistics[core + "." + pipe + ".busy_cycles"].get<double>();
+      EXPECT_DOUBLE_EQ(trace.high_ps[core + ".pipe." + pipe + ".busy"], cycles * 1000) << core << " " << pipe;
+      compared += cycles > 0;
+    }
+  EXPECT_EQ(compared, 10u);
+  unsigned links = 0;
+  for (const auto& [name, value] : statistics.items()) {
+    const std::string suffix = ".busy_cycles";
+    if (name.rfind("soc.ring.link.", 0) != 0 || name.size() < suffix.size() ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
+    const std::string signal = name.substr(0, name.size() - suffix.size()) + ".busy";
+    EXPECT_DOUBLE_EQ(trace.high_ps[signal], value.get<double>() * 1000) << signal;  // 1 GHz ring
+    links += value.get<double>() > 0;
+  }
+  EXPECT_GT(links, 3u);
+  EXPECT_GE(trace.rises["soc.aicore0.done_irq"], 1u);
+}
+
+TEST(Waveform, PatternsSelectSignals) {
+  std::string vcd = temp_path("wave_match.vcd");
+  auto result = run_npuvp("run " + scenario("aicore-smoke") + " --quiet --vcd " + vcd + " --vcd-match 'soc.aicore0.pipe.*'");
+  ASSERT_EQ(result.status, 0) << result.err;
+  std::string text = read_file(vcd);
+  std::remove(vcd.c_str());
+  EXPECT_THAT(text, HasSubstr("$scope module pipe $end"));
+  EXPECT_EQ(text.find("done_irq"), std::string::npos);
+  EXPECT_EQ(text.find("module ring"), std::string::npos);
+}
+
+TEST(Waveform, AnUncreatableFileIsBadInput) {
+  auto result = run_npuvp("run " + scenario("aicore-smoke") + " --quiet --vcd /nonexistent/dir/w.vcd");
+  EXPECT_EQ(result.status, 125);
+  EXPECT_THAT(last_line(result.err), HasSubstr("--vcd: cannot create '/nonexistent/dir/w.vcd'"));
+}
+
+}  // namespace
