@@ -39,6 +39,7 @@ bench: build
 	$(BUILD)/tests/bench/npuvp_fabric_bench
 	$(BUILD)/tests/bench/npuvp_gemm_bench
 	$(BUILD)/tests/bench/npuvp_offload_bench
+	$(BUILD)/tests/bench/npuvp_mesh_bench
 
 clean:
 	rm -rf $(BUILD)
