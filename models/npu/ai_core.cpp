@@ -236,6 +236,9 @@ void AiCore::start_block() {
   start_pending_ = false;
   ++generation_;
   std::fill(flags_.begin(), flags_.end(), 0);
+  if (Waveform::instance().enabled())
+    for (int signal : flag_signals_)
+      if (signal >= 0) Waveform::instance().change(signal, sc_core::sc_time_stamp(), 0);
   for (auto& pipe : pipes_) pipe.head = pipe.count = 0;
   vector_mask_[0] = vector_mask_[1] = ~0ull;
   fmatrix_ = cmpmask_ = 0;
@@ -260,6 +263,18 @@ void AiCore::waveform_pipe(PipeState& pipe, int& signal, const char* what, std::
   if (!waveform.enabled()) return;
   if (signal == -2) signal = waveform.signal(std::string(name()) + ".pipe." + pipe_short_name(pipe.pipe) + "." + what, 1);
   waveform.change(signal, sc_core::sc_time_stamp(), value);
+}
+
+void AiCore::waveform_flag(unsigned src, unsigned dst, unsigned event) {
+  Waveform& waveform = Waveform::instance();
+  if (!waveform.enabled()) return;
+  if (flag_signals_.empty()) flag_signals_.assign(flags_.size(), -2);
+  int& signal = flag_signals_[(src * 8 + dst) * 8 + event];
+  if (signal == -2)
+    signal = waveform.signal(std::string(name()) + ".flag." + pipe_short_name(static_cast<Pipe>(src)) + "_to_" +
+                                 pipe_short_name(static_cast<Pipe>(dst)) + ".event" + std::to_string(event),
+                             4);
+  waveform.change(signal, sc_core::sc_time_stamp(), flag(src, dst, event));
 }
 
 int AiCore::pipe_track(PipeState& pipe) {
@@ -443,6 +458,7 @@ void AiCore::scalar_stall_service() {
           break;
         }
         ++counter;
+        waveform_flag(src, dst, event);
         flag_event_.notify();
         return;
       }
@@ -452,6 +468,7 @@ void AiCore::scalar_stall_service() {
       scalar_flag_wait_cycles_ += cycles_since(started);
       if (aborted()) break;
       --counter;
+      waveform_flag(src, dst, event);
       return;
     }
     case ScalarWait::kBarrier:
@@ -579,6 +596,7 @@ void AiCore::run_pipe(unsigned index) {
         if (generation != generation_) continue;
       }
       --counter;
+      waveform_flag(sync::src_pipe.get(instruction.xt), sync::dst_pipe.get(instruction.xt), sync::event.get(instruction.xt));
       pop();
       continue;
     }
@@ -590,6 +608,7 @@ void AiCore::run_pipe(unsigned index) {
         continue;
       }
       ++counter;
+      waveform_flag(sync::src_pipe.get(instruction.xt), sync::dst_pipe.get(instruction.xt), sync::event.get(instruction.xt));
       flag_event_.notify();
       pop();
       continue;

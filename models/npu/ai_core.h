@@ -197,6 +197,9 @@ class AiCore : public sc_core::sc_module, private XdavinciBackend, private Globa
   int pipe_track(PipeState& pipe);
   // --vcd: records `value` for the pipe's signal `what` now (creating it on first use).
   void waveform_pipe(PipeState& pipe, int& signal, const char* what, std::uint64_t value);
+  // --vcd: records the event-flag counter (src, dst, event) now.
+  void waveform_flag(unsigned src, unsigned dst, unsigned event);
+  std::vector<int> flag_signals_;  // per counter: -2 not asked yet, -1 not selected
   Outcome outcome_;
   std::vector<std::function<void(AiCore&)>> block_end_callbacks_;
   std::function<std::string(std::uint64_t)> symbolizer_;

@@ -100,6 +100,11 @@ TEST(Waveform, BusySignalsMatchThePipeAndLinkStatistics) {
   }
   EXPECT_GT(links, 3u);
   EXPECT_GE(trace.rises["soc.aicore0.done_irq"], 1u);
+  // Event-flag counters: the GEMM's double-buffering token rings set and consume flags.
+  unsigned flag_rises = 0;
+  for (const auto& [name, rises] : trace.rises)
+    if (name.rfind("soc.aicore0.flag.", 0) == 0) flag_rises += rises;
+  EXPECT_GT(flag_rises, 10u);
 }
 
 TEST(Waveform, PatternsSelectSignals) {
