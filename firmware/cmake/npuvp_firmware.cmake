@@ -4,6 +4,10 @@
 #       SOURCES <file>...            C / assembly sources of the program
 #       [SEMIHOST]                   console and exit through RISC-V semihosting
 #                                    (picolibc --oslib=semihost) instead of UART0 + finisher
+#       [FPU]                        hardware floating point: rv64imafdc with the lp64d ABI
+#                                    (NPUVP_FIRMWARE_FPU_ARCH/_ABI), linked with the matching
+#                                    runtime, libgcc and picolibc; crt0 turns mstatus.FS on.
+#                                    LIBRARIES must be built for the same ABI.
 #       [LIBRARIES <lib>...]         extra libraries / targets to link
 #       [DEFINITIONS <def>...]       extra compile definitions (NAME or NAME=VALUE)
 #       [LINK_OPTIONS <opt>...])     extra link options, e.g. -Wl,--defsym=__heap_size=256M
@@ -21,8 +25,43 @@ set(NPUVP_FIRMWARE_C_OPTIONS
     -ffunction-sections -fdata-sections -fno-common
     -fno-asynchronous-unwind-tables -fno-unwind-tables)
 
+# FPU programs: the ISA/ABI they are compiled for, and the -march selecting GCC's
+# multilib when linking (the default multilib of Debian's GCC 12 is rv64imafdc/lp64d;
+# as for the baseline, the Z* extensions must not be in the link-time -march).
+set(NPUVP_FIRMWARE_FPU_ARCH "rv64imafdc_zicsr_zifencei" CACHE STRING "-march of FPU firmware")
+set(NPUVP_FIRMWARE_FPU_ABI "lp64d" CACHE STRING "-mabi of FPU firmware")
+string(REGEX REPLACE "_.*$" "" NPUVP_FIRMWARE_FPU_MULTILIB_ARCH "${NPUVP_FIRMWARE_FPU_ARCH}")
+set(NPUVP_FIRMWARE_FPU_COMPILE_OPTIONS -march=${NPUVP_FIRMWARE_FPU_ARCH} -mabi=${NPUVP_FIRMWARE_FPU_ABI})
+set(NPUVP_FIRMWARE_FPU_LINK_OPTIONS -march=${NPUVP_FIRMWARE_FPU_MULTILIB_ARCH} -mabi=${NPUVP_FIRMWARE_FPU_ABI})
+
+# lp64d objects cannot be linked with the lp64 runtime: the first FPU program creates
+# npuvp_runtime_fpu and npuvp_io_uart_fpu, the same sources as npuvp_runtime and
+# npuvp_io_uart (firmware/common) compiled for the FPU ABI.
+function(_npuvp_firmware_fpu_variant base variant)
+    get_target_property(sources ${base} SOURCES)
+    get_target_property(source_dir ${base} SOURCE_DIR)
+    list(TRANSFORM sources PREPEND "${source_dir}/" REGEX "^[^/]")
+    add_library(${variant} OBJECT ${sources})
+    foreach(property INCLUDE_DIRECTORIES INTERFACE_INCLUDE_DIRECTORIES COMPILE_OPTIONS
+                     INTERFACE_LINK_OPTIONS INTERFACE_LINK_DEPENDS)
+        get_target_property(value ${base} ${property})
+        if(value)
+            set_property(TARGET ${variant} PROPERTY ${property} "${value}")
+        endif()
+    endforeach()
+    target_compile_options(${variant} PRIVATE ${NPUVP_FIRMWARE_FPU_COMPILE_OPTIONS})
+endfunction()
+
+function(_npuvp_firmware_fpu_runtime)
+    if(NOT TARGET npuvp_runtime_fpu)
+        _npuvp_firmware_fpu_variant(npuvp_runtime npuvp_runtime_fpu)
+        _npuvp_firmware_fpu_variant(npuvp_io_uart npuvp_io_uart_fpu)
+        target_link_libraries(npuvp_io_uart_fpu PUBLIC npuvp_runtime_fpu)
+    endif()
+endfunction()
+
 function(npuvp_firmware_program name)
-    cmake_parse_arguments(PARSE_ARGV 1 ARG "SEMIHOST" ""
+    cmake_parse_arguments(PARSE_ARGV 1 ARG "SEMIHOST;FPU" ""
                           "SOURCES;LIBRARIES;DEFINITIONS;LINK_OPTIONS")
     if(ARG_UNPARSED_ARGUMENTS)
         message(FATAL_ERROR "npuvp_firmware_program(${name}): unknown arguments "
@@ -47,10 +86,20 @@ function(npuvp_firmware_program name)
         RUNTIME_OUTPUT_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}")
     target_compile_options(${target} PRIVATE ${NPUVP_FIRMWARE_C_OPTIONS})
     target_compile_definitions(${target} PRIVATE ${ARG_DEFINITIONS})
+    set(runtime npuvp_runtime)
+    set(io_uart npuvp_io_uart)
+    if(ARG_FPU)
+        _npuvp_firmware_fpu_runtime()
+        set(runtime npuvp_runtime_fpu)
+        set(io_uart npuvp_io_uart_fpu)
+        # After the toolchain's baseline -march/-mabi on the command line, so they win.
+        target_compile_options(${target} PRIVATE ${NPUVP_FIRMWARE_FPU_COMPILE_OPTIONS})
+        target_link_options(${target} PRIVATE ${NPUVP_FIRMWARE_FPU_LINK_OPTIONS})
+    endif()
     if(ARG_SEMIHOST)
-        target_link_libraries(${target} PRIVATE npuvp_runtime npuvp_io_semihost)
+        target_link_libraries(${target} PRIVATE ${runtime} npuvp_io_semihost)
     else()
-        target_link_libraries(${target} PRIVATE npuvp_runtime npuvp_io_uart)
+        target_link_libraries(${target} PRIVATE ${runtime} ${io_uart})
     endif()
     target_link_libraries(${target} PRIVATE ${ARG_LIBRARIES})
     target_link_options(${target} PRIVATE

@@ -6,6 +6,10 @@
  * TLS) sits at the top of the slot, tp points at it, and the stack grows down below it.
  * Hart 0 zeroes .bss, initialises its TLS block, runs constructors and calls
  * main(0, NULL) then exit(). All other harts get their sp/tp and park in a wfi loop.
+ *
+ * Built with F/D (npuvp_firmware_program(... FPU), __riscv_flen defined), every hart
+ * first turns the FPU on: harts reset with mstatus.FS = Off, where any floating-point
+ * instruction (which compiled code may use anywhere) is illegal.
  */
 
     .section .text.init, "ax", @progbits
@@ -24,6 +28,15 @@ _start:
     la      t0, npuvp_trap_entry
     csrw    mtvec, t0
     csrw    mscratch, zero
+
+#ifdef __riscv_flen
+    /* mstatus.FS = Initial (01); fcsr = 0: round to nearest, no flags. */
+    li      t0, 0x6000                  /* FS */
+    csrc    mstatus, t0
+    li      t0, 0x2000                  /* FS = Initial */
+    csrs    mstatus, t0
+    fscsr   zero
+#endif
 
     csrr    s0, mhartid
     la      s1, __npuvp_layout

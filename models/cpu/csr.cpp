@@ -1,4 +1,5 @@
-// Machine-mode CSRs of an M+U hart (RISC-V privileged spec 1.12). Optional
+// Machine-mode CSRs of an M+U hart (RISC-V privileged spec 1.12), plus the
+// F/D extensions' fflags, frm and fcsr (legal only while mstatus.FS != Off). Optional
 // features we do not implement read as zero where the spec allows it: no PMP
 // entries (all pmpcfg/pmpaddr are read-only zero, which also means U-mode may
 // access all memory) and hardwired-zero mhpmcounter3..31.
@@ -9,6 +10,7 @@ namespace npuvp {
 
 namespace csr {
 enum : std::uint16_t {
+  kFflags = 0x001, kFrm = 0x002, kFcsr = 0x003,
   kCycle = 0xC00, kTime = 0xC01, kInstret = 0xC02, kHpmCounter3 = 0xC03, kHpmCounter31 = 0xC1F,
   kMstatus = 0x300, kMisa = 0x301, kMedeleg = 0x302, kMideleg = 0x303, kMie = 0x304, kMtvec = 0x305,
   kMcounteren = 0x306, kMenvcfg = 0x30A, kMcountinhibit = 0x320, kMhpmEvent3 = 0x323, kMhpmEvent31 = 0x33F,
@@ -20,15 +22,18 @@ enum : std::uint16_t {
 }  // namespace csr
 
 namespace mstatus {
-constexpr std::uint64_t kMie = 1ull << 3, kMpie = 1ull << 7, kMpp = 3ull << 11, kMprv = 1ull << 17,
-                        kTw = 1ull << 21, kUxl = 3ull << 32;
-constexpr std::uint64_t kWritable = kMie | kMpie | kMpp | kMprv | kTw;
+constexpr std::uint64_t kMie = 1ull << 3, kMpie = 1ull << 7, kMpp = 3ull << 11, kFs = Hart::kMstatusFs,
+                        kMprv = 1ull << 17, kTw = 1ull << 21, kUxl = 3ull << 32, kSd = Hart::kMstatusSd;
+constexpr std::uint64_t kWritable = kMie | kMpie | kMpp | kFs | kMprv | kTw;
 }  // namespace mstatus
 
 constexpr std::uint64_t kMachineInterrupts = (1ull << 3) | (1ull << 7) | (1ull << 11);
 
 const char* csr_name(std::uint16_t number) {
   switch (number) {
+    case csr::kFflags: return "fflags";
+    case csr::kFrm: return "frm";
+    case csr::kFcsr: return "fcsr";
     case csr::kCycle: return "cycle";
     case csr::kTime: return "time";
     case csr::kInstret: return "instret";
@@ -76,6 +81,12 @@ bool Hart::csr_read(std::uint16_t number, std::uint64_t& value) {
   for (auto* extension : extensions_)
     if (extension->read_csr(*this, number, value)) return true;
   switch (number) {
+    case csr::kFflags:
+    case csr::kFrm:
+    case csr::kFcsr:
+      if (!fp_enabled()) return false;
+      value = number == csr::kFflags ? fflags_ : number == csr::kFrm ? frm_ : (frm_ << 5) | fflags_;
+      return true;
     case csr::kCycle:
     case csr::kTime:
     case csr::kInstret:
@@ -125,11 +136,22 @@ bool Hart::csr_write(std::uint16_t number, std::uint64_t value) {
   for (auto* extension : extensions_)
     if (extension->write_csr(*this, number, value)) return true;
   switch (number) {
+    case csr::kFflags:
+    case csr::kFrm:
+    case csr::kFcsr:
+      // frm holds any 3-bit value; an instruction using an invalid one is illegal.
+      if (!fp_enabled()) return false;
+      if (number != csr::kFrm) fflags_ = value & 0x1f;
+      if (number != csr::kFflags) frm_ = (number == csr::kFrm ? value : value >> 5) & 7;
+      set_fp_dirty();
+      return true;  // nothing for service_pending() to look at
     case csr::kMstatus: {
       std::uint64_t next = (mstatus_ & ~mstatus::kWritable) | (value & mstatus::kWritable);
       // MPP is WARL over the implemented modes (U = 0, M = 3).
       std::uint64_t mpp = (next & mstatus::kMpp) >> 11;
       if (mpp != 0 && mpp != 3) next = (next & ~mstatus::kMpp) | (mstatus_ & mstatus::kMpp);
+      // SD (read-only) summarises FS == Dirty (XS and VS are always Off).
+      next = (next & ~mstatus::kSd) | ((next & mstatus::kFs) == mstatus::kFs ? mstatus::kSd : 0);
       mstatus_ = next;
       break;
     }

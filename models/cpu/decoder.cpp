@@ -45,6 +45,14 @@ const char* register_name(unsigned index) {
   return index < 33 ? kNames[index] : "?";
 }
 
+const char* fp_register_name(unsigned index) {
+  static const char* const kNames[32] = {
+      "ft0", "ft1", "ft2",  "ft3",  "ft4", "ft5", "ft6", "ft7", "fs0", "fs1", "fa0",
+      "fa1", "fa2", "fa3",  "fa4",  "fa5", "fa6", "fa7", "fs2", "fs3", "fs4", "fs5",
+      "fs6", "fs7", "fs8",  "fs9",  "fs10", "fs11", "ft8", "ft9", "ft10", "ft11"};
+  return index < 32 ? kNames[index] : "?";
+}
+
 const char* instruction_class_name(InstructionClass cls) {
   static const char* const kNames[] = {"alu", "mul", "div", "load", "store", "branch", "jump",
                                        "csr", "amo", "fence", "system", "custom"};
@@ -94,11 +102,34 @@ void decode_operands(const InstructionSpec& spec, std::uint32_t raw, DecodedInst
     case OperandFormat::kFence:
       out.imm = raw >> 20;
       break;
+    // F/D: f0 is a register like the others (no write sink).
+    case OperandFormat::kFpLoad:
+      out.rd = static_cast<std::uint8_t>(rd);
+      out.imm = imm_i(raw);
+      break;
+    case OperandFormat::kFpStore:
+      out.rd = 32;
+      out.imm = imm_s(raw);
+      break;
+    case OperandFormat::kFpR4:
+      out.aux = static_cast<std::uint8_t>(raw >> 27);
+      [[fallthrough]];
+    case OperandFormat::kFpR:
+    case OperandFormat::kFpR1:
+    case OperandFormat::kFpFromInt:
+      out.rd = static_cast<std::uint8_t>(rd);
+      out.imm = (raw >> 12) & 7;  // rm
+      break;
+    case OperandFormat::kFpToInt:
+    case OperandFormat::kFpCompare:
+      out.imm = (raw >> 12) & 7;
+      break;
   }
 }
 
 Decoder::Decoder() {
   for (const auto& spec : base_instructions()) insert(&spec);
+  for (const auto& spec : float_instructions()) insert(&spec);
 }
 
 void Decoder::insert(const InstructionSpec* spec) {
@@ -187,16 +218,20 @@ bool Decoder::decode_compressed(std::uint16_t c, DecodedInstruction& out) const 
           if (imm == 0) break;  // includes the all-zero illegal instruction
           return emit("addi", rd_short, 2, 0, imm);
         }
+        case 1:  // c.fld
+          return emit("fld", rd_short, rs1_short, 0, (bits(12, 10) << 3) | (bits(6, 5) << 6));
         case 2:  // c.lw
           return emit("lw", rd_short, rs1_short, 0, (bits(12, 10) << 3) | (bits(6, 6) << 2) | (bits(5, 5) << 6));
         case 3:  // c.ld
           return emit("ld", rd_short, rs1_short, 0, (bits(12, 10) << 3) | (bits(6, 5) << 6));
+        case 5:  // c.fsd
+          return emit("fsd", 0, rs1_short, rd_short, (bits(12, 10) << 3) | (bits(6, 5) << 6));
         case 6:  // c.sw
           return emit("sw", 0, rs1_short, rd_short, (bits(12, 10) << 3) | (bits(6, 6) << 2) | (bits(5, 5) << 6));
         case 7:  // c.sd
           return emit("sd", 0, rs1_short, rd_short, (bits(12, 10) << 3) | (bits(6, 5) << 6));
         default:
-          break;  // c.fld/c.fsd need D; 4 is reserved
+          break;  // 4 is reserved
       }
       break;
     case 1:
@@ -252,6 +287,10 @@ bool Decoder::decode_compressed(std::uint16_t c, DecodedInstruction& out) const 
       switch (funct3) {
         case 0:  // c.slli
           return emit("slli", rd_full, rd_full, 0, (bits(12, 12) << 5) | bits(6, 2));
+        case 1:  // c.fldsp (any fd, f0 included)
+          emit("fld", 0, 2, 0, (bits(12, 12) << 5) | (bits(6, 5) << 3) | (bits(4, 2) << 6));
+          out.rd = static_cast<std::uint8_t>(rd_full);
+          return true;
         case 2:  // c.lwsp
           if (rd_full == 0) break;
           return emit("lw", rd_full, 2, 0, (bits(12, 12) << 5) | (bits(6, 4) << 2) | (bits(3, 2) << 6));
@@ -276,10 +315,10 @@ bool Decoder::decode_compressed(std::uint16_t c, DecodedInstruction& out) const 
           return emit("add", rd_full, rd_full, rs2_full, 0);  // c.add
         case 6:  // c.swsp
           return emit("sw", 0, 2, rs2_full, (bits(12, 9) << 2) | (bits(8, 7) << 6));
+        case 5:  // c.fsdsp
+          return emit("fsd", 0, 2, rs2_full, (bits(12, 10) << 3) | (bits(9, 7) << 6));
         case 7:  // c.sdsp
           return emit("sd", 0, 2, rs2_full, (bits(12, 10) << 3) | (bits(9, 7) << 6));
-        default:
-          break;  // c.fldsp/c.fsdsp need D
       }
       break;
   }
@@ -308,6 +347,14 @@ std::string Decoder::disassemble(const DecodedInstruction& d, std::uint64_t pc) 
   std::ostringstream text;
   text << spec.mnemonic;
   auto reg = [](unsigned index) { return register_name(index); };
+  auto freg = [](unsigned index) { return fp_register_name(index); };
+  // The rounding mode, when the encoding has an rm field and it is not dyn (as objdump shows it).
+  auto rm = [&]() -> std::string {
+    static const char* const kModes[8] = {"rne", "rtz", "rdn", "rup", "rmm", "rm5", "rm6", "dyn"};
+    if (((spec.mask >> 12) & 7) != 0 || d.imm == 7) return "";
+    if (!spec.owner && (spec.flags & kSpecExactConversion)) return "";
+    return std::string(", ") + kModes[d.imm & 7];
+  };
   auto csr = [](std::int64_t number) {
     const char* name = csr_name(static_cast<std::uint16_t>(number));
     return name ? std::string(name) : hex(static_cast<std::uint64_t>(number));
@@ -340,6 +387,18 @@ std::string Decoder::disassemble(const DecodedInstruction& d, std::uint64_t pc) 
       text << " " << set((d.imm >> 4) & 15) << ", " << set(d.imm & 15);
       break;
     }
+    case OperandFormat::kFpLoad: text << " " << freg(d.rd) << ", " << d.imm << "(" << reg(d.rs1) << ")"; break;
+    case OperandFormat::kFpStore: text << " " << freg(d.rs2) << ", " << d.imm << "(" << reg(d.rs1) << ")"; break;
+    case OperandFormat::kFpR:
+      text << " " << freg(d.rd) << ", " << freg(d.rs1) << ", " << freg(d.rs2) << rm();
+      break;
+    case OperandFormat::kFpR4:
+      text << " " << freg(d.rd) << ", " << freg(d.rs1) << ", " << freg(d.rs2) << ", " << freg(d.aux) << rm();
+      break;
+    case OperandFormat::kFpR1: text << " " << freg(d.rd) << ", " << freg(d.rs1) << rm(); break;
+    case OperandFormat::kFpToInt: text << " " << reg(d.rd) << ", " << freg(d.rs1) << rm(); break;
+    case OperandFormat::kFpFromInt: text << " " << freg(d.rd) << ", " << reg(d.rs1) << rm(); break;
+    case OperandFormat::kFpCompare: text << " " << reg(d.rd) << ", " << freg(d.rs1) << ", " << freg(d.rs2); break;
     case OperandFormat::kCustom:
       if (spec.owner) {
         std::string operands = spec.owner->disassemble_operands(d);

@@ -32,8 +32,10 @@ class Decoder {
   // Mnemonic alone, or empty when the encoding is not an instruction we know.
   std::string mnemonic(std::uint32_t raw) const;
 
-  // The base ISA tables (RV64I, M, A, Zicsr, Zifencei, privileged).
+  // The base ISA tables (RV64I, M, A, Zicsr, Zifencei, privileged) and the
+  // F and D extensions (isa_float.cpp).
   static const std::vector<InstructionSpec>& base_instructions();
+  static const std::vector<InstructionSpec>& float_instructions();
   const InstructionSpec* find(const char* mnemonic) const;
 
  private:

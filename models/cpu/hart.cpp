@@ -37,9 +37,9 @@ std::string trap_cause_name(std::uint64_t mcause) {
 
 Hart::Hart(std::uint64_t hart_id, BusInterface& bus)
     : code_filter_(1u << (kCodeFilterBits - 6), 0), hart_id_(hart_id), bus_(bus) {
-  // MXL = 64-bit; I, M, A, C and U.
+  // MXL = 64-bit; I, M, A, F, D, C and U.
   misa_ = (2ull << 62) | (1u << ('I' - 'A')) | (1u << ('M' - 'A')) | (1u << ('A' - 'A')) |
-          (1u << ('C' - 'A')) | (1u << ('U' - 'A'));
+          (1u << ('F' - 'A')) | (1u << ('D' - 'A')) | (1u << ('C' - 'A')) | (1u << ('U' - 'A'));
   reset(0);
 }
 
@@ -59,9 +59,11 @@ void Hart::set_cycle_model(const CycleModel& model) {
 
 void Hart::reset(std::uint64_t reset_pc) {
   std::fill(std::begin(x), std::end(x), 0);
+  std::fill(std::begin(f), std::end(f), 0);
+  fflags_ = frm_ = 0;
   pc = reset_pc;
   privilege_ = Privilege::kMachine;
-  mstatus_ = 2ull << 32;  // UXL = 64-bit
+  mstatus_ = 2ull << 32;  // UXL = 64-bit; FS = Off: software enables the FPU
   mtvec_ = mscratch_ = mepc_ = mcause_ = mtval_ = mie_ = mcounteren_ = mcountinhibit_ = 0;
   reservation_valid_ = false;
   waiting_for_interrupt_ = false;

@@ -1,4 +1,4 @@
-// A RISC-V hart (RV64IMAC + Zicsr + Zifencei, M and U modes): architectural
+// A RISC-V hart (RV64IMAFDC + Zicsr + Zifencei, M and U modes): architectural
 // state and the interpreter. It knows nothing of SystemC: memory it cannot
 // reach through its direct-memory windows goes to a BusInterface, which the
 // SystemC wrapper (RiscvCpu) implements with TLM-2.0. Unit tests drive a Hart
@@ -140,6 +140,7 @@ class Hart {
   // --- state, for instruction semantics, extensions, debuggers and tests ---
   std::uint64_t x[33] = {};  // x[0] stays 0; x[32] is where writes to x0 go
   std::uint64_t pc = 0;
+  // (The f registers, f[32], are declared after the interpreter's hot state.)
   Privilege privilege() const { return privilege_; }
   std::uint64_t hart_id() const { return hart_id_; }
   std::uint64_t cycles() const { return cycles_; }
@@ -157,6 +158,20 @@ class Hart {
   std::uint64_t mtval() const { return mtval_; }
   std::uint64_t mtvec() const { return mtvec_; }
   std::uint64_t misa() const { return misa_; }
+  // Floating-point state: fcsr = frm << 5 | fflags.
+  static constexpr std::uint64_t kMstatusFs = 3ull << 13, kMstatusSd = 1ull << 63;
+  unsigned fflags() const { return fflags_; }
+  unsigned frm() const { return frm_; }
+  // mstatus.FS != Off: F/D instructions and the fflags/frm/fcsr CSRs are legal.
+  bool fp_enabled() const { return (mstatus_ & kMstatusFs) != 0; }
+  // An instruction wrote an f register or fcsr: FS = Dirty (and SD).
+  void set_fp_dirty() { mstatus_ |= kMstatusFs | kMstatusSd; }
+  void accrue_fflags(unsigned flags) {
+    if (flags) {
+      fflags_ |= flags;
+      set_fp_dirty();
+    }
+  }
   const Decoder& decoder() const { return decoder_; }
   std::string describe(std::uint64_t address) const;  // "0x80000010 <main+0x4>"
 
@@ -243,6 +258,14 @@ class Hart {
   std::vector<std::uint64_t> code_filter_;
   bool allow_misaligned_ = false;
 
+ public:
+  // F/D registers. A single-precision value is NaN-boxed: it sits in the low
+  // 32 bits with the upper 32 bits all ones (isa_float.cpp). Declared here so
+  // that they do not push the hot state away from x and pc.
+  std::uint64_t f[32] = {};
+
+ private:
+
   // Architectural state.
   std::uint64_t hart_id_;
   Privilege privilege_ = Privilege::kMachine;
@@ -254,6 +277,7 @@ class Hart {
   // instruction has been counted: the write replaces its increment.
   std::uint64_t counter_written_[2] = {0, 0};
   bool counter_write_pending_[2] = {false, false};
+  std::uint8_t fflags_ = 0, frm_ = 0;
   std::uint64_t reservation_ = 0;
   bool reservation_valid_ = false;
   bool waiting_for_interrupt_ = false;

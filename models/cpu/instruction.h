@@ -36,6 +36,16 @@ enum class OperandFormat : std::uint8_t {
   kLoadReserved,  // rd, (rs1)
   kFence,      // pred, succ
   kCustom,     // extension-defined: the extension disassembles it
+  // F/D (fN = f register; imm = the rm field, shown when the encoding has
+  // one and it is not "dyn"):
+  kFpLoad,     // fd, imm(rs1)
+  kFpStore,    // fs2, imm(rs1)
+  kFpR,        // fd, fs1, fs2 [, rm]
+  kFpR4,       // fd, fs1, fs2, fs3 [, rm] (fs3 in aux)
+  kFpR1,       // fd, fs1 [, rm]
+  kFpToInt,    // rd, fs1 [, rm]
+  kFpFromInt,  // fd, rs1 [, rm]
+  kFpCompare,  // rd, fs1, fs2
 };
 
 // Timing class: each maps to a cycles-per-instruction parameter.
@@ -54,8 +64,13 @@ struct InstructionSpec {
   InstructionClass cls;
   ExecuteFn execute;
   IsaExtension* owner = nullptr;  // set for extension instructions (their state)
-  std::uint32_t flags = 0;        // extension-defined
+  std::uint32_t flags = 0;        // extension-defined (base tables: kSpec* below)
 };
+
+// flags of base-table specs: an F/D instruction whose result is always exact
+// (fcvt.d.s, fcvt.d.w, fcvt.d.wu): the assembler takes no rm operand for it,
+// so the disassembler shows none (the rm field is still checked).
+constexpr std::uint32_t kSpecExactConversion = 1;
 
 // One decoded instruction, cached per instruction address. Kept small and
 // flat: the interpreter touches it on every instruction.
@@ -64,7 +79,7 @@ struct DecodedInstruction {
   const InstructionSpec* spec;  // null for an illegal encoding
   std::int64_t imm;             // sign-extended immediate, CSR number, or shamt
   std::uint32_t raw;            // the encoding as fetched (16 or 32 bits)
-  std::uint8_t rd;              // 32 when the destination is x0 (a write sink)
+  std::uint8_t rd;              // 32 when the destination is x0 (a write sink); f registers: 0-31
   std::uint8_t rs1, rs2;
   std::uint8_t length;          // 2 (compressed) or 4
   std::uint8_t cost;            // base cycles of the instruction's class
@@ -73,5 +88,6 @@ struct DecodedInstruction {
 
 // RISC-V ABI register names, for messages and disassembly.
 const char* register_name(unsigned index);
+const char* fp_register_name(unsigned index);
 
 }  // namespace npuvp

@@ -14,7 +14,7 @@ TEST(Scenarios, HelloPrintsAndPasses) {
   auto result = run_npuvp("run " + scenario("hello"));
   EXPECT_EQ(result.status, 0) << result.err;
   EXPECT_THAT(result.out, HasSubstr("Hello from npuvp!\n"));
-  EXPECT_THAT(result.out, HasSubstr("hart 0, isa rv64imac, modes MU"));
+  EXPECT_THAT(result.out, HasSubstr("hart 0, isa rv64imafdc, modes MU"));
   // The run ends with a statistics table and a verdict.
   EXPECT_THAT(result.err, HasSubstr("== npuvp statistics: hello =="));
   EXPECT_THAT(result.err, HasSubstr("soc.cpu.instructions"));

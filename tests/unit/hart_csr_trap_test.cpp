@@ -72,9 +72,9 @@ class CountingCsr : public IsaExtension {
 
 // ---------------------------------------------------------------- identification
 
-TEST_F(HartCsrTest, MisaDescribesRv64ImacuAndIgnoresWrites) {
+TEST_F(HartCsrTest, MisaDescribesRv64ImafdcuAndIgnoresWrites) {
   std::uint64_t expected = 2ull << 62;
-  for (char letter : {'I', 'M', 'A', 'C', 'U'}) expected |= 1ull << (letter - 'A');
+  for (char letter : {'I', 'M', 'A', 'F', 'D', 'C', 'U'}) expected |= 1ull << (letter - 'A');
   EXPECT_EQ(hart.misa(), expected);
   hart.x[a1] = 0;
   exec({csrr(a0, kMisa), csrw(kMisa, a1), csrr(a2, kMisa)});
@@ -221,8 +221,9 @@ TEST_F(HartCsrTest, ReadOnlyRangeIsEnforcedBeforeExtensionsSeeAWrite) {
 TEST_F(HartCsrTest, MstatusFieldsAreWarl) {
   hart.x[a1] = ~0ull;
   exec({csrw(kMstatus, a1), csrr(a0, kMstatus)});
-  EXPECT_EQ(hart.x[a0], kMstatusMie | kMstatusMpie | kMstatusMpp | kMstatusMprv | kMstatusTw | (2ull << 32))
-      << "only implemented fields are writable; UXL reads 64-bit";
+  EXPECT_EQ(hart.x[a0], kMstatusMie | kMstatusMpie | kMstatusMpp | kMstatusFs | kMstatusMprv | kMstatusTw |
+                           (2ull << 32) | kMstatusSd)
+      << "only implemented fields are writable; UXL reads 64-bit; SD = (FS == Dirty)";
   // MPP holds only U (0) or M (3); S (1) and the reserved 2 keep the old value.
   hart.x[a1] = 1ull << 11;
   exec({csrw(kMstatus, a1), csrr(a0, kMstatus)});

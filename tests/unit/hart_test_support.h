@@ -251,6 +251,95 @@ constexpr Half c_sdsp(u32 rs2, u32 uimm) {
   return half(7u << 13 | ((uimm >> 3) & 7) << 10 | ((uimm >> 6) & 7) << 7 | rs2 << 2 | 2);
 }
 
+// ---- F and D. Operands named f* are f register numbers (0-31); rm is a
+// rounding-mode field (dyn = use frm).
+enum FReg : unsigned {
+  ft0, ft1, ft2, ft3, ft4, ft5, ft6, ft7, fs0, fs1, fa0, fa1, fa2, fa3, fa4, fa5, fa6, fa7,
+  fs2, fs3, fs4, fs5, fs6, fs7, fs8, fs9, fs10, fs11, ft8, ft9, ft10, ft11
+};
+enum Rm : u32 { rne = 0, rtz = 1, rdn = 2, rup = 3, rmm = 4, dyn = 7 };
+
+constexpr u32 fp_op(u32 funct7, u32 rs2, u32 rs1, u32 rm, u32 rd) { return r_type(funct7, rs2, rs1, rm, rd, 0x53); }
+constexpr u32 r4_type(u32 opcode, u32 fmt, u32 rd, u32 rs1, u32 rs2, u32 rs3, u32 rm) {
+  return rs3 << 27 | fmt << 25 | rs2 << 20 | rs1 << 15 | rm << 12 | rd << 7 | opcode;
+}
+constexpr u32 flw(u32 fd, u32 rs1, i32 imm) { return i_type(imm, rs1, 2, fd, 0x07); }
+constexpr u32 fld(u32 fd, u32 rs1, i32 imm) { return i_type(imm, rs1, 3, fd, 0x07); }
+constexpr u32 fsw(u32 fs2, u32 rs1, i32 imm) { return s_type(imm, fs2, rs1, 2, 0x27); }
+constexpr u32 fsd(u32 fs2, u32 rs1, i32 imm) { return s_type(imm, fs2, rs1, 3, 0x27); }
+constexpr u32 fmadd_s(u32 fd, u32 f1, u32 f2, u32 f3, u32 rm = dyn) { return r4_type(0x43, 0, fd, f1, f2, f3, rm); }
+constexpr u32 fmsub_s(u32 fd, u32 f1, u32 f2, u32 f3, u32 rm = dyn) { return r4_type(0x47, 0, fd, f1, f2, f3, rm); }
+constexpr u32 fnmsub_s(u32 fd, u32 f1, u32 f2, u32 f3, u32 rm = dyn) { return r4_type(0x4b, 0, fd, f1, f2, f3, rm); }
+constexpr u32 fnmadd_s(u32 fd, u32 f1, u32 f2, u32 f3, u32 rm = dyn) { return r4_type(0x4f, 0, fd, f1, f2, f3, rm); }
+constexpr u32 fmadd_d(u32 fd, u32 f1, u32 f2, u32 f3, u32 rm = dyn) { return r4_type(0x43, 1, fd, f1, f2, f3, rm); }
+constexpr u32 fmsub_d(u32 fd, u32 f1, u32 f2, u32 f3, u32 rm = dyn) { return r4_type(0x47, 1, fd, f1, f2, f3, rm); }
+constexpr u32 fnmsub_d(u32 fd, u32 f1, u32 f2, u32 f3, u32 rm = dyn) { return r4_type(0x4b, 1, fd, f1, f2, f3, rm); }
+constexpr u32 fnmadd_d(u32 fd, u32 f1, u32 f2, u32 f3, u32 rm = dyn) { return r4_type(0x4f, 1, fd, f1, f2, f3, rm); }
+constexpr u32 fadd_s(u32 fd, u32 f1, u32 f2, u32 rm = dyn) { return fp_op(0x00, f2, f1, rm, fd); }
+constexpr u32 fsub_s(u32 fd, u32 f1, u32 f2, u32 rm = dyn) { return fp_op(0x04, f2, f1, rm, fd); }
+constexpr u32 fmul_s(u32 fd, u32 f1, u32 f2, u32 rm = dyn) { return fp_op(0x08, f2, f1, rm, fd); }
+constexpr u32 fdiv_s(u32 fd, u32 f1, u32 f2, u32 rm = dyn) { return fp_op(0x0c, f2, f1, rm, fd); }
+constexpr u32 fsqrt_s(u32 fd, u32 f1, u32 rm = dyn) { return fp_op(0x2c, 0, f1, rm, fd); }
+constexpr u32 fadd_d(u32 fd, u32 f1, u32 f2, u32 rm = dyn) { return fp_op(0x01, f2, f1, rm, fd); }
+constexpr u32 fsub_d(u32 fd, u32 f1, u32 f2, u32 rm = dyn) { return fp_op(0x05, f2, f1, rm, fd); }
+constexpr u32 fmul_d(u32 fd, u32 f1, u32 f2, u32 rm = dyn) { return fp_op(0x09, f2, f1, rm, fd); }
+constexpr u32 fdiv_d(u32 fd, u32 f1, u32 f2, u32 rm = dyn) { return fp_op(0x0d, f2, f1, rm, fd); }
+constexpr u32 fsqrt_d(u32 fd, u32 f1, u32 rm = dyn) { return fp_op(0x2d, 0, f1, rm, fd); }
+constexpr u32 fsgnj_s(u32 fd, u32 f1, u32 f2) { return fp_op(0x10, f2, f1, 0, fd); }
+constexpr u32 fsgnjn_s(u32 fd, u32 f1, u32 f2) { return fp_op(0x10, f2, f1, 1, fd); }
+constexpr u32 fsgnjx_s(u32 fd, u32 f1, u32 f2) { return fp_op(0x10, f2, f1, 2, fd); }
+constexpr u32 fsgnj_d(u32 fd, u32 f1, u32 f2) { return fp_op(0x11, f2, f1, 0, fd); }
+constexpr u32 fsgnjn_d(u32 fd, u32 f1, u32 f2) { return fp_op(0x11, f2, f1, 1, fd); }
+constexpr u32 fsgnjx_d(u32 fd, u32 f1, u32 f2) { return fp_op(0x11, f2, f1, 2, fd); }
+constexpr u32 fmin_s(u32 fd, u32 f1, u32 f2) { return fp_op(0x14, f2, f1, 0, fd); }
+constexpr u32 fmax_s(u32 fd, u32 f1, u32 f2) { return fp_op(0x14, f2, f1, 1, fd); }
+constexpr u32 fmin_d(u32 fd, u32 f1, u32 f2) { return fp_op(0x15, f2, f1, 0, fd); }
+constexpr u32 fmax_d(u32 fd, u32 f1, u32 f2) { return fp_op(0x15, f2, f1, 1, fd); }
+constexpr u32 fcvt_s_d(u32 fd, u32 f1, u32 rm = dyn) { return fp_op(0x20, 1, f1, rm, fd); }
+constexpr u32 fcvt_d_s(u32 fd, u32 f1, u32 rm = dyn) { return fp_op(0x21, 0, f1, rm, fd); }
+constexpr u32 feq_s(u32 rd, u32 f1, u32 f2) { return fp_op(0x50, f2, f1, 2, rd); }
+constexpr u32 flt_s(u32 rd, u32 f1, u32 f2) { return fp_op(0x50, f2, f1, 1, rd); }
+constexpr u32 fle_s(u32 rd, u32 f1, u32 f2) { return fp_op(0x50, f2, f1, 0, rd); }
+constexpr u32 feq_d(u32 rd, u32 f1, u32 f2) { return fp_op(0x51, f2, f1, 2, rd); }
+constexpr u32 flt_d(u32 rd, u32 f1, u32 f2) { return fp_op(0x51, f2, f1, 1, rd); }
+constexpr u32 fle_d(u32 rd, u32 f1, u32 f2) { return fp_op(0x51, f2, f1, 0, rd); }
+constexpr u32 fclass_s(u32 rd, u32 f1) { return fp_op(0x70, 0, f1, 1, rd); }
+constexpr u32 fclass_d(u32 rd, u32 f1) { return fp_op(0x71, 0, f1, 1, rd); }
+constexpr u32 fmv_x_w(u32 rd, u32 f1) { return fp_op(0x70, 0, f1, 0, rd); }
+constexpr u32 fmv_x_d(u32 rd, u32 f1) { return fp_op(0x71, 0, f1, 0, rd); }
+constexpr u32 fmv_w_x(u32 fd, u32 rs1) { return fp_op(0x78, 0, rs1, 0, fd); }
+constexpr u32 fmv_d_x(u32 fd, u32 rs1) { return fp_op(0x79, 0, rs1, 0, fd); }
+// Float to integer: width 0 = w, 1 = wu, 2 = l, 3 = lu.
+constexpr u32 fcvt_w_s(u32 rd, u32 f1, u32 rm = dyn) { return fp_op(0x60, 0, f1, rm, rd); }
+constexpr u32 fcvt_wu_s(u32 rd, u32 f1, u32 rm = dyn) { return fp_op(0x60, 1, f1, rm, rd); }
+constexpr u32 fcvt_l_s(u32 rd, u32 f1, u32 rm = dyn) { return fp_op(0x60, 2, f1, rm, rd); }
+constexpr u32 fcvt_lu_s(u32 rd, u32 f1, u32 rm = dyn) { return fp_op(0x60, 3, f1, rm, rd); }
+constexpr u32 fcvt_w_d(u32 rd, u32 f1, u32 rm = dyn) { return fp_op(0x61, 0, f1, rm, rd); }
+constexpr u32 fcvt_wu_d(u32 rd, u32 f1, u32 rm = dyn) { return fp_op(0x61, 1, f1, rm, rd); }
+constexpr u32 fcvt_l_d(u32 rd, u32 f1, u32 rm = dyn) { return fp_op(0x61, 2, f1, rm, rd); }
+constexpr u32 fcvt_lu_d(u32 rd, u32 f1, u32 rm = dyn) { return fp_op(0x61, 3, f1, rm, rd); }
+constexpr u32 fcvt_s_w(u32 fd, u32 rs1, u32 rm = dyn) { return fp_op(0x68, 0, rs1, rm, fd); }
+constexpr u32 fcvt_s_wu(u32 fd, u32 rs1, u32 rm = dyn) { return fp_op(0x68, 1, rs1, rm, fd); }
+constexpr u32 fcvt_s_l(u32 fd, u32 rs1, u32 rm = dyn) { return fp_op(0x68, 2, rs1, rm, fd); }
+constexpr u32 fcvt_s_lu(u32 fd, u32 rs1, u32 rm = dyn) { return fp_op(0x68, 3, rs1, rm, fd); }
+constexpr u32 fcvt_d_w(u32 fd, u32 rs1, u32 rm = dyn) { return fp_op(0x69, 0, rs1, rm, fd); }
+constexpr u32 fcvt_d_wu(u32 fd, u32 rs1, u32 rm = dyn) { return fp_op(0x69, 1, rs1, rm, fd); }
+constexpr u32 fcvt_d_l(u32 fd, u32 rs1, u32 rm = dyn) { return fp_op(0x69, 2, rs1, rm, fd); }
+constexpr u32 fcvt_d_lu(u32 fd, u32 rs1, u32 rm = dyn) { return fp_op(0x69, 3, rs1, rm, fd); }
+// RV64C with D (f registers f8..f15 in the 3-bit fields).
+constexpr Half c_fld(u32 fd, u32 rs1, u32 uimm) {
+  return half(1u << 13 | ((uimm >> 3) & 7) << 10 | creg(rs1) << 7 | ((uimm >> 6) & 3) << 5 | creg(fd) << 2);
+}
+constexpr Half c_fsd(u32 fs2, u32 rs1, u32 uimm) {
+  return half(5u << 13 | ((uimm >> 3) & 7) << 10 | creg(rs1) << 7 | ((uimm >> 6) & 3) << 5 | creg(fs2) << 2);
+}
+constexpr Half c_fldsp(u32 fd, u32 uimm) {
+  return half(1u << 13 | ((uimm >> 5) & 1) << 12 | fd << 7 | ((uimm >> 3) & 3) << 5 | ((uimm >> 6) & 7) << 2 | 2);
+}
+constexpr Half c_fsdsp(u32 fs2, u32 uimm) {
+  return half(5u << 13 | ((uimm >> 3) & 7) << 10 | ((uimm >> 6) & 7) << 7 | fs2 << 2 | 2);
+}
+
 }  // namespace rv
 
 namespace hart_test {
@@ -280,6 +369,10 @@ enum Csr : std::uint16_t {
 constexpr std::uint64_t kMstatusMie = 1ull << 3, kMstatusMpie = 1ull << 7, kMstatusMpp = 3ull << 11,
                         kMstatusMprv = 1ull << 17, kMstatusTw = 1ull << 21;
 constexpr unsigned kMsi = 3, kMti = 7, kMei = 11;
+// F/D: the fcsr CSRs and mstatus.FS (Off 0, Initial 1, Clean 2, Dirty 3) / SD.
+enum FpCsr : std::uint16_t { kFflags = 0x001, kFrm = 0x002, kFcsr = 0x003 };
+constexpr std::uint64_t kMstatusFs = 3ull << 13, kMstatusFsInitial = 1ull << 13, kMstatusFsClean = 2ull << 13,
+                        kMstatusSd = 1ull << 63;
 constexpr std::uint64_t kInterrupt = 1ull << 63;
 
 inline std::uint64_t cause(TrapCause value) { return static_cast<std::uint64_t>(value); }
