@@ -637,68 +637,41 @@ inline bool run(unsigned rm, typename F::Bits& result, unsigned& flags, Compute 
 }  // namespace host
 #endif
 
+// A two-operand operation: on the host when it can be trusted (host::run
+// says so), else in software. host_op combines two host values; soft_op is
+// the fp::soft function of the same operation.
+template <typename F, typename HostOp, typename SoftOp>
+inline typename F::Bits binary(typename F::Bits a, typename F::Bits b, unsigned rm, unsigned& flags,
+                               [[maybe_unused]] HostOp host_op, SoftOp soft_op) {
+#ifdef NPUVP_FP_HOST_SSE
+  using T = typename F::Host;
+  typename F::Bits r;
+  if (__builtin_expect(rm != kRmm, 1) && host::run<F>(rm, r, flags, [&] {
+        T x = host::as_host<T>(a), y = host::as_host<T>(b);
+        host::pin(x);
+        host::pin(y);
+        return host_op(x, y);
+      }))
+    return r;
+#endif
+  return soft_op(a, b, rm, flags);
+}
+
 template <typename F>
 inline typename F::Bits add(typename F::Bits a, typename F::Bits b, unsigned rm, unsigned& flags) {
-#ifdef NPUVP_FP_HOST_SSE
-  using T = typename F::Host;
-  typename F::Bits r;
-  if (__builtin_expect(rm != kRmm, 1) && host::run<F>(rm, r, flags, [&] {
-        T x = host::as_host<T>(a), y = host::as_host<T>(b);
-        host::pin(x);
-        host::pin(y);
-        return x + y;
-      }))
-    return r;
-#endif
-  return soft::add<F>(a, b, rm, flags);
+  return binary<F>(a, b, rm, flags, [](auto x, auto y) { return x + y; }, soft::add<F>);
 }
-
 template <typename F>
 inline typename F::Bits sub(typename F::Bits a, typename F::Bits b, unsigned rm, unsigned& flags) {
-#ifdef NPUVP_FP_HOST_SSE
-  using T = typename F::Host;
-  typename F::Bits r;
-  if (__builtin_expect(rm != kRmm, 1) && host::run<F>(rm, r, flags, [&] {
-        T x = host::as_host<T>(a), y = host::as_host<T>(b);
-        host::pin(x);
-        host::pin(y);
-        return x - y;
-      }))
-    return r;
-#endif
-  return soft::sub<F>(a, b, rm, flags);
+  return binary<F>(a, b, rm, flags, [](auto x, auto y) { return x - y; }, soft::sub<F>);
 }
-
 template <typename F>
 inline typename F::Bits mul(typename F::Bits a, typename F::Bits b, unsigned rm, unsigned& flags) {
-#ifdef NPUVP_FP_HOST_SSE
-  using T = typename F::Host;
-  typename F::Bits r;
-  if (__builtin_expect(rm != kRmm, 1) && host::run<F>(rm, r, flags, [&] {
-        T x = host::as_host<T>(a), y = host::as_host<T>(b);
-        host::pin(x);
-        host::pin(y);
-        return x * y;
-      }))
-    return r;
-#endif
-  return soft::mul<F>(a, b, rm, flags);
+  return binary<F>(a, b, rm, flags, [](auto x, auto y) { return x * y; }, soft::mul<F>);
 }
-
 template <typename F>
 inline typename F::Bits div(typename F::Bits a, typename F::Bits b, unsigned rm, unsigned& flags) {
-#ifdef NPUVP_FP_HOST_SSE
-  using T = typename F::Host;
-  typename F::Bits r;
-  if (__builtin_expect(rm != kRmm, 1) && host::run<F>(rm, r, flags, [&] {
-        T x = host::as_host<T>(a), y = host::as_host<T>(b);
-        host::pin(x);
-        host::pin(y);
-        return x / y;
-      }))
-    return r;
-#endif
-  return soft::div<F>(a, b, rm, flags);
+  return binary<F>(a, b, rm, flags, [](auto x, auto y) { return x / y; }, soft::div<F>);
 }
 
 template <typename F>
