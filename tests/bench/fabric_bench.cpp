@@ -17,6 +17,8 @@
 #include "interconnect/traffic_generator.h"
 #include "mem/ddr_controller.h"
 
+#include "parameter_arguments.h"
+
 #include <benchmark/benchmark.h>
 #include <systemc>
 #include <tlm_utils/tlm_quantumkeeper.h>
@@ -124,15 +126,7 @@ BENCHMARK(BM_FabricToDdr)->UseManualTime()->Unit(benchmark::kMillisecond)->Itera
 int sc_main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   // What Google Benchmark left: parameter overrides.
-  for (int i = 1; i < argc; ++i) {
-    std::string argument = argv[i];
-    auto equals = argument.find('=');
-    if (argument.rfind("--", 0) == 0 || equals == std::string::npos || equals == 0) {
-      std::cerr << argv[0] << ": unknown argument '" << argument << "' (expected a benchmark flag or name=value)\n";
-      return 1;
-    }
-    g_command_line_overrides.emplace_back(argument.substr(0, equals), argument.substr(equals + 1));
-  }
+  if (!npuvp::bench::parameter_arguments(argc, argv, g_command_line_overrides)) return 1;
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

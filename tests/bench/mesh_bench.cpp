@@ -23,6 +23,8 @@
 #include "core/statistics.h"
 #include "mesh/mesh_network.h"
 
+#include "parameter_arguments.h"
+
 #include <benchmark/benchmark.h>
 #include <systemc>
 
@@ -186,16 +188,10 @@ BENCHMARK(BM_MeshUniformRandomTiming);
 int sc_main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   // What Google Benchmark left: parameter overrides.
-  for (int i = 1; i < argc; ++i) {
-    std::string argument = argv[i];
-    auto equals = argument.find('=');
-    if (argument.rfind("--", 0) == 0 || equals == std::string::npos || equals == 0) {
-      std::cerr << argv[0] << ": unknown argument '" << argument << "' (expected a benchmark flag or name=value)\n";
-      return 1;
-    }
-    npuvp::ParameterRegistry::instance().set_override(argument.substr(0, equals), argument.substr(equals + 1),
-                                                      "command line");
-  }
+  std::vector<std::pair<std::string, std::string>> settings;
+  if (!npuvp::bench::parameter_arguments(argc, argv, settings)) return 1;
+  for (const auto& [name, value] : settings)
+    npuvp::ParameterRegistry::instance().set_override(name, value, "command line");
   // Both networks exist before the simulation starts (SystemC builds modules
   // only during elaboration); "mesh_timing" takes the same overrides.
   std::unique_ptr<MeshNetwork> delivery, timing;
