@@ -105,4 +105,8 @@ class SimulationControl {
 
 inline SimulationControl& simulation() { return SimulationControl::instance(); }
 
+// sc_time_stamp() without a call into the SystemC library: the simulation
+// context's clock has an inline accessor. For per-access paths (ring, memories).
+inline const sc_core::sc_time& current_time() { return sc_core::sc_get_curr_simcontext()->time_stamp(); }
+
 }  // namespace npuvp

@@ -12,12 +12,6 @@ namespace npuvp {
 
 using sc_core::sc_time;
 
-namespace {
-// sc_time_stamp() without a call into the SystemC library: the simulation
-// context's clock has an inline accessor.
-const sc_time& current_time() { return sc_core::sc_get_curr_simcontext()->time_stamp(); }
-}  // namespace
-
 RingBus::RingBus(sc_core::sc_module_name name)
     : sc_module(name),
       target_socket("target_socket"),

@@ -30,10 +30,6 @@ void require_power_of_two(const Parameter<std::uint64_t>& parameter) {
 // nanosecond in time-resolution units (0 when the resolution is coarser).
 std::uint64_t rounded_ns(const sc_time& time, sc_time::value_type ns) { return ns ? (time.value() + ns / 2) / ns : 0; }
 
-// sc_time_stamp() without a call into the SystemC library: the simulation
-// context's clock has an inline accessor.
-const sc_time& current_time() { return sc_core::sc_get_curr_simcontext()->time_stamp(); }
-
 // count · time by inline additions (the library's sc_time products go through
 // a double); count is the bursts of one run, so the loop is short.
 sc_time times(std::uint64_t count, sc_time time) {

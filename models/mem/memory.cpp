@@ -30,7 +30,7 @@ Memory::Memory(sc_core::sc_module_name name, std::uint64_t default_size, bool de
 sc_core::sc_time Memory::complete(const sc_core::sc_time& start, const sc_core::sc_time& latency, unsigned length) {
   if (bandwidth.get() <= 0) return start + latency;
   const sc_core::sc_time occupancy(length / bandwidth.get(), sc_core::SC_SEC);
-  const sc_core::sc_time begin = port_.reserve(start, occupancy, sc_core::sc_time_stamp());
+  const sc_core::sc_time begin = port_.reserve(start, occupancy, current_time());
   return begin + occupancy + latency;
 }
 

@@ -12,9 +12,6 @@ namespace npuvp {
 using sc_core::sc_time;
 
 namespace {
-// sc_time_stamp() without a call into the SystemC library (as in RingBus).
-const sc_time& current_time() { return sc_core::sc_get_curr_simcontext()->time_stamp(); }
-
 // The largest mesh: the ordering table holds one entry per (source,
 // destination, vnet), so it grows with the square of the node count.
 constexpr std::uint64_t kMaxRouters = 1024;
