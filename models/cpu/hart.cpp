@@ -421,6 +421,7 @@ void Hart::execute_fence_i(const DecodedInstruction& d) {
 
 bool Hart::debug_read(std::uint64_t address, void* data, std::size_t size) {
   if (size == 0) return true;
+  if (data_cached(address)) return data_cache_->debug_access(false, address, data, size);
   if (const MemoryWindow* window = find_window(address, false); window && address - window->start + size <= window->size) {
     std::memcpy(data, window->host + (address - window->start), size);
     return true;
@@ -431,7 +432,9 @@ bool Hart::debug_read(std::uint64_t address, void* data, std::size_t size) {
 bool Hart::debug_write(std::uint64_t address, const void* data, std::size_t size) {
   if (size == 0) return true;
   bool ok;
-  if (const MemoryWindow* window = find_window(address, true); window && address - window->start + size <= window->size) {
+  if (data_cached(address)) {
+    ok = data_cache_->debug_access(true, address, const_cast<void*>(data), size);
+  } else if (const MemoryWindow* window = find_window(address, true); window && address - window->start + size <= window->size) {
     std::memcpy(window->host + (address - window->start), data, size);
     ok = true;
   } else {
@@ -440,6 +443,22 @@ bool Hart::debug_write(std::uint64_t address, const void* data, std::size_t size
   if (ok)
     for (std::size_t offset = 0; offset < size; offset += 8) note_store(address + offset);
   return ok;
+}
+
+bool Hart::prepare_atomic_slow(std::uint64_t address) {
+  std::uint64_t cycles = 0;
+  if (!data_cache_->make_writable(address, cycles)) {
+    raise_exception(TrapCause::kStoreAccessFault, address);
+    return false;
+  }
+  cycles_ += cycles;
+  return true;
+}
+
+void Hart::synchronise_slow(DataCache::Sync kind) {
+  std::uint64_t cycles = 0;
+  data_cache_->synchronise(kind, cycles);
+  cycles_ += cycles;
 }
 
 template <typename T>
@@ -457,8 +476,19 @@ bool Hart::load_slow(std::uint64_t address, T& value, TrapCause fault) {
     std::memcpy(&value, bytes, sizeof(T));
     return true;
   }
+  if (data_cached(address)) {
+    std::uint64_t cycles = 0;
+    if (!data_cache_->read(address, &value, sizeof(T), cycles)) {
+      raise_exception(fault, address);
+      return false;
+    }
+    cycles_ += cycles;
+    return true;
+  }
   if (const MemoryWindow* window = find_window(address, false); window && address - window->start + sizeof(T) <= window->size) {
-    read_window_ = *window;
+    // A window that overlaps the data cache's range serves this access but
+    // never the fast path (which would bypass the cache).
+    if (!overlaps_data_cache(*window)) read_window_ = *window;
     std::memcpy(&value, window->host + (address - window->start), sizeof(T));
     cycles_ += window->read_cycles;
     return true;
@@ -486,8 +516,18 @@ bool Hart::store_slow(std::uint64_t address, T value) {
       if (!store(address + i, bytes[i])) return false;
     return true;
   }
+  if (data_cached(address)) {
+    std::uint64_t cycles = 0;
+    if (!data_cache_->write(address, &value, sizeof(T), cycles)) {
+      raise_exception(TrapCause::kStoreAccessFault, address);
+      return false;
+    }
+    cycles_ += cycles;
+    note_store(address);
+    return true;
+  }
   if (const MemoryWindow* window = find_window(address, true); window && address - window->start + sizeof(T) <= window->size) {
-    write_window_ = *window;
+    if (!overlaps_data_cache(*window)) write_window_ = *window;
     std::memcpy(window->host + (address - window->start), &value, sizeof(T));
     cycles_ += window->write_cycles;
     note_store(address);

@@ -65,6 +65,35 @@ class BusInterface {
   virtual bool debug_access(bool write, std::uint64_t address, void* data, std::size_t size) = 0;
 };
 
+// A data cache in front of part of the address space (the mesh cluster's
+// coherent private L1s; models/coherence/). Loads, stores and atomics in its
+// range go to it instead of the memory windows and the bus; instruction
+// fetches do not (code is read-only, fetched through the windows). Calls come
+// from the hart's own thread and may block in simulated time (a miss waits
+// for the protocol): `cycles` returns how long the access took, counted from
+// the hart's current cycle (Hart::cycles()). Data really lives in the cache:
+// a read returns what the line holds.
+class DataCache {
+ public:
+  virtual ~DataCache() = default;
+  // Aligned accesses of 1, 2, 4 or 8 bytes. False only on an access fault
+  // (the address is not backed by memory); the hart then traps.
+  virtual bool read(std::uint64_t address, void* data, unsigned size, std::uint64_t& cycles) = 0;
+  virtual bool write(std::uint64_t address, const void* data, unsigned size, std::uint64_t& cycles) = 0;
+  // Before an atomic read-modify-write or a store-conditional: makes the line
+  // writable in this cache, so that the read and the write that follow hit
+  // without blocking (no other core can step in between them).
+  virtual bool make_writable(std::uint64_t address, std::uint64_t& cycles) = 0;
+  // A synchronisation instruction retired: a fence, an AMO, an LR or an SC.
+  // Protocols that self-invalidate (NSI) act here; MESI does nothing.
+  enum class Sync { kFence, kAtomic, kLoadReserved, kStoreConditional };
+  virtual void synchronise(Sync kind, std::uint64_t& cycles) = 0;
+  // The coherent value of memory (the owner's copy, else the LLC's, else
+  // memory's), without timing or state changes; for debuggers, loaders and
+  // semihosting. A write updates every copy.
+  virtual bool debug_access(bool write, std::uint64_t address, void* data, std::size_t size) = 0;
+};
+
 // Cycles per instruction class, plus the extra cost of a taken branch.
 struct CycleModel {
   std::uint8_t cpi[static_cast<int>(InstructionClass::kCount)] = {1, 3, 20, 1, 1, 1, 2, 2, 4, 1, 2, 1};
@@ -110,6 +139,14 @@ class Hart {
     symbolizer_ = std::move(symbolizer);
   }
   void reset(std::uint64_t pc);
+  // Data accesses to [start, start + size) go to `cache` (see DataCache).
+  // Memory windows overlapping that range still serve instruction fetches.
+  void set_data_cache(DataCache* cache, std::uint64_t start, std::uint64_t size) {
+    data_cache_ = cache;
+    data_cache_start_ = start;
+    data_cache_size_ = size;
+  }
+  bool data_cached(std::uint64_t address) const { return data_cache_ && address - data_cache_start_ < data_cache_size_; }
 
   // --- memory windows (DMI) ---
   void add_window(const MemoryWindow& window);
@@ -207,6 +244,21 @@ class Hart {
     return ok;
   }
   void clear_reservation() { reservation_valid_ = false; }
+  // Whether a reservation is held on an address in [start, start + size): a
+  // data cache that loses that line calls clear_reservation().
+  bool reservation_in(std::uint64_t start, std::uint64_t size) const {
+    return reservation_valid_ && reservation_ - start < size;
+  }
+  // Atomics and store-conditionals call this before their read and write: a
+  // cached line is made writable first (DataCache::make_writable). False when
+  // the trap has been raised.
+  bool prepare_atomic(std::uint64_t address) {
+    return !data_cached(address) || prepare_atomic_slow(address);
+  }
+  // A synchronisation instruction retired (DataCache::synchronise).
+  void synchronise(DataCache::Sync kind) {
+    if (data_cache_) synchronise_slow(kind);
+  }
   void execute_mret(const DecodedInstruction& instruction);
   void execute_wfi(const DecodedInstruction& instruction);
   void execute_ebreak(const DecodedInstruction& instruction);
@@ -244,9 +296,15 @@ class Hart {
   std::uint64_t counter_value(int which) const;
   void set_counter(int which, std::uint64_t value);
 
+  bool prepare_atomic_slow(std::uint64_t address);
+  void synchronise_slow(DataCache::Sync kind);
   template <typename T> bool load_slow(std::uint64_t address, T& value, TrapCause fault);
   template <typename T> bool store_slow(std::uint64_t address, T value);
   const MemoryWindow* find_window(std::uint64_t address, bool write);
+  bool overlaps_data_cache(const MemoryWindow& window) const {
+    return data_cache_ && window.start < data_cache_start_ + data_cache_size_ &&
+           data_cache_start_ < window.start + window.size;
+  }
 
   // Hot state first.
   std::uint64_t cycles_ = 0;
@@ -292,6 +350,8 @@ class Hart {
                 last_trap_epc_ = 0, last_trap_tval_ = 0;
 
   BusInterface& bus_;
+  DataCache* data_cache_ = nullptr;
+  std::uint64_t data_cache_start_ = 0, data_cache_size_ = 0;
   Decoder decoder_;
   CycleModel cycle_model_;
   std::vector<IsaExtension*> extensions_;

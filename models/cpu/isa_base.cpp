@@ -196,6 +196,7 @@ constexpr ExecuteFn load_reserved() {
     if (!h.load(address, value)) return;
     h.set_reservation(address);
     h.x[d.rd] = static_cast<u64>(static_cast<i64>(value));
+    h.synchronise(DataCache::Sync::kLoadReserved);
     next(h, d);
   };
 }
@@ -205,12 +206,18 @@ constexpr ExecuteFn store_conditional() {
   return [](Hart& h, D d) {
     u64 address = h.x[d.rs1];
     if (!check_atomic_alignment<T>(h, address, TrapCause::kStoreMisaligned)) return;
+    // The cached line is made writable first; a reservation lost while
+    // waiting for it fails the store-conditional.
+    if (h.reservation_in(address, 1)) {
+      if (!h.prepare_atomic(address)) return;
+    }
     if (h.take_reservation(address)) {
       if (!h.store(address, static_cast<T>(h.x[d.rs2]))) return;
       h.x[d.rd] = 0;
     } else {
       h.x[d.rd] = 1;
     }
+    h.synchronise(DataCache::Sync::kStoreConditional);
     next(h, d);
   };
 }
@@ -221,11 +228,13 @@ constexpr ExecuteFn atomic() {
     u64 address = h.x[d.rs1];
     if (!check_atomic_alignment<T>(h, address, TrapCause::kStoreMisaligned)) return;
     T old;
+    if (!h.prepare_atomic(address)) return;  // the read and write below then hit
     // An AMO that cannot read reports a store/AMO fault, as the spec requires.
     if (!h.load(address, old, TrapCause::kStoreAccessFault)) return;
     T operand = static_cast<T>(h.x[d.rs2]);
     if (!h.store(address, static_cast<T>(Op::apply(old, operand)))) return;
     h.x[d.rd] = static_cast<u64>(static_cast<i64>(static_cast<std::make_signed_t<T>>(old)));
+    h.synchronise(DataCache::Sync::kAtomic);
     next(h, d);
   };
 }
@@ -270,7 +279,12 @@ constexpr ExecuteFn csr() {
 }
 
 // ---- system ----
-void exec_fence(Hart& h, D d) { next(h, d); }  // one hart at a time: memory is always ordered
+// One hart runs at a time and caches are coherent, so memory is always
+// ordered; a self-invalidating protocol (NSI) still acts at fences.
+void exec_fence(Hart& h, D d) {
+  h.synchronise(DataCache::Sync::kFence);
+  next(h, d);
+}
 void exec_fence_i(Hart& h, D d) { h.execute_fence_i(d); }
 void exec_ecall(Hart& h, D d) {
   h.raise_exception(h.privilege() == Privilege::kUser ? TrapCause::kEcallFromU : TrapCause::kEcallFromM, 0);
