@@ -2,6 +2,7 @@
 
 #include "core/simulation.h"
 #include "core/text.h"
+#include "core/waveform.h"
 
 #include <cmath>
 
@@ -211,6 +212,13 @@ void RiscvCpu::stall() {
   quantum_keeper_.reset();
 }
 
+void RiscvCpu::record_sleeping(bool asleep) {
+  Waveform& waveform = Waveform::instance();
+  if (!waveform.enabled()) return;
+  if (waveform_sleeping_ == -2) waveform_sleeping_ = waveform.signal(std::string(name()) + ".wfi", 1);
+  waveform.change(waveform_sleeping_, sc_core::sc_time_stamp(), asleep);
+}
+
 void RiscvCpu::account_retired() {
   std::uint64_t retired = hart_->retired();
   std::uint64_t delta = retired - retired_accounted_;
@@ -223,8 +231,10 @@ void RiscvCpu::sleep_until_interrupt() {
   quantum_keeper_.set(local_time());
   quantum_keeper_.sync();
   sleeping_ = true;
+  record_sleeping(true);
   while (!hart_->wake_condition()) sc_core::wait(wake_event_);
   sleeping_ = false;
+  record_sleeping(false);
   // mcycle keeps counting while the core sleeps: catch up with SystemC time.
   std::uint64_t now_cycles = cycles_at(sc_core::sc_time_stamp());
   if (now_cycles > hart_->cycles()) hart_->add_idle_cycles(now_cycles - hart_->cycles());

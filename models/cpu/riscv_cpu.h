@@ -92,6 +92,9 @@ class RiscvCpu : public sc_core::sc_module, public InterruptTarget, public BusIn
   void start_of_simulation() override;
   void run();
   void sleep_until_interrupt();
+  // --vcd: signal <name>.wfi is 1 while the core sleeps in WFI.
+  void record_sleeping(bool asleep);
+  int waveform_sleeping_ = -2;  // -2: not asked yet, -1: not selected
   // Reports instructions retired since the last call to the run limits.
   void account_retired();
   sc_core::sc_time local_time() const;

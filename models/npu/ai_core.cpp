@@ -239,7 +239,10 @@ void AiCore::start_block() {
   if (Waveform::instance().enabled())
     for (int signal : flag_signals_)
       if (signal >= 0) Waveform::instance().change(signal, sc_core::sc_time_stamp(), 0);
-  for (auto& pipe : pipes_) pipe.head = pipe.count = 0;
+  for (auto& pipe : pipes_) {
+    pipe.head = pipe.count = 0;
+    waveform_pipe(pipe, pipe.waveform_depth, "queue_depth", 0, kQueueDepthBits);
+  }
   vector_mask_[0] = vector_mask_[1] = ~0ull;
   fmatrix_ = cmpmask_ = 0;
   outcome_.cause = KernelFaultCause::kNone;
@@ -258,10 +261,11 @@ void AiCore::start_block() {
   block_start_time_ = sc_core::sc_time_stamp();
 }
 
-void AiCore::waveform_pipe(PipeState& pipe, int& signal, const char* what, std::uint64_t value) {
+void AiCore::waveform_pipe(PipeState& pipe, int& signal, const char* what, std::uint64_t value, unsigned width) {
   Waveform& waveform = Waveform::instance();
   if (!waveform.enabled()) return;
-  if (signal == -2) signal = waveform.signal(std::string(name()) + ".pipe." + pipe_short_name(pipe.pipe) + "." + what, 1);
+  if (signal == -2)
+    signal = waveform.signal(std::string(name()) + ".pipe." + pipe_short_name(pipe.pipe) + "." + what, width);
   waveform.change(signal, sc_core::sc_time_stamp(), value);
 }
 
@@ -325,6 +329,7 @@ void AiCore::fault(KernelFaultCause cause, std::uint64_t pc, const std::string& 
   for (auto& pipe : pipes_) {
     pipe.head = pipe.count = 0;
     pipe.waiting_flag = false;
+    waveform_pipe(pipe, pipe.waveform_depth, "queue_depth", 0, kQueueDepthBits);
   }
   space_event_.notify();
   flag_event_.notify();
@@ -511,6 +516,7 @@ void AiCore::push(PipeState& pipe, const NpuInstruction& instruction) {
   slot.instruction = instruction;
   slot.issue_cycle = now_cycles();
   ++pipe.count;
+  waveform_pipe(pipe, pipe.waveform_depth, "queue_depth", pipe.count, kQueueDepthBits);
   pipe.wake.notify();
 }
 
@@ -571,6 +577,7 @@ void AiCore::run_pipe(unsigned index) {
     auto pop = [&] {
       pipe.head = (pipe.head + 1) % pipe.ring.size();
       --pipe.count;
+      waveform_pipe(pipe, pipe.waveform_depth, "queue_depth", pipe.count, kQueueDepthBits);
       space_event_.notify();
       if (pipe.count == 0) {
         drained_event_.notify();

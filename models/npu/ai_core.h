@@ -118,7 +118,7 @@ class AiCore : public sc_core::sc_module, private XdavinciBackend, private Globa
     // Statistics.
     std::uint64_t instructions = 0, busy_cycles = 0, flag_wait_cycles = 0, bus_stall_cycles = 0;
     int timeline_track = -1;  // --trace: this pipe's row, created on first use
-    int waveform_busy = -2, waveform_waiting = -2;  // --vcd signals (-2: not asked yet, -1: not selected)
+    int waveform_busy = -2, waveform_waiting = -2, waveform_depth = -2;  // --vcd signals (-2: not asked yet, -1: not selected)
     QueuedInstruction& front() { return ring[head]; }
   };
   enum class ScalarWait { kNone, kLaunch, kIssue, kFlag, kBarrier, kEndKernel };
@@ -196,7 +196,8 @@ class AiCore : public sc_core::sc_module, private XdavinciBackend, private Globa
   int block_track_ = -1;  // --trace: the task blocks' row
   int pipe_track(PipeState& pipe);
   // --vcd: records `value` for the pipe's signal `what` now (creating it on first use).
-  void waveform_pipe(PipeState& pipe, int& signal, const char* what, std::uint64_t value);
+  void waveform_pipe(PipeState& pipe, int& signal, const char* what, std::uint64_t value, unsigned width = 1);
+  static constexpr unsigned kQueueDepthBits = 13;  // queue_depth is at most 4096
   // --vcd: records the event-flag counter (src, dst, event) now.
   void waveform_flag(unsigned src, unsigned dst, unsigned event);
   std::vector<int> flag_signals_;  // per counter: -2 not asked yet, -1 not selected

@@ -21,6 +21,7 @@ namespace {
 struct Trace {
   std::map<std::string, double> high_ps;
   std::map<std::string, unsigned> rises;
+  std::map<std::string, std::uint64_t> peak, last;  // largest and final value
   bool timescale_1ps = false;
 };
 
@@ -40,6 +41,8 @@ Trace read_vcd(const std::string& text) {
       ++trace.rises[name];
     }
     value[id] = v;
+    trace.peak[name] = std::max(trace.peak[name], v);
+    trace.last[name] = v;
   };
   while (in >> word) {
     if (word == "$timescale") {
@@ -105,6 +108,27 @@ TEST(Waveform, BusySignalsMatchThePipeAndLinkStatistics) {
   for (const auto& [name, rises] : trace.rises)
     if (name.rfind("soc.aicore0.flag.", 0) == 0) flag_rises += rises;
   EXPECT_GT(flag_rises, 10u);
+  // Queue depths: the scalar unit runs ahead of the Cube and the MTEs, and
+  // every queue has drained when the kernel ends.
+  for (const char* pipe : {"cube", "mte1", "mte2"}) {
+    std::string signal = std::string("soc.aicore0.pipe.") + pipe + ".queue_depth";
+    ASSERT_TRUE(trace.peak.count(signal)) << signal;
+    EXPECT_GE(trace.peak[signal], 2u) << signal;
+    EXPECT_LE(trace.peak[signal], 16u) << signal;  // soc.aicore0.queue_depth
+    EXPECT_EQ(trace.last[signal], 0u) << signal;
+  }
+}
+
+// The task scheduler's state: it sleeps in WFI between doorbells and
+// interrupts, and so does the host while it waits for completions.
+TEST(Waveform, CoresSleepingInWfiAreSignals) {
+  std::string path = temp_path("wfi.vcd");
+  auto result = run_npuvp("run " + scenario("gemm-offload") + " --quiet --vcd " + path + " --vcd-match '*.wfi'");
+  ASSERT_EQ(result.status, 0) << result.err;
+  Trace trace = read_vcd(read_file(path));
+  EXPECT_GE(trace.rises["soc.ts.wfi"], 2u);
+  EXPECT_GE(trace.rises["soc.cpu.wfi"], 1u);
+  EXPECT_GT(trace.high_ps["soc.ts.wfi"], 0.0);
 }
 
 TEST(Waveform, PatternsSelectSignals) {
