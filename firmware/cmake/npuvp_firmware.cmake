@@ -8,6 +8,9 @@
 #                                    (NPUVP_FIRMWARE_FPU_ARCH/_ABI), linked with the matching
 #                                    runtime, libgcc and picolibc; crt0 turns mstatus.FS on.
 #                                    LIBRARIES must be built for the same ABI.
+#       [SMP]                        every hart runs main: SMP start-up (crt0_smp.S), the
+#                                    SMP runtime (npuvp/smp.h) and the serialized console
+#                                    (docs/smp-runtime.md). Combines with FPU, not SEMIHOST.
 #       [LIBRARIES <lib>...]         extra libraries / targets to link
 #       [DEFINITIONS <def>...]       extra compile definitions (NAME or NAME=VALUE)
 #       [LINK_OPTIONS <opt>...])     extra link options, e.g. -Wl,--defsym=__heap_size=256M
@@ -60,8 +63,16 @@ function(_npuvp_firmware_fpu_runtime)
     endif()
 endfunction()
 
+function(_npuvp_firmware_smp_fpu_runtime)
+    if(NOT TARGET npuvp_runtime_smp_fpu)
+        _npuvp_firmware_fpu_variant(npuvp_runtime_smp npuvp_runtime_smp_fpu)
+        _npuvp_firmware_fpu_variant(npuvp_io_uart_smp npuvp_io_uart_smp_fpu)
+        target_link_libraries(npuvp_io_uart_smp_fpu PUBLIC npuvp_runtime_smp_fpu)
+    endif()
+endfunction()
+
 function(npuvp_firmware_program name)
-    cmake_parse_arguments(PARSE_ARGV 1 ARG "SEMIHOST;FPU" ""
+    cmake_parse_arguments(PARSE_ARGV 1 ARG "SEMIHOST;FPU;SMP" ""
                           "SOURCES;LIBRARIES;DEFINITIONS;LINK_OPTIONS")
     if(ARG_UNPARSED_ARGUMENTS)
         message(FATAL_ERROR "npuvp_firmware_program(${name}): unknown arguments "
@@ -95,6 +106,19 @@ function(npuvp_firmware_program name)
         # After the toolchain's baseline -march/-mabi on the command line, so they win.
         target_compile_options(${target} PRIVATE ${NPUVP_FIRMWARE_FPU_COMPILE_OPTIONS})
         target_link_options(${target} PRIVATE ${NPUVP_FIRMWARE_FPU_LINK_OPTIONS})
+    endif()
+    if(ARG_SMP)
+        if(ARG_SEMIHOST)
+            message(FATAL_ERROR "npuvp_firmware_program(${name}): SMP and SEMIHOST cannot "
+                                "be combined (the SMP console is on UART0)")
+        endif()
+        set(runtime npuvp_runtime_smp)
+        set(io_uart npuvp_io_uart_smp)
+        if(ARG_FPU)
+            _npuvp_firmware_smp_fpu_runtime()
+            set(runtime npuvp_runtime_smp_fpu)
+            set(io_uart npuvp_io_uart_smp_fpu)
+        endif()
     endif()
     if(ARG_SEMIHOST)
         target_link_libraries(${target} PRIVATE ${runtime} npuvp_io_semihost)
