@@ -107,6 +107,35 @@ class Controller {
   virtual void serialize(std::string& out) const = 0;
 };
 
+// Message types 0 .. kFirstProtocolMessage - 1 are the memory traffic of
+// every protocol (memory_controller.h); a protocol numbers its own messages
+// from kFirstProtocolMessage, so that one dense range names them all.
+enum MemoryMessage : unsigned { kMemoryRead = 0, kMemoryWrite = 1, kMemoryData = 2 };
+constexpr unsigned kFirstProtocolMessage = 3;
+
+// Event counts of one L1 controller (exported as statistics by the cluster).
+struct L1Statistics {
+  std::uint64_t load_hits = 0, load_misses = 0;
+  std::uint64_t store_hits = 0, store_misses = 0;
+  std::uint64_t atomic_hits = 0, atomic_misses = 0;  // kMakeWritable
+  std::uint64_t upgrades = 0;        // write permission asked for a line held readable
+  std::uint64_t evictions = 0;       // lines replaced to make room
+  std::uint64_t writebacks = 0;      // replacements carrying dirty data
+  std::uint64_t invalidations_received = 0;
+  std::uint64_t interventions_received = 0;
+  std::uint64_t stalled_messages = 0;  // forwards that waited for a transaction to finish
+};
+
+// Event counts of one home (LLC bank) controller.
+struct HomeStatistics {
+  std::uint64_t hits = 0, misses = 0;  // requests served from the LLC / needing memory
+  std::uint64_t recalls = 0;           // LLC evictions of lines cached in L1s (inclusion)
+  std::uint64_t evictions = 0;         // all LLC evictions
+  std::uint64_t memory_reads = 0, memory_writes = 0;
+  std::uint64_t invalidations_sent = 0, interventions_sent = 0;
+  std::uint64_t stalled_messages = 0;  // requests that waited for a busy line or a free way
+};
+
 // A private L1 data cache's controller, driven by its core.
 class L1Controller : public Controller {
  public:
@@ -136,8 +165,10 @@ class L1Controller : public Controller {
   // is the only up-to-date one (dirty owner).
   virtual bool peek(std::uint64_t address, void* data, unsigned size, bool& owner) const = 0;
   virtual void poke(std::uint64_t address, const void* data, unsigned size) = 0;
+  const L1Statistics& statistics() const { return statistics_; }
 
  protected:
+  L1Statistics statistics_;
   void line_lost(std::uint64_t line) {
     if (line_lost_) line_lost_(line);
   }
@@ -166,6 +197,10 @@ class HomeController : public Controller {
   // Debug access to the LLC's copy, if it holds the line.
   virtual bool peek(std::uint64_t address, void* data, unsigned size) const = 0;
   virtual void poke(std::uint64_t address, const void* data, unsigned size) = 0;
+  const HomeStatistics& statistics() const { return statistics_; }
+
+ protected:
+  HomeStatistics statistics_;
 };
 
 }  // namespace npuvp::coherence
