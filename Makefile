@@ -40,6 +40,7 @@ bench: build
 	$(BUILD)/tests/bench/npuvp_gemm_bench
 	$(BUILD)/tests/bench/npuvp_offload_bench
 	$(BUILD)/tests/bench/npuvp_mesh_bench
+	$(BUILD)/tests/bench/npuvp_cluster_bench
 	$(BUILD)/tests/bench/npuvp_coherence_bench
 	$(BUILD)/tests/bench/npuvp_coherence_explore_bench
 

@@ -10,7 +10,7 @@ namespace npuvp {
 
 using namespace memory_map;
 
-HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif_symbols)
+HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif_symbols, bool mesh_cluster)
     : sc_module(name),
       traffic_generators(child_name(*this, "traffic_generators"), 0, "",
                          "number of traffic generators soc.tg0, soc.tg1, ... (ring stops after periph)"),
@@ -22,7 +22,7 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
       ddr("ddr", kDdrDefaultSize),
       l2("l2", kL2BufferSize, false, kL2BufferLatency, kL2BufferBandwidth),
       uart0("uart0"),
-      clint("clint", 1),
+      clint("clint", mesh_cluster ? 16 : 1),
       plic("plic", 96, 2),
       finisher("finisher"),
       mailbox("mailbox") {
@@ -92,6 +92,16 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
     htif = std::make_unique<Htif>("htif");
     ring.map(htif->tohost_socket, *htif_symbols.tohost, 8, "htif.tohost", ddr_stop);
     if (htif_symbols.fromhost) ring.map(htif->fromhost_socket, *htif_symbols.fromhost, 8, "htif.fromhost", ddr_stop);
+  }
+
+  // The mesh cluster: its own ring stop (the mesh bridge) after the
+  // peripherals, so the other stops keep their routes.
+  if (mesh_cluster) {
+    unsigned mesh_stop = ring.add_stop("mesh");
+    mesh = std::make_unique<MeshNetwork>("mesh");
+    cluster = std::make_unique<MeshCluster>("cluster", *mesh, ring, mesh_stop, clint, kDdr, ddr.size);
+    if (htif_symbols.tohost) cluster->add_uncached_range(*htif_symbols.tohost, 8);
+    if (htif_symbols.fromhost) cluster->add_uncached_range(*htif_symbols.fromhost, 8);
   }
 
   // Interrupts: CLINT -> MSIP/MTIP, PLIC context 0 (hart 0 M-mode) -> MEIP.

@@ -1,8 +1,9 @@
 // The SoC as far as it exists today: host CPU, boot ROM, DDR controller, the
 // 8 MiB L2 buffer, UART, CLINT, PLIC, sim-control finisher and (when the ELF
 // has `tohost`) HTIF, every master reaching every target over the ring bus,
-// on the memory map of docs/memory-map.md (QEMU virt compatible). The only
-// place that knows addresses, ring stops and wiring.
+// on the memory map of docs/memory-map.md (QEMU virt compatible); in cluster
+// mode also the 16-core mesh cluster (mesh_cluster.h, docs/cluster.md). The
+// only place that knows addresses, ring stops and wiring.
 #pragma once
 
 #include "cpu/riscv_cpu.h"
@@ -17,6 +18,7 @@
 #include "periph/plic.h"
 #include "periph/sim_finisher.h"
 #include "periph/uart16550.h"
+#include "platform/mesh_cluster.h"
 
 #include <systemc>
 
@@ -77,8 +79,13 @@ class HostPlatform : public sc_core::sc_module {
   std::unique_ptr<Htif> htif;
   std::vector<std::unique_ptr<TrafficGenerator>> generators;
   std::vector<std::unique_ptr<AiCore>> aicores;
+  // Cluster mode only (docs/cluster.md): the mesh network (soc.mesh, the
+  // `mesh.*` parameters) and the 16-core cluster on it (soc.cluster), on
+  // ring stop "mesh"; the CLINT then serves one hart per tile.
+  std::unique_ptr<MeshNetwork> mesh;
+  std::unique_ptr<MeshCluster> cluster;
 
-  HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif_symbols = {});
+  HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif_symbols = {}, bool mesh_cluster = false);
 
   // Writes into whichever memory holds `address` (loaders, before or during
   // the run); returns the bytes written, short at the end of that memory and

@@ -22,6 +22,8 @@ const char* const kUsage = R"(npuvp - virtual platform of an Ascend-like AI SoC
 usage:
   npuvp run SCENARIO.yaml [options]   run a scenario (images, parameters, limits, checks)
   npuvp run --elf FILE.elf [options]  run a bare RISC-V ELF on the default platform
+  npuvp run --elf FILE.elf --cluster  run a bare SMP ELF (built for qemu-system-riscv64
+                                      -M virt -smp 16 -bios none) on the 16-core mesh cluster
   npuvp params [SCENARIO.yaml] [--set ...] [--markdown]
                                       list every parameter (default, unit, meaning)
   npuvp stats diff A.json B.json [--match PATTERN]... [--threshold R] [--all]
@@ -36,6 +38,14 @@ options:
   --vcd FILE         write a waveform (VCD, GTKWave): AI Core pipe busy/waiting, interrupt
                      lines, ring link activity
   --vcd-match PAT    record only signals whose name matches PAT (repeatable, e.g. 'soc.ring.*')
+  --itrace FILE      write an instruction trace ('-': standard output): per executed
+                     instruction core, cycle, time, pc, encoding, disassembly, registers written
+  --itrace-cores PAT trace only cores whose name matches PAT (repeatable, e.g. 'soc.aicore*')
+  --itrace-pc S:E    trace only pcs in [S, E) (hexadecimal, repeatable)
+  --itrace-limit N   stop tracing after N instructions (all cores together)
+  --gdb PORT         serve the GDB remote protocol on 127.0.0.1:PORT (0: any free port),
+                     every core a thread; the run waits for gdb before the first instruction
+  --gdb-no-wait      with --gdb: run at once; gdb may attach (and stop the run) any time
   --quiet            do not print the statistics table at exit
 
 exit status: 0 pass; the guest's exit code for a bare ELF; 1 a failed check;
@@ -112,6 +122,8 @@ int sc_main(int argc, char** argv) {
         options.settings.emplace_back(setting.substr(0, equals), setting.substr(equals + 1));
       } else if (argument == "--elf") {
         options.elf_path = value("--elf");
+      } else if (argument == "--cluster" && command == "run") {
+        options.cluster = true;
       } else if (argument == "--stats") {
         options.stats_path = value("--stats");
       } else if (argument == "--trace" && command == "run") {
@@ -120,6 +132,27 @@ int sc_main(int argc, char** argv) {
         options.vcd_path = value("--vcd");
       } else if (argument == "--vcd-match" && command == "run") {
         options.vcd_patterns.push_back(value("--vcd-match"));
+      } else if (argument == "--itrace" && command == "run") {
+        options.itrace_path = value("--itrace");
+      } else if (argument == "--itrace-cores" && command == "run") {
+        options.itrace_cores.push_back(value("--itrace-cores"));
+      } else if (argument == "--itrace-pc" && command == "run") {
+        options.itrace_pc_ranges.push_back(value("--itrace-pc"));
+      } else if (argument == "--itrace-limit" && command == "run") {
+        std::string limit = value("--itrace-limit");
+        char* end = nullptr;
+        options.itrace_limit = std::strtoull(limit.c_str(), &end, 10);
+        if (limit.empty() || *end || limit[0] == '-' || options.itrace_limit == 0)
+          return usage_error("--itrace-limit expects a positive number of instructions, got '" + limit + "'");
+      } else if (argument == "--gdb" && command == "run") {
+        std::string port = value("--gdb");
+        char* end = nullptr;
+        long number = std::strtol(port.c_str(), &end, 10);
+        if (port.empty() || *end || number < 0 || number > 65535)
+          return usage_error("--gdb expects a TCP port number (0..65535; 0 picks a free one), got '" + port + "'");
+        options.gdb_port = static_cast<int>(number);
+      } else if (argument == "--gdb-no-wait" && command == "run") {
+        options.gdb_wait = false;
       } else if (argument == "--quiet" || argument == "-q") {
         options.quiet = true;
       } else if (argument == "--markdown" && command == "params") {
@@ -145,5 +178,7 @@ int sc_main(int argc, char** argv) {
   }
   if (options.scenario_path.empty() == options.elf_path.empty())
     return usage_error("`npuvp run` needs either a scenario file or --elf FILE");
+  if (options.cluster && options.elf_path.empty())
+    return usage_error("--cluster goes with --elf FILE (a scenario selects the cluster with `core: cluster` on its image)");
   return npuvp::run_simulation(options);
 }

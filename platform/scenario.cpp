@@ -88,10 +88,10 @@ std::string resolve_image_path(const std::string& elf, const std::string& scenar
   throw ConfigError("ELF '" + elf + "' not found (looked in: " + looked + ")");
 }
 
-Scenario Scenario::for_elf(const std::string& elf_path) {
+Scenario Scenario::for_elf(const std::string& elf_path, bool cluster) {
   Scenario scenario;
   scenario.name = fs::path(elf_path).stem().string();
-  scenario.images.push_back(Image{elf_path, resolve_image_path(elf_path, ""), {}});
+  scenario.images.push_back(Image{elf_path, resolve_image_path(elf_path, ""), {}, cluster ? "cluster" : "host"});
   return scenario;
 }
 
@@ -171,11 +171,17 @@ Scenario Scenario::from_file(const std::string& path) {
     image.path = resolve_image_path(image.elf, path);
     if (node["core"]) {
       image.core = scalar(path, node["core"], "core");
-      if (image.core != "host" && image.core != "ts")
-        bad(path, node["core"], "core must be 'host' or 'ts' (the task scheduler), not '" + image.core + "'");
+      if (image.core != "host" && image.core != "ts" && image.core != "cluster")
+        bad(path, node["core"], "core must be 'host', 'ts' (the task scheduler) or 'cluster' (the 16 harts of the mesh cluster), not '" + image.core + "'");
       for (const auto& other : scenario.images)
         if (other.core == "ts" && image.core == "ts") bad(path, node["core"], "only one image can boot the ts");
     }
+    // The cluster boots through the host's boot ROM, with the host CPU parked.
+    for (const auto& other : scenario.images)
+      if ((other.core == "cluster") != (image.core == "cluster") && (other.core != "ts" && image.core != "ts"))
+        bad(path, node, "a 'core: cluster' image cannot be combined with a host image (the host CPU is parked in cluster mode)");
+      else if (other.core == "cluster" && image.core == "cluster")
+        bad(path, node, "only one image can boot the cluster");
     if (node["patch"]) {
       if (!node["patch"].IsMap()) bad(path, node["patch"], "'patch' must map symbols to values");
       for (const auto& entry : node["patch"]) {

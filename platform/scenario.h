@@ -16,7 +16,9 @@ struct Scenario {
     std::string elf;  // as written in the scenario
     std::string path;  // resolved file path
     std::map<std::string, std::uint64_t> patches;  // symbol -> value written after loading
-    std::string core = "host";  // which CPU boots it: host (through the boot ROM) or ts (at its entry)
+    // Which CPU boots it: host (through the boot ROM), ts (at its entry) or
+    // cluster (the mesh cluster's harts, all through the boot ROM; host parked).
+    std::string core = "host";
   };
   struct Setting {
     std::string name, value, origin;
@@ -52,7 +54,13 @@ struct Scenario {
 
   // Throws ConfigError with file:line and, for unknown keys, the closest valid key.
   static Scenario from_file(const std::string& path);
-  static Scenario for_elf(const std::string& elf_path);
+  // `cluster`: the image boots the mesh cluster (npuvp run --elf F --cluster).
+  static Scenario for_elf(const std::string& elf_path, bool cluster = false);
+  bool uses_cluster() const {
+    for (const auto& image : images)
+      if (image.core == "cluster") return true;
+    return false;
+  }
 };
 
 // Finds an image file: as given, relative to the scenario's folder, then in

@@ -5,6 +5,7 @@
 #include "core/simulation.h"
 #include "core/timeline.h"
 #include "core/waveform.h"
+#include "cpu/instruction_trace.h"
 #include "core/statistics.h"
 #include "core/text.h"
 #include "mem/elf_image.h"
@@ -12,6 +13,7 @@
 #include "platform/host_platform.h"
 #include "platform/kernel_launcher.h"
 #include "platform/scenario.h"
+#include "cpu/gdb_server.h"
 
 #include <csignal>
 #include <fstream>
@@ -38,6 +40,21 @@ struct SimulationParameters {
 };
 
 void on_interrupt_signal(int) { SimulationControl::request_interrupt(); }
+
+// --itrace and its filters (the cores' tracers attach at start of simulation).
+void open_instruction_trace(const RunOptions& options) {
+  if (options.itrace_path.empty()) {
+    if (!options.itrace_cores.empty() || !options.itrace_pc_ranges.empty() || options.itrace_limit)
+      throw ConfigError("--itrace-cores, --itrace-pc and --itrace-limit go with --itrace FILE");
+    return;
+  }
+  InstructionTraceOptions trace;
+  trace.path = options.itrace_path;
+  trace.cores = options.itrace_cores;
+  for (const auto& range : options.itrace_pc_ranges) trace.pc_ranges.push_back(parse_pc_range(range));
+  trace.limit = options.itrace_limit;
+  InstructionTrace::instance().open(trace);
+}
 
 // Deterministic preload contents: a file, or random elements (floats in
 // [-1, 1), integers in [-8, 8)) from a seeded mt19937_64.
@@ -137,11 +154,12 @@ int run_simulation(const RunOptions& options) {
   std::vector<std::unique_ptr<ElfImage>> images;
   std::unique_ptr<ElfImage> kernel_image;
   std::unique_ptr<KernelLauncher> launcher;
+  std::unique_ptr<GdbServer> gdb_server;  // after the platform: goes first
   bool kernel_broken = false;  // SystemC state after an exception escaped sc_start
 
   try {
     scenario = options.elf_path.empty() ? Scenario::from_file(options.scenario_path)
-                                        : Scenario::for_elf(options.elf_path);
+                                        : Scenario::for_elf(options.elf_path, options.cluster);
     apply_settings(scenario, options);
     SimulationParameters parameters;
     for (const auto& image : scenario.images) images.push_back(std::make_unique<ElfImage>(image.path));
@@ -151,13 +169,15 @@ int run_simulation(const RunOptions& options) {
     const ElfImage* ts_image = nullptr;
     for (std::size_t i = 0; i < images.size(); ++i) {
       if (scenario.images[i].core == "ts") ts_image = images[i].get();
-      else if (!boot_image) boot_image = images[i].get();
+      else if (!boot_image) boot_image = images[i].get();  // host or cluster: both boot through the boot ROM
     }
+    const bool cluster = scenario.uses_cluster();
 
     HtifSymbols htif;
     if (boot_image) htif = {boot_image->symbol("tohost"), boot_image->symbol("fromhost")};
     if (!options.vcd_path.empty()) Waveform::instance().open(options.vcd_path, options.vcd_patterns);
-    platform = std::make_unique<HostPlatform>("soc", htif);
+    open_instruction_trace(options);
+    platform = std::make_unique<HostPlatform>("soc", htif, cluster);
     ParameterRegistry::instance().check_all_overrides_used();
 
     tlm_utils::tlm_quantumkeeper::set_global_quantum(parameters.quantum.get());
@@ -182,7 +202,12 @@ int run_simulation(const RunOptions& options) {
     }
     if (boot_image) {
       platform->set_boot_entry(boot_image->entry());
-      platform->cpu.set_symbolizer([boot_image](std::uint64_t address) { return boot_image->symbolize(address); });
+      auto symbolizer = [boot_image](std::uint64_t address) { return boot_image->symbolize(address); };
+      platform->cpu.set_symbolizer(symbolizer);
+      if (cluster) {
+        platform->park_host_cpu();  // the cluster's harts 0..15 run the image
+        platform->cluster->set_symbolizer(symbolizer);
+      }
     } else {
       platform->park_host_cpu();  // AI Cores (or the task scheduler) only
     }
@@ -218,6 +243,15 @@ int run_simulation(const RunOptions& options) {
     }
 
     if (!options.trace_path.empty()) Timeline::instance().open(options.trace_path);
+    if (options.gdb_port >= 0) {
+      // Every core is a thread; cores held in reset for the run are not listed.
+      gdb_server = std::make_unique<GdbServer>(static_cast<unsigned>(options.gdb_port), options.gdb_wait);
+      gdb_server->add_core(platform->cpu.name(), platform->cpu);
+      gdb_server->add_core(platform->ts.name(), platform->ts);
+      for (auto& core : platform->aicores) gdb_server->add_core(core->scalar.name(), core->scalar);
+      if (platform->cluster)
+        for (auto& hart : platform->cluster->harts) gdb_server->add_core(hart->name(), *hart);
+    }
     control.start_wall_clock();
     sc_core::sc_time limit = parameters.limit_sim_time;
     try {
@@ -232,7 +266,10 @@ int run_simulation(const RunOptions& options) {
         control.record_failure(ExitStatus::kLimitReached, "simulated-time limit reached at " + limit.to_string() +
                                                               " (sim.limit.sim_time); pc=" + platform->cpu.hart().describe(platform->cpu.hart().pc));
       else
-        control.record_failure(ExitStatus::kGuestError, describe_starvation(*platform));
+        control.record_failure(ExitStatus::kGuestError, platform->cluster ? "simulation has nothing left to do at " +
+                                                              sc_core::sc_time_stamp().to_string() + ": " +
+                                                              platform->cluster->describe_harts()
+                                                        : describe_starvation(*platform));
     }
   } catch (const SimulationError& error) {
     control.record_failure(error.status(), error.what());
@@ -245,7 +282,9 @@ int run_simulation(const RunOptions& options) {
   }
 
   Timeline::instance().close();  // complete documents on every exit path
+  if (gdb_server) gdb_server->simulation_ended(control.exit_requested(), control.guest_exit_code(), control.reason());
   Waveform::instance().close();
+  InstructionTrace::instance().close();
 
   // Outcome and checks.
   int status = static_cast<int>(control.status());
@@ -302,10 +341,16 @@ int list_parameters(const RunOptions& options, bool markdown) {
   // One traffic generator so its parameters (soc.tg0.*, the same for every
   // soc.tgN) are listed; a scenario or --set still decides the count.
   ParameterRegistry::instance().set_override("soc.traffic_generators", "1", "npuvp params");
+  // Likewise one mesh-cluster hart (soc.cluster.hart0.*, the same for every hart).
+  ParameterRegistry::instance().set_override("soc.mesh.width", "1", "npuvp params");
+  ParameterRegistry::instance().set_override("soc.mesh.height", "1", "npuvp params");
+  ParameterRegistry::instance().set_override("soc.mesh.memory_controllers", "0", "npuvp params");
   apply_settings(scenario, options);
   SimulationParameters parameters;
-  // HTIF exists only for ELFs with `tohost`; give it a place so its parameters are listed.
-  HostPlatform platform("soc", HtifSymbols{memory_map::kDdr, memory_map::kDdr + 8});
+  // HTIF exists only for ELFs with `tohost`, the mesh cluster only in cluster
+  // mode; build both so their parameters are listed (the CLINT then shows the
+  // cluster's 16 harts).
+  HostPlatform platform("soc", HtifSymbols{memory_map::kDdr, memory_map::kDdr + 8}, true);
   ParameterRegistry::instance().check_all_overrides_used();
   auto all = ParameterRegistry::instance().all();
   if (markdown) {

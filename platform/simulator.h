@@ -11,12 +11,19 @@ namespace npuvp {
 struct RunOptions {
   std::string scenario_path;  // or
   std::string elf_path;       // a bare ELF on the default platform
+  bool cluster = false;       // --cluster: the bare ELF boots the 16 harts of the mesh cluster
   std::vector<std::pair<std::string, std::string>> settings;  // --set name=value
   std::string stats_path;     // --stats FILE (JSON)
   std::string trace_path;     // --trace FILE (Chrome/Perfetto timeline JSON)
   std::string vcd_path;       // --vcd FILE (waveform)
   std::vector<std::string> vcd_patterns;  // --vcd-match PATTERN: signals to record (none: all)
+  std::string itrace_path;    // --itrace FILE ("-": standard output): instruction trace
+  std::vector<std::string> itrace_cores;      // --itrace-cores PATTERN: cores to trace (none: all)
+  std::vector<std::string> itrace_pc_ranges;  // --itrace-pc START:END (hexadecimal, END exclusive)
+  unsigned long long itrace_limit = 0;        // --itrace-limit N instructions (0: no limit)
   bool quiet = false;         // no statistics table
+  int gdb_port = -1;          // --gdb PORT: GDB remote protocol server (0: any free port; -1: none)
+  bool gdb_wait = true;       // --gdb-no-wait clears it: run before gdb attaches
 };
 
 // Returns the process exit status (see ExitStatus and docs/cli.md).

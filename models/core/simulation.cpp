@@ -65,6 +65,8 @@ volatile std::sig_atomic_t interrupt_requested = 0;
 
 void SimulationControl::request_interrupt() { interrupt_requested = 1; }
 
+bool SimulationControl::interrupt_pending() { return interrupt_requested != 0; }
+
 void SimulationControl::check_wall_time(const std::string& who) {
   if (interrupt_requested)
     fail(ExitStatus::kInterrupted, "interrupted (SIGINT) at simulated time " + sc_core::sc_time_stamp().to_string());

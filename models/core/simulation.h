@@ -78,6 +78,11 @@ class SimulationControl {
   static void request_interrupt();
   double wall_seconds() const;
   void start_wall_clock();
+  // Host time spent stopped in a debugger counts neither for the wall-time
+  // limit nor for the speed reported at exit.
+  void exclude_wall_time(std::chrono::steady_clock::duration duration) { wall_start_ += duration; }
+  // Whether the user pressed Ctrl-C (for code that waits outside the cores' loops).
+  static bool interrupt_pending();
 
   // Cores running ahead of SystemC time (temporal decoupling) report how far
   // they got, so the run's end time is the latest simulated time reached.

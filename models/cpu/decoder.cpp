@@ -1,5 +1,6 @@
 #include "cpu/decoder.h"
 
+#include "cpu/disassembler.h"
 #include "cpu/extension.h"
 #include "cpu/hart.h"
 #include "core/text.h"
@@ -9,8 +10,6 @@
 #include <stdexcept>
 
 namespace npuvp {
-
-const char* csr_name(std::uint16_t csr);  // csr.cpp
 
 namespace {
 
@@ -189,7 +188,7 @@ bool Decoder::decode(std::uint32_t raw, DecodedInstruction& out) const {
 
 // RV64C: each compressed form is rewritten as the 32-bit instruction it
 // stands for (RISC-V unprivileged spec, chapter "C" tables 16.5-16.7).
-bool Decoder::decode_compressed(std::uint16_t c, DecodedInstruction& out) const {
+bool Decoder::decode_compressed(std::uint16_t c, DecodedInstruction& out, CompressedForm* form) const {
   out.length = 2;
   out.raw = c;
   out.spec = nullptr;
@@ -199,7 +198,11 @@ bool Decoder::decode_compressed(std::uint16_t c, DecodedInstruction& out) const 
   };
   unsigned rd_full = bits(11, 7), rs2_full = bits(6, 2);
   unsigned rd_short = 8 + bits(4, 2), rs1_short = 8 + bits(9, 7);
-  auto emit = [&](const char* mnemonic, unsigned rd, unsigned rs1, unsigned rs2, std::int64_t imm) {
+  using Ops = CompressedOperands;
+  // `name` and `operands`: how the disassembler shows the compressed form.
+  auto emit = [&](const char* name, Ops operands, const char* mnemonic, unsigned rd, unsigned rs1, unsigned rs2,
+                  std::int64_t imm) {
+    if (form) *form = CompressedForm{name, operands};
     const InstructionSpec* spec = find(mnemonic);
     out.spec = spec;
     out.execute = spec->execute;
@@ -216,20 +219,20 @@ bool Decoder::decode_compressed(std::uint16_t c, DecodedInstruction& out) const 
         case 0: {  // c.addi4spn
           std::uint32_t imm = (bits(12, 11) << 4) | (bits(10, 7) << 6) | (bits(6, 6) << 2) | (bits(5, 5) << 3);
           if (imm == 0) break;  // includes the all-zero illegal instruction
-          return emit("addi", rd_short, 2, 0, imm);
+          return emit("c.addi4spn", Ops::kRdSpImm, "addi", rd_short, 2, 0, imm);
         }
         case 1:  // c.fld
-          return emit("fld", rd_short, rs1_short, 0, (bits(12, 10) << 3) | (bits(6, 5) << 6));
+          return emit("c.fld", Ops::kFpLoad, "fld", rd_short, rs1_short, 0, (bits(12, 10) << 3) | (bits(6, 5) << 6));
         case 2:  // c.lw
-          return emit("lw", rd_short, rs1_short, 0, (bits(12, 10) << 3) | (bits(6, 6) << 2) | (bits(5, 5) << 6));
+          return emit("c.lw", Ops::kLoad, "lw", rd_short, rs1_short, 0, (bits(12, 10) << 3) | (bits(6, 6) << 2) | (bits(5, 5) << 6));
         case 3:  // c.ld
-          return emit("ld", rd_short, rs1_short, 0, (bits(12, 10) << 3) | (bits(6, 5) << 6));
+          return emit("c.ld", Ops::kLoad, "ld", rd_short, rs1_short, 0, (bits(12, 10) << 3) | (bits(6, 5) << 6));
         case 5:  // c.fsd
-          return emit("fsd", 0, rs1_short, rd_short, (bits(12, 10) << 3) | (bits(6, 5) << 6));
+          return emit("c.fsd", Ops::kFpStore, "fsd", 0, rs1_short, rd_short, (bits(12, 10) << 3) | (bits(6, 5) << 6));
         case 6:  // c.sw
-          return emit("sw", 0, rs1_short, rd_short, (bits(12, 10) << 3) | (bits(6, 6) << 2) | (bits(5, 5) << 6));
+          return emit("c.sw", Ops::kStore, "sw", 0, rs1_short, rd_short, (bits(12, 10) << 3) | (bits(6, 6) << 2) | (bits(5, 5) << 6));
         case 7:  // c.sd
-          return emit("sd", 0, rs1_short, rd_short, (bits(12, 10) << 3) | (bits(6, 5) << 6));
+          return emit("c.sd", Ops::kStore, "sd", 0, rs1_short, rd_short, (bits(12, 10) << 3) | (bits(6, 5) << 6));
         default:
           break;  // 4 is reserved
       }
@@ -237,34 +240,36 @@ bool Decoder::decode_compressed(std::uint16_t c, DecodedInstruction& out) const 
     case 1:
       switch (funct3) {
         case 0:  // c.addi / c.nop
-          return emit("addi", rd_full, rd_full, 0, sign((bits(12, 12) << 5) | bits(6, 2), 6));
+          if (rd_full == 0) return emit("c.nop", Ops::kNone, "addi", rd_full, rd_full, 0, sign((bits(12, 12) << 5) | bits(6, 2), 6));
+          return emit("c.addi", Ops::kRdImm, "addi", rd_full, rd_full, 0, sign((bits(12, 12) << 5) | bits(6, 2), 6));
         case 1:  // c.addiw
           if (rd_full == 0) break;
-          return emit("addiw", rd_full, rd_full, 0, sign((bits(12, 12) << 5) | bits(6, 2), 6));
+          return emit("c.addiw", Ops::kRdImm, "addiw", rd_full, rd_full, 0, sign((bits(12, 12) << 5) | bits(6, 2), 6));
         case 2:  // c.li
-          return emit("addi", rd_full, 0, 0, sign((bits(12, 12) << 5) | bits(6, 2), 6));
+          return emit("c.li", Ops::kRdImm, "addi", rd_full, 0, 0, sign((bits(12, 12) << 5) | bits(6, 2), 6));
         case 3:
           if (rd_full == 2) {  // c.addi16sp
             std::uint32_t imm = (bits(12, 12) << 9) | (bits(6, 6) << 4) | (bits(5, 5) << 6) |
                                 (bits(4, 3) << 7) | (bits(2, 2) << 5);
             if (imm == 0) break;
-            return emit("addi", 2, 2, 0, sign(imm, 10));
+            return emit("c.addi16sp", Ops::kSpImm, "addi", 2, 2, 0, sign(imm, 10));
           } else {  // c.lui
             std::uint32_t imm = (bits(12, 12) << 17) | (bits(6, 2) << 12);
             if (imm == 0) break;
-            return emit("lui", rd_full, 0, 0, sign(imm, 18));
+            return emit("c.lui", Ops::kRdHex, "lui", rd_full, 0, 0, sign(imm, 18));
           }
         case 4: {
           unsigned shamt = (bits(12, 12) << 5) | bits(6, 2);
           switch (bits(11, 10)) {
-            case 0: return emit("srli", rs1_short, rs1_short, 0, shamt);
-            case 1: return emit("srai", rs1_short, rs1_short, 0, shamt);
-            case 2: return emit("andi", rs1_short, rs1_short, 0, sign((bits(12, 12) << 5) | bits(6, 2), 6));
+            case 0: return emit("c.srli", Ops::kRdHex, "srli", rs1_short, rs1_short, 0, shamt);
+            case 1: return emit("c.srai", Ops::kRdHex, "srai", rs1_short, rs1_short, 0, shamt);
+            case 2: return emit("c.andi", Ops::kRdImm, "andi", rs1_short, rs1_short, 0, sign((bits(12, 12) << 5) | bits(6, 2), 6));
             default: {
               static const char* const kOps[2][4] = {{"sub", "xor", "or", "and"}, {"subw", "addw", nullptr, nullptr}};
+              static const char* const kNames[2][4] = {{"c.sub", "c.xor", "c.or", "c.and"}, {"c.subw", "c.addw", nullptr, nullptr}};
               const char* op = kOps[bits(12, 12)][bits(6, 5)];
               if (!op) break;
-              return emit(op, rs1_short, rs1_short, rd_short, 0);
+              return emit(kNames[bits(12, 12)][bits(6, 5)], Ops::kRdRs2, op, rs1_short, rs1_short, rd_short, 0);
             }
           }
           break;
@@ -273,52 +278,52 @@ bool Decoder::decode_compressed(std::uint16_t c, DecodedInstruction& out) const 
           std::uint32_t imm = (bits(12, 12) << 11) | (bits(11, 11) << 4) | (bits(10, 9) << 8) |
                               (bits(8, 8) << 10) | (bits(7, 7) << 6) | (bits(6, 6) << 7) |
                               (bits(5, 3) << 1) | (bits(2, 2) << 5);
-          return emit("jal", 0, 0, 0, sign(imm, 12));
+          return emit("c.j", Ops::kJump, "jal", 0, 0, 0, sign(imm, 12));
         }
         case 6:
         case 7: {  // c.beqz / c.bnez
           std::uint32_t imm = (bits(12, 12) << 8) | (bits(11, 10) << 3) | (bits(6, 5) << 6) |
                               (bits(4, 3) << 1) | (bits(2, 2) << 5);
-          return emit(funct3 == 6 ? "beq" : "bne", 0, rs1_short, 0, sign(imm, 9));
+          return emit(funct3 == 6 ? "c.beqz" : "c.bnez", Ops::kBranch, funct3 == 6 ? "beq" : "bne", 0, rs1_short, 0, sign(imm, 9));
         }
       }
       break;
     case 2:
       switch (funct3) {
         case 0:  // c.slli
-          return emit("slli", rd_full, rd_full, 0, (bits(12, 12) << 5) | bits(6, 2));
+          return emit("c.slli", Ops::kRdHex, "slli", rd_full, rd_full, 0, (bits(12, 12) << 5) | bits(6, 2));
         case 1:  // c.fldsp (any fd, f0 included)
-          emit("fld", 0, 2, 0, (bits(12, 12) << 5) | (bits(6, 5) << 3) | (bits(4, 2) << 6));
+          emit("c.fldsp", Ops::kFpLoad, "fld", 0, 2, 0, (bits(12, 12) << 5) | (bits(6, 5) << 3) | (bits(4, 2) << 6));
           out.rd = static_cast<std::uint8_t>(rd_full);
           return true;
         case 2:  // c.lwsp
           if (rd_full == 0) break;
-          return emit("lw", rd_full, 2, 0, (bits(12, 12) << 5) | (bits(6, 4) << 2) | (bits(3, 2) << 6));
+          return emit("c.lwsp", Ops::kLoad, "lw", rd_full, 2, 0, (bits(12, 12) << 5) | (bits(6, 4) << 2) | (bits(3, 2) << 6));
         case 3:  // c.ldsp
           if (rd_full == 0) break;
-          return emit("ld", rd_full, 2, 0, (bits(12, 12) << 5) | (bits(6, 5) << 3) | (bits(4, 2) << 6));
+          return emit("c.ldsp", Ops::kLoad, "ld", rd_full, 2, 0, (bits(12, 12) << 5) | (bits(6, 5) << 3) | (bits(4, 2) << 6));
         case 4:
           if (bits(12, 12) == 0) {
             if (rs2_full == 0) {  // c.jr
               if (rd_full == 0) break;
-              return emit("jalr", 0, rd_full, 0, 0);
+              return emit("c.jr", Ops::kRs1, "jalr", 0, rd_full, 0, 0);
             }
-            return emit("add", rd_full, 0, rs2_full, 0);  // c.mv
+            return emit("c.mv", Ops::kRdRs2, "add", rd_full, 0, rs2_full, 0);
           }
           if (rs2_full == 0) {
             if (rd_full == 0) {  // c.ebreak
-              emit("ebreak", 0, 0, 0, 0);
+              emit("c.ebreak", Ops::kNone, "ebreak", 0, 0, 0, 0);
               return true;
             }
-            return emit("jalr", 1, rd_full, 0, 0);  // c.jalr
+            return emit("c.jalr", Ops::kRs1, "jalr", 1, rd_full, 0, 0);
           }
-          return emit("add", rd_full, rd_full, rs2_full, 0);  // c.add
+          return emit("c.add", Ops::kRdRs2, "add", rd_full, rd_full, rs2_full, 0);
         case 6:  // c.swsp
-          return emit("sw", 0, 2, rs2_full, (bits(12, 9) << 2) | (bits(8, 7) << 6));
+          return emit("c.swsp", Ops::kStore, "sw", 0, 2, rs2_full, (bits(12, 9) << 2) | (bits(8, 7) << 6));
         case 5:  // c.fsdsp
-          return emit("fsd", 0, 2, rs2_full, (bits(12, 10) << 3) | (bits(9, 7) << 6));
+          return emit("c.fsdsp", Ops::kFpStore, "fsd", 0, 2, rs2_full, (bits(12, 10) << 3) | (bits(9, 7) << 6));
         case 7:  // c.sdsp
-          return emit("sd", 0, 2, rs2_full, (bits(12, 10) << 3) | (bits(9, 7) << 6));
+          return emit("c.sdsp", Ops::kStore, "sd", 0, 2, rs2_full, (bits(12, 10) << 3) | (bits(9, 7) << 6));
       }
       break;
   }
@@ -326,7 +331,15 @@ bool Decoder::decode_compressed(std::uint16_t c, DecodedInstruction& out) const 
   out.rd = 32;
   out.rs1 = out.rs2 = 0;
   out.imm = 0;
+  if (form) *form = CompressedForm{};
   return false;
+}
+
+CompressedForm Decoder::compressed_form(std::uint16_t raw) const {
+  CompressedForm form;
+  DecodedInstruction ignored{};
+  if (!decode_compressed(raw, ignored, &form)) return CompressedForm{};
+  return form;
 }
 
 std::string Decoder::mnemonic(std::uint32_t raw) const {
@@ -342,71 +355,7 @@ std::string Decoder::disassemble(std::uint32_t raw, std::uint64_t pc) const {
 }
 
 std::string Decoder::disassemble(const DecodedInstruction& d, std::uint64_t pc) const {
-  if (!d.spec) return "unknown";
-  const InstructionSpec& spec = *d.spec;
-  std::ostringstream text;
-  text << spec.mnemonic;
-  auto reg = [](unsigned index) { return register_name(index); };
-  auto freg = [](unsigned index) { return fp_register_name(index); };
-  // The rounding mode, when the encoding has an rm field and it is not dyn (as objdump shows it).
-  auto rm = [&]() -> std::string {
-    static const char* const kModes[8] = {"rne", "rtz", "rdn", "rup", "rmm", "rm5", "rm6", "dyn"};
-    if (((spec.mask >> 12) & 7) != 0 || d.imm == 7) return "";
-    if (!spec.owner && (spec.flags & kSpecExactConversion)) return "";
-    return std::string(", ") + kModes[d.imm & 7];
-  };
-  auto csr = [](std::int64_t number) {
-    const char* name = csr_name(static_cast<std::uint16_t>(number));
-    return name ? std::string(name) : hex(static_cast<std::uint64_t>(number));
-  };
-  switch (spec.format) {
-    case OperandFormat::kNone: break;
-    case OperandFormat::kR: text << " " << reg(d.rd) << ", " << reg(d.rs1) << ", " << reg(d.rs2); break;
-    case OperandFormat::kI:
-    case OperandFormat::kShift:
-    case OperandFormat::kShiftWord: text << " " << reg(d.rd) << ", " << reg(d.rs1) << ", " << d.imm; break;
-    case OperandFormat::kLoad:
-    case OperandFormat::kJumpReg: text << " " << reg(d.rd) << ", " << d.imm << "(" << reg(d.rs1) << ")"; break;
-    case OperandFormat::kStore: text << " " << reg(d.rs2) << ", " << d.imm << "(" << reg(d.rs1) << ")"; break;
-    case OperandFormat::kBranch: text << " " << reg(d.rs1) << ", " << reg(d.rs2) << ", " << hex(pc + d.imm); break;
-    case OperandFormat::kUpper: text << " " << reg(d.rd) << ", " << hex(static_cast<std::uint64_t>(d.imm >> 12) & 0xfffff); break;
-    case OperandFormat::kJump: text << " " << reg(d.rd) << ", " << hex(pc + d.imm); break;
-    case OperandFormat::kCsr: text << " " << reg(d.rd) << ", " << csr(d.imm) << ", " << reg(d.rs1); break;
-    case OperandFormat::kCsrImm: text << " " << reg(d.rd) << ", " << csr(d.imm) << ", " << unsigned(d.rs1); break;
-    case OperandFormat::kAtomic: text << " " << reg(d.rd) << ", " << reg(d.rs2) << ", (" << reg(d.rs1) << ")"; break;
-    case OperandFormat::kLoadReserved: text << " " << reg(d.rd) << ", (" << reg(d.rs1) << ")"; break;
-    case OperandFormat::kFence: {
-      auto set = [](unsigned bits) {
-        std::string s;
-        if (bits & 8) s += 'i';
-        if (bits & 4) s += 'o';
-        if (bits & 2) s += 'r';
-        if (bits & 1) s += 'w';
-        return s.empty() ? std::string("0") : s;
-      };
-      text << " " << set((d.imm >> 4) & 15) << ", " << set(d.imm & 15);
-      break;
-    }
-    case OperandFormat::kFpLoad: text << " " << freg(d.rd) << ", " << d.imm << "(" << reg(d.rs1) << ")"; break;
-    case OperandFormat::kFpStore: text << " " << freg(d.rs2) << ", " << d.imm << "(" << reg(d.rs1) << ")"; break;
-    case OperandFormat::kFpR:
-      text << " " << freg(d.rd) << ", " << freg(d.rs1) << ", " << freg(d.rs2) << rm();
-      break;
-    case OperandFormat::kFpR4:
-      text << " " << freg(d.rd) << ", " << freg(d.rs1) << ", " << freg(d.rs2) << ", " << freg(d.aux) << rm();
-      break;
-    case OperandFormat::kFpR1: text << " " << freg(d.rd) << ", " << freg(d.rs1) << rm(); break;
-    case OperandFormat::kFpToInt: text << " " << reg(d.rd) << ", " << freg(d.rs1) << rm(); break;
-    case OperandFormat::kFpFromInt: text << " " << freg(d.rd) << ", " << reg(d.rs1) << rm(); break;
-    case OperandFormat::kFpCompare: text << " " << reg(d.rd) << ", " << freg(d.rs1) << ", " << freg(d.rs2); break;
-    case OperandFormat::kCustom:
-      if (spec.owner) {
-        std::string operands = spec.owner->disassemble_operands(d);
-        if (!operands.empty()) text << " " << operands;
-      }
-      break;
-  }
-  return text.str();
+  return Disassembler(*this, DisassemblyStyle::kMessage).text(d, pc);
 }
 
 }  // namespace npuvp

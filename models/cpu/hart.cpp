@@ -1,6 +1,7 @@
 #include "cpu/hart.h"
 
 #include "cpu/extension.h"
+#include "cpu/instruction_trace.h"
 #include "core/text.h"
 
 #include <algorithm>
@@ -185,6 +186,7 @@ void Hart::decode_into(DecodedInstruction& slot, std::uint64_t address) {
   slot.cost = slot.spec ? cycle_model_.cpi[static_cast<int>(slot.spec->cls)] : 1;
   // An instruction straddling into the next page: stores there must be seen too.
   if (length == 4 && (address & (kPageSize - 1)) == kPageSize - 2) flag_code_page((address >> kPageBits) + 1);
+  if (!breakpoints_.empty()) install_breakpoint(slot, address);
 }
 
 void Hart::flag_code_page(std::uint64_t page_number) {
@@ -255,8 +257,9 @@ void Hart::invalidate_code_pages() {
 void Hart::run(std::uint64_t cycle_limit) {
   for (;;) {
     if (pending_service_) service_pending();
-    if (waiting_for_interrupt_ || cycles_ >= cycle_limit) return;
+    if (waiting_for_interrupt_ || cycles_ >= cycle_limit || debug_stop_ != DebugStop::kNone) return;
     budget_ = cycle_limit;
+    if (__builtin_expect(tracer_ != nullptr, 0)) run_traced_batch();  // --itrace; once per batch
     // The interpreter loop: no SystemC calls, no allocation.
     while (cycles_ < budget_) {
       DecodedInstruction* instruction = decoded_at(pc);
@@ -264,7 +267,8 @@ void Hart::run(std::uint64_t cycle_limit) {
       cycles_ += instruction->cost;
       ++executed_;
     }
-    if (!pending_service_) return;  // a break request from outside: the caller decides
+    // A break request from outside, or a debugger stop: the caller decides.
+    if (!pending_service_ || debug_stop_ != DebugStop::kNone) return;
   }
 }
 
@@ -339,6 +343,7 @@ std::string Hart::describe_trap(std::uint64_t cause, std::uint64_t epc, std::uin
 
 void Hart::raise_exception(TrapCause cause, std::uint64_t tval) {
   if (exception_hook_ && exception_hook_(static_cast<std::uint64_t>(cause), tval)) {
+    if (tracer_) tracer_->trap(static_cast<std::uint64_t>(cause), pc, tval, pc, false, cycles_);
     ++exceptions_;
     budget_ = 0;
     return;
@@ -369,6 +374,7 @@ void Hart::enter_trap(std::uint64_t cause, std::uint64_t tval) {
   privilege_ = Privilege::kMachine;
   std::uint64_t target = mtvec_ & ~3ull;
   if (interrupt && (mtvec_ & 3) == 1) target += 4 * (cause & ~kInterruptBit);
+  if (tracer_) tracer_->trap(cause, mepc_, tval, target, true, cycles_);
   pc = target;
   last_trap_target_ = target;
   last_trap_retired_ = retired();
@@ -445,6 +451,119 @@ bool Hart::debug_write(std::uint64_t address, const void* data, std::size_t size
   return ok;
 }
 
+// ---------------------------------------------------------------- debugger support
+
+void Hart::insert_breakpoint(std::uint64_t address, bool hardware) {
+  breakpoints_[address] = Breakpoint{DecodedInstruction{}, hardware};
+  invalidate_decoded_range(address, 2);  // re-decoded (into the trampoline) on next use
+}
+
+bool Hart::remove_breakpoint(std::uint64_t address) {
+  if (!breakpoints_.erase(address)) return false;
+  invalidate_decoded_range(address, 2);
+  return true;
+}
+
+void Hart::install_breakpoint(DecodedInstruction& slot, std::uint64_t address) {
+  auto found = breakpoints_.find(address);
+  if (found == breakpoints_.end()) return;
+  found->second.original = slot;
+  slot.execute = execute_breakpoint;  // keeps the cost: stepping past runs the original
+}
+
+void Hart::execute_breakpoint(Hart& hart, const DecodedInstruction& instruction) {
+  auto found = hart.breakpoints_.find(hart.pc);
+  if (found == hart.breakpoints_.end()) {  // removed, slot not yet re-decoded
+    auto& slot = const_cast<DecodedInstruction&>(instruction);
+    hart.decode_into(slot, hart.pc);
+    slot.execute(hart, slot);
+    return;
+  }
+  if (hart.resuming_at_pc()) {
+    const DecodedInstruction original = found->second.original;
+    original.execute(hart, original);
+    return;
+  }
+  // Stop before the instruction: the interpreter loop counts it, undo that.
+  hart.cycles_ -= instruction.cost;
+  --hart.executed_;
+  hart.debug_stop_ = found->second.hardware ? DebugStop::kHardwareBreakpoint : DebugStop::kSoftwareBreakpoint;
+  hart.debug_stop_address_ = hart.pc;
+  hart.budget_ = 0;
+}
+
+void Hart::insert_watchpoint(std::uint64_t address, std::uint64_t size, Watch kind) {
+  watchpoints_.push_back(Watchpoint{address, size == 0 ? 1 : size, kind});
+  read_window_ = write_window_ = MemoryWindow{};  // no fast path from now on
+}
+
+bool Hart::remove_watchpoint(std::uint64_t address, std::uint64_t size, Watch kind) {
+  for (auto it = watchpoints_.begin(); it != watchpoints_.end(); ++it) {
+    if (it->start == address && it->size == (size == 0 ? 1 : size) && it->kind == kind) {
+      watchpoints_.erase(it);
+      return true;  // the fast path comes back with the next slow access
+    }
+  }
+  return false;
+}
+
+void Hart::remove_debug_points() {
+  std::vector<std::uint64_t> addresses;
+  for (const auto& [address, breakpoint] : breakpoints_) addresses.push_back(address);
+  for (std::uint64_t address : addresses) remove_breakpoint(address);
+  watchpoints_.clear();
+  debug_stop_ = DebugStop::kNone;
+}
+
+bool Hart::watch_hit(std::uint64_t address, unsigned size, bool write) {
+  if (resuming_at_pc()) return false;
+  for (const auto& watch : watchpoints_) {
+    if (!(address < watch.start + watch.size && watch.start < address + size)) continue;
+    if (!(static_cast<unsigned>(watch.kind) & (write ? 1u : 2u))) continue;
+    debug_stop_ = watch.kind == Watch::kAccess ? DebugStop::kWatchAccess
+                  : write                      ? DebugStop::kWatchWrite
+                                               : DebugStop::kWatchRead;
+    debug_stop_address_ = std::max(address, watch.start);  // inside the watched range, as gdb checks
+    // The instruction is abandoned before its access (pc stays): undo the
+    // interpreter loop's count of it; it runs again on resume.
+    --executed_;
+    budget_ = 0;
+    return true;
+  }
+  return false;
+}
+
+void Hart::resume_from_debug_stop() {
+  debug_stop_ = DebugStop::kNone;
+  resume_pc_ = pc;
+  resume_executed_ = executed_;
+}
+
+bool Hart::debug_csr_read(std::uint16_t csr, std::uint64_t& value) {
+  if (csr == 0x001 || csr == 0x002 || csr == 0x003) {  // fflags, frm, fcsr
+    value = csr == 0x001 ? fflags_ : csr == 0x002 ? frm_ : (frm_ << 5) | fflags_;
+    return true;
+  }
+  Privilege saved = privilege_;
+  privilege_ = Privilege::kMachine;
+  bool ok = csr_read(csr, value);
+  privilege_ = saved;
+  return ok;
+}
+
+bool Hart::debug_csr_write(std::uint16_t csr, std::uint64_t value) {
+  if (csr == 0x001 || csr == 0x002 || csr == 0x003) {
+    if (csr != 0x002) fflags_ = value & 0x1f;
+    if (csr != 0x001) frm_ = (csr == 0x002 ? value : value >> 5) & 7;
+    return true;
+  }
+  Privilege saved = privilege_;
+  privilege_ = Privilege::kMachine;
+  bool ok = csr_write(csr, value);
+  privilege_ = saved;
+  return ok;
+}
+
 bool Hart::prepare_atomic_slow(std::uint64_t address) {
   std::uint64_t cycles = 0;
   if (!data_cache_->make_writable(address, cycles)) {
@@ -463,6 +582,7 @@ void Hart::synchronise_slow(DataCache::Sync kind) {
 
 template <typename T>
 bool Hart::load_slow(std::uint64_t address, T& value, TrapCause fault) {
+  if (__builtin_expect(!watchpoints_.empty(), 0) && watch_hit(address, sizeof(T), false)) return false;
   if (address & (sizeof(T) - 1)) {
     if (!allow_misaligned_) {
       raise_exception(fault == TrapCause::kStoreAccessFault ? TrapCause::kStoreMisaligned : TrapCause::kLoadMisaligned,
@@ -488,7 +608,8 @@ bool Hart::load_slow(std::uint64_t address, T& value, TrapCause fault) {
   if (const MemoryWindow* window = find_window(address, false); window && address - window->start + sizeof(T) <= window->size) {
     // A window that overlaps the data cache's range serves this access but
     // never the fast path (which would bypass the cache).
-    if (!overlaps_data_cache(*window)) read_window_ = *window;
+    // Nor while watchpoints exist: every access must be checked.
+    if (!overlaps_data_cache(*window) && watchpoints_.empty()) read_window_ = *window;
     std::memcpy(&value, window->host + (address - window->start), sizeof(T));
     cycles_ += window->read_cycles;
     return true;
@@ -505,6 +626,7 @@ bool Hart::load_slow(std::uint64_t address, T& value, TrapCause fault) {
 
 template <typename T>
 bool Hart::store_slow(std::uint64_t address, T value) {
+  if (__builtin_expect(!watchpoints_.empty(), 0) && watch_hit(address, sizeof(T), true)) return false;
   if (address & (sizeof(T) - 1)) {
     if (!allow_misaligned_) {
       raise_exception(TrapCause::kStoreMisaligned, address);
@@ -527,7 +649,7 @@ bool Hart::store_slow(std::uint64_t address, T value) {
     return true;
   }
   if (const MemoryWindow* window = find_window(address, true); window && address - window->start + sizeof(T) <= window->size) {
-    if (!overlaps_data_cache(*window)) write_window_ = *window;
+    if (!overlaps_data_cache(*window) && watchpoints_.empty()) write_window_ = *window;
     std::memcpy(window->host + (address - window->start), &value, sizeof(T));
     cycles_ += window->write_cycles;
     note_store(address);

@@ -19,6 +19,7 @@
 namespace npuvp {
 
 class IsaExtension;
+class HartTracer;
 
 // Trap causes (mcause values without the interrupt bit).
 enum class TrapCause : std::uint64_t {
@@ -138,6 +139,10 @@ class Hart {
   void set_symbolizer(std::function<std::string(std::uint64_t)> symbolizer) {
     symbolizer_ = std::move(symbolizer);
   }
+  const std::function<std::string(std::uint64_t)>& symbolizer() const { return symbolizer_; }
+  // --itrace (instruction_trace.h): with a tracer, batches run a traced copy
+  // of the interpreter loop; without one (null), nothing is checked per instruction.
+  void set_tracer(HartTracer* tracer) { tracer_ = tracer; }
   void reset(std::uint64_t pc);
   // Data accesses to [start, start + size) go to `cache` (see DataCache).
   // Memory windows overlapping that range still serve instruction fetches.
@@ -264,6 +269,30 @@ class Hart {
   void execute_ebreak(const DecodedInstruction& instruction);
   void execute_fence_i(const DecodedInstruction& instruction);
 
+  // --- debugger support (GdbServer). Nothing here is looked at per
+  // instruction: a breakpoint replaces its decoded slot's execute function,
+  // and while watchpoints exist every data access takes the slow path. ---
+  enum class DebugStop : std::uint8_t { kNone, kSoftwareBreakpoint, kHardwareBreakpoint, kWatchWrite, kWatchRead, kWatchAccess };
+  enum class Watch : std::uint8_t { kWrite = 1, kRead = 2, kAccess = 3 };  // bit 0 write, bit 1 read
+  // Set while stopped (they take effect before the next instruction).
+  void insert_breakpoint(std::uint64_t address, bool hardware);
+  bool remove_breakpoint(std::uint64_t address);
+  void insert_watchpoint(std::uint64_t address, std::uint64_t size, Watch kind);
+  bool remove_watchpoint(std::uint64_t address, std::uint64_t size, Watch kind);
+  void remove_debug_points();
+  // Why run() returned early: a breakpoint at pc (not executed) or a watched
+  // access by the instruction at pc (not executed: it runs again on resume).
+  DebugStop debug_stop() const { return debug_stop_; }
+  std::uint64_t debug_stop_address() const { return debug_stop_address_; }
+  // Clears the stop; the instruction at pc then runs once without stopping
+  // on its own breakpoint or watchpoint.
+  void resume_from_debug_stop();
+  // Instructions executed, including those that trapped.
+  std::uint64_t executed() const { return executed_; }
+  // CSR access for debuggers: as in machine mode, fcsr/fflags/frm even while mstatus.FS is Off.
+  bool debug_csr_read(std::uint16_t csr, std::uint64_t& value);
+  bool debug_csr_write(std::uint16_t csr, std::uint64_t value);
+
  private:
   static constexpr unsigned kPageBits = 12;
   static constexpr std::uint64_t kPageSize = 1ull << kPageBits;
@@ -282,6 +311,12 @@ class Hart {
   DecodedInstruction* decoded_at_slow(std::uint64_t address);
   static void decode_on_first_use(Hart& hart, const DecodedInstruction& instruction);
   static DecodedInstruction undecoded_slot();  // decodes itself when first executed
+  // The execute function of a slot holding a breakpoint.
+  static void execute_breakpoint(Hart& hart, const DecodedInstruction& instruction);
+  void install_breakpoint(DecodedInstruction& slot, std::uint64_t address);
+  // A data access to a watched range: records the stop; true = abort the instruction.
+  bool watch_hit(std::uint64_t address, unsigned size, bool write);
+  bool resuming_at_pc() const { return pc == resume_pc_ && executed_ == resume_executed_; }
   // Marks a page in the store filter: stores there may rewrite decoded code.
   void flag_code_page(std::uint64_t page_number);
   void decode_into(DecodedInstruction& slot, std::uint64_t address);
@@ -290,6 +325,7 @@ class Hart {
   void note_store(std::uint64_t address);
   void invalidate_code_pages();
   void service_pending();
+  void run_traced_batch();  // instruction_trace.cpp
   void take_interrupt_if_pending();
   void enter_trap(std::uint64_t mcause, std::uint64_t tval);
   std::string describe_trap(std::uint64_t mcause, std::uint64_t epc, std::uint64_t tval);
@@ -367,6 +403,22 @@ class Hart {
   std::function<std::uint64_t(std::uint64_t)> fetch_observer_;
   std::function<bool(std::uint64_t, std::uint64_t)> exception_hook_;
   std::function<std::string(std::uint64_t)> symbolizer_;
+  HartTracer* tracer_ = nullptr;
+
+  // Debugger state (GdbServer).
+  struct Breakpoint {
+    DecodedInstruction original;  // the slot as decoded, run when stepping past
+    bool hardware;
+  };
+  struct Watchpoint {
+    std::uint64_t start, size;
+    Watch kind;
+  };
+  std::unordered_map<std::uint64_t, Breakpoint> breakpoints_;
+  std::vector<Watchpoint> watchpoints_;
+  DebugStop debug_stop_ = DebugStop::kNone;
+  std::uint64_t debug_stop_address_ = 0;
+  std::uint64_t resume_pc_ = ~0ull, resume_executed_ = ~0ull;
 };
 
 // ---- inline fast paths ----

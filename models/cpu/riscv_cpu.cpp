@@ -3,6 +3,7 @@
 #include "core/simulation.h"
 #include "core/text.h"
 #include "core/waveform.h"
+#include "cpu/instruction_trace.h"
 
 #include <cmath>
 
@@ -10,10 +11,11 @@ namespace npuvp {
 
 using sc_core::sc_time;
 
-RiscvCpu::RiscvCpu(sc_core::sc_module_name name)
+RiscvCpu::RiscvCpu(sc_core::sc_module_name name, std::uint64_t default_hart_id, sc_time default_quantum,
+                   bool default_stop_at_events)
     : sc_module(name),
       socket("socket"),
-      hart_id(child_name(*this, "hart_id"), 0, "", "value of mhartid"),
+      hart_id(child_name(*this, "hart_id"), default_hart_id, "", "value of mhartid"),
       clock(child_name(*this, "clock"), 1e9, "Hz", "core clock frequency"),
       reset_pc(child_name(*this, "reset_pc"), 0x1000, "address", "pc after reset (the boot ROM)"),
       allow_misaligned(child_name(*this, "allow_misaligned"), false, "",
@@ -21,6 +23,11 @@ RiscvCpu::RiscvCpu(sc_core::sc_module_name name)
       semihosting(child_name(*this, "semihosting.enable"), true, "",
                   "serve RISC-V semihosting calls (the slli/ebreak/srai sequence)"),
       dmi(child_name(*this, "dmi"), true, "", "use direct memory interface pointers for fetch and data"),
+      quantum(child_name(*this, "quantum"), default_quantum, "time",
+              "this core's temporal-decoupling quantum (0 = sim.quantum)"),
+      stop_at_events(child_name(*this, "stop_at_events"), default_stop_at_events, "",
+                     "end a batch at the next event anybody scheduled (exact timer/device timing); false: run to "
+                     "the quantum boundary"),
       cpi_alu(child_name(*this, "cpi.alu"), 1, "cycles", "integer ALU, lui/auipc"),
       cpi_multiply(child_name(*this, "cpi.multiply"), 3, "cycles", "mul, mulh*, mulw"),
       cpi_divide(child_name(*this, "cpi.divide"), 20, "cycles", "div*, rem*"),
@@ -131,6 +138,7 @@ bool RiscvCpu::serve_semihosting(Hart& hart) {
 void RiscvCpu::start_of_simulation() {
   hart_->reset(start_pc_.value_or(reset_pc));
   if (semihosting) hart_->set_semihosting([this](Hart& hart) { return serve_semihosting(hart); });
+  hart_->set_tracer(InstructionTrace::instance().tracer_for(name(), *hart_, period_ps_));  // --itrace
 }
 
 void RiscvCpu::set_interrupt(unsigned line, bool level) {
@@ -152,8 +160,10 @@ std::uint64_t RiscvCpu::cycles_at(const sc_time& time) const {
 
 void RiscvCpu::run() {
   if (held_in_reset_) return;
+  quantum_keeper_.own_quantum = quantum;
   quantum_keeper_.reset();
   auto& control = simulation();
+  if (debugger_) debugger_->core_started(*this, debugger_id_);
   for (;;) {
     if (stall_requested_) stall();
     if (control.finished()) return;
@@ -164,7 +174,7 @@ void RiscvCpu::run() {
     sc_time now = sc_core::sc_time_stamp();
     sc_time quantum_end = quantum_keeper_.next_sync_point();
     sc_time pending = sc_core::sc_time_to_pending_activity();
-    bool event_first = now + pending < quantum_end;
+    bool event_first = stop_at_events && now + pending < quantum_end;
     std::uint64_t limit = cycles_at(event_first ? now + pending : quantum_end);
     if (limit <= hart_->cycles()) {
       // That event is due at or before our local time: let it happen first.
@@ -189,10 +199,12 @@ void RiscvCpu::run() {
     }
     std::uint64_t remaining = control.instructions_remaining();
     if (limit - hart_->cycles() > remaining) limit = hart_->cycles() + std::max<std::uint64_t>(remaining, 1);
+    if (single_step_) limit = hart_->cycles() + 1;  // every instruction costs at least a cycle
 
     hart_->run(limit);
     ++batches_;
     account_retired();
+    if (debugger_) debugger_->batch_ended(*this, debugger_id_);
     if ((batches_ & 63) == 0) control.check_wall_time(name());
     if (control.finished()) return;  // sc_stop() is pending: sc_start returns after this delta
     if (hart_->waiting_for_interrupt()) sleep_until_interrupt();

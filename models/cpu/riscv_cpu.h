@@ -23,6 +23,21 @@
 
 namespace npuvp {
 
+class RiscvCpu;
+
+// A debugger attached to cores (GdbServer). The core calls it from its own
+// thread at its synchronisation points only, never per instruction; the
+// debugger may block there (the whole simulation then waits).
+class CoreDebugger {
+ public:
+  virtual ~CoreDebugger() = default;
+  // Before the core's first instruction.
+  virtual void core_started(RiscvCpu& cpu, unsigned id) = 0;
+  // After each batch of instructions: a breakpoint or watchpoint stop
+  // (Hart::debug_stop), a finished single step, or an interrupt from the user.
+  virtual void batch_ended(RiscvCpu& cpu, unsigned id) = 0;
+};
+
 class RiscvCpu : public sc_core::sc_module, public InterruptTarget, public BusInterface {
  public:
   tlm_utils::simple_initiator_socket<RiscvCpu> socket;
@@ -33,11 +48,21 @@ class RiscvCpu : public sc_core::sc_module, public InterruptTarget, public BusIn
   Parameter<bool> allow_misaligned;
   Parameter<bool> semihosting;
   Parameter<bool> dmi;
+  // Temporal decoupling of this core: its own quantum (0: sim.quantum), and
+  // whether a batch ends at the next event anybody scheduled (exact timer and
+  // device timing) or runs to the quantum boundary (many cores exchanging
+  // frequent events, e.g. the mesh cluster, docs/cluster.md).
+  Parameter<sc_core::sc_time> quantum;
+  Parameter<bool> stop_at_events;
   // Cycle model: cycles per instruction of each class (docs/cycle-model.md).
   Parameter<std::uint64_t> cpi_alu, cpi_multiply, cpi_divide, cpi_load, cpi_store, cpi_branch, cpi_jump,
       cpi_csr, cpi_atomic, cpi_fence, cpi_system, cpi_custom, branch_taken_penalty;
 
-  explicit RiscvCpu(sc_core::sc_module_name name);
+  // `default_hart_id` is the default of the `hart_id` parameter (the platform
+  // numbers the mesh cluster's harts 0..15); a configured value overrides it.
+  // `default_quantum` and `default_stop_at_events` likewise for the platform.
+  explicit RiscvCpu(sc_core::sc_module_name name, std::uint64_t default_hart_id = 0,
+                    sc_core::sc_time default_quantum = sc_core::SC_ZERO_TIME, bool default_stop_at_events = true);
   ~RiscvCpu() override;
 
   Hart& hart() { return *hart_; }
@@ -83,10 +108,26 @@ class RiscvCpu : public sc_core::sc_module, public InterruptTarget, public BusIn
   }
   std::uint64_t stall_cycles() const { return stall_cycles_; }
 
+  // Debugging (before simulation): `debugger` is told about this core's
+  // stops as core `id`. While single-stepping, batches are one instruction.
+  void set_debugger(CoreDebugger* debugger, unsigned id) {
+    debugger_ = debugger;
+    debugger_id_ = id;
+  }
+  void set_single_step(bool on) { single_step_ = on; }
+
  private:
   class QuantumKeeper : public tlm_utils::tlm_quantumkeeper {
    public:
     sc_core::sc_time next_sync_point() const { return m_next_sync_point; }
+    sc_core::sc_time own_quantum = sc_core::SC_ZERO_TIME;  // 0: the global quantum
+
+   protected:
+    sc_core::sc_time compute_local_quantum() override {
+      if (own_quantum == sc_core::SC_ZERO_TIME) return tlm_utils::tlm_quantumkeeper::compute_local_quantum();
+      const sc_core::sc_time now = sc_core::sc_time_stamp();
+      return own_quantum - sc_core::sc_time::from_value(now.value() % own_quantum.value());
+    }
   };
 
   void start_of_simulation() override;
@@ -117,6 +158,9 @@ class RiscvCpu : public sc_core::sc_module, public InterruptTarget, public BusIn
   sc_core::sc_time last_delta_yield_ = sc_core::sc_max_time();
   std::function<void()> stall_service_;
   std::uint64_t stall_cycles_ = 0;
+  CoreDebugger* debugger_ = nullptr;
+  unsigned debugger_id_ = 0;
+  bool single_step_ = false;
   void stall();
   std::uint64_t retired_accounted_ = 0;
   std::uint64_t batches_ = 0, dmi_grants_ = 0, dmi_invalidations_ = 0;

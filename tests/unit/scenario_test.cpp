@@ -401,7 +401,7 @@ TEST_F(ScenarioTest, KernelLaunchAndPreloadMistakes) {
        "random type must be"},
       {"aicore_launch: {kernel: sw/kernels/smoke.elf}\nmemory: [{address: 1, random: {type: f16}}]\n",
        "random needs 'count'"},
-      {"images: [{elf: host/hello.elf, core: gpu}]\n", "core must be 'host' or 'ts'"},
+      {"images: [{elf: host/hello.elf, core: gpu}]\n", "core must be 'host', 'ts' (the task scheduler) or 'cluster'"},
       {"images: [{elf: host/hello.elf, core: ts}, {elf: host/hello.elf, core: ts}]\n", "only one image can boot the ts"},
   };
   for (const auto& c : cases) {

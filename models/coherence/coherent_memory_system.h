@@ -1,0 +1,172 @@
+// CoherentMemorySystem: the SystemC side of the mesh cluster's coherent
+// memory (docs/cluster.md). For the protocol named by `<mesh>.coherence`
+// (default "mesi"; a name the protocol registry does not know is a
+// ConfigError listing the known ones) it builds one L1Controller per tile,
+// one HomeController per tile (its S-NUCA LLC bank: the total LLC size /
+// tiles) and the memory controllers of the mesh's edge, and carries every
+// protocol message over the MeshNetwork (node = tile or memory controller,
+// port = coherence::Port, vnet = Message::vnet, a line-sized payload when the
+// message has data). It is the controllers' Environment and MemoryBackend,
+// and each hart's DataCache.
+//
+// Time. The cluster clock is the mesh clock (`<mesh>.clock`): Environment::
+// now() is sc_time_stamp() in mesh cycles, except during a hart's access,
+// when it is the hart's own local time (the hart runs ahead of SystemC time
+// under temporal decoupling): a miss starts at the hart's time, its messages
+// leave then (the network accepts future send times), and the hart waits in
+// its SC_THREAD on an event the miss-completion handler notifies; the access
+// then took (completion − the hart's time) cycles. Hits return the L1 latency
+// and make no SystemC call. schedule() keeps one time-ordered queue served by
+// one SC_METHOD; messages wait in a slot pool (the MeshMessage carries the
+// slot number), so neither costs a process or an allocation per event.
+//
+// Memory. The memory controllers read and write lines through `memory_socket`
+// (bound to the ring at the mesh bridge's stop): b_transport with a delay
+// annotation from an SC_METHOD, which is legal because nothing on that path
+// waits (RingBus::b_transport and DdrController::b_transport compute their
+// timing from reservations and never call wait()); the annotated delay is the
+// access's latency. Debug accesses use transport_dbg.
+//
+// Instruction caches: timing only (code is read-only and fetched through
+// DMI). Each tile has tags (npu/instruction_cache.h); the hart's fetch
+// observer (called when an instruction is decoded) looks the line up, and a
+// miss costs the zero-load time of a line fill from the line's LLC bank
+// (request, LLC latency, data). An eviction makes the hart decode that line
+// again, so it misses again on its next use.
+#pragma once
+
+#include "coherence/coherence.h"
+#include "core/parameters.h"
+#include "core/statistics.h"
+#include "cpu/hart.h"
+#include "mesh/mesh_network.h"
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <queue>
+#include <string>
+#include <vector>
+
+namespace npuvp {
+
+class InstructionCache;
+class RiscvCpu;
+
+class CoherentMemorySystem : public sc_core::sc_module,
+                             private coherence::Environment,
+                             private coherence::MemoryBackend {
+ public:
+  // Line transfers to DDR (bind to the ring, or directly to a memory).
+  tlm_utils::simple_initiator_socket<CoherentMemorySystem> memory_socket;
+
+  Parameter<std::string> protocol;  // <mesh>.coherence
+  Parameter<std::uint64_t> line_size;
+  Parameter<std::uint64_t> l1_size, l1_ways, l1_latency;
+  Parameter<std::uint64_t> llc_size, llc_ways, llc_latency;
+  Parameter<bool> instruction_cache;
+  Parameter<std::uint64_t> instruction_cache_size, instruction_cache_ways;
+
+  // Attaches every controller to `network` (one L1 and one LLC bank per tile,
+  // one memory controller per entry of its memory_controllers list, at least one).
+  CoherentMemorySystem(sc_core::sc_module_name name, MeshNetwork& network);
+  ~CoherentMemorySystem() override;
+
+  unsigned tiles() const { return geometry_.tiles; }
+  const coherence::Geometry& geometry() const { return geometry_; }
+  const std::string& protocol_name() const { return protocol.get(); }
+
+  // Connects tile `tile`'s hart: its data accesses to [start, start + size)
+  // go to the tile's L1 (Hart::set_data_cache), a lost line drops its LR
+  // reservation, and its fetches go through the tile's instruction cache.
+  void attach_hart(unsigned tile, RiscvCpu& cpu, std::uint64_t start, std::uint64_t size);
+  // Accesses in [start, start + size) bypass the caches and go to the hart's
+  // bus (e.g. HTIF mailboxes overlaying DDR).
+  void add_uncached_range(std::uint64_t start, std::uint64_t size);
+
+  coherence::L1Controller& l1(unsigned tile) { return *l1s_.at(tile); }
+  coherence::HomeController& home(unsigned tile) { return *homes_.at(tile); }
+  // The coherent value of memory (an owner L1's copy, else the LLC's, else
+  // memory's); a write updates every copy. For tests, loaders and debuggers.
+  bool debug_access(bool write, std::uint64_t address, void* data, std::size_t size) override;
+  // No controller has anything in flight.
+  bool quiescent() const;
+
+  // Statistics a test can read directly (also exported by name).
+  std::uint64_t l1_misses() const;
+  std::uint64_t l1_hits() const;
+  std::uint64_t lines_lost() const;
+
+ private:
+  class TileCache;
+  using Ticks = sc_core::sc_time::value_type;
+  struct Scheduled {
+    Ticks time;
+    std::uint64_t sequence;
+    std::uint32_t slot;
+    bool operator>(const Scheduled& other) const {
+      return time != other.time ? time > other.time : sequence > other.sequence;
+    }
+  };
+
+  // coherence::Environment
+  coherence::Cycles now() const override;
+  void send(const coherence::Message& message, coherence::Cycles delay) override;
+  void schedule(coherence::Cycles delay, std::function<void()> action) override;
+  // coherence::MemoryBackend
+  coherence::Cycles read_line(std::uint64_t line, std::uint8_t* data, unsigned bytes, bool& ok) override;
+  coherence::Cycles write_line(std::uint64_t line, const std::uint8_t* data, unsigned bytes, bool& ok) override;
+  coherence::Cycles memory_transfer(bool write, std::uint64_t line, std::uint8_t* data, unsigned bytes, bool& ok);
+
+  void build_controllers();
+  void deliver(MeshMessage& message);
+  void run_scheduled();
+  unsigned mesh_type(unsigned protocol_type);
+  // The time the controllers live in: SystemC time, or a hart's local time during its access.
+  Ticks base_ticks() const {
+    Ticks now = sc_core::sc_get_curr_simcontext()->time_stamp().value();
+    return access_ticks_ > now ? access_ticks_ : now;
+  }
+  void add_statistics();
+  void ignore_dmi_invalidation(sc_dt::uint64, sc_dt::uint64) {}
+
+  MeshNetwork& network_;
+  coherence::Geometry geometry_;
+  Ticks period_ticks_ = 1;  // one cluster (mesh) cycle
+  Ticks access_ticks_ = 0;  // a hart's local time while it calls its L1; else 0
+
+  std::vector<std::unique_ptr<coherence::L1Controller>> l1s_;
+  std::vector<std::unique_ptr<coherence::HomeController>> homes_;
+  std::vector<std::unique_ptr<coherence::Controller>> memory_controllers_;
+  std::vector<coherence::Controller*> receivers_;  // node * 3 + port
+  std::vector<std::unique_ptr<TileCache>> tile_caches_;
+  std::vector<std::unique_ptr<InstructionCache>> instruction_caches_;
+  std::function<std::string(unsigned)> message_name_;
+
+  // Messages in flight: the MeshMessage carries the slot. A deque keeps a
+  // delivered message in place while its receiver sends more.
+  std::deque<coherence::Message> message_slots_;
+  std::vector<std::uint32_t> free_message_slots_;
+  std::vector<int> mesh_types_;  // protocol message type -> mesh type (-1: not registered yet)
+
+  // schedule(): one SC_METHOD over a time-ordered queue.
+  std::priority_queue<Scheduled, std::vector<Scheduled>, std::greater<Scheduled>> scheduled_;
+  std::vector<std::function<void()>> action_slots_;
+  std::vector<std::uint32_t> free_action_slots_;
+  std::uint64_t next_sequence_ = 0;
+  sc_core::sc_event scheduled_event_;
+
+  tlm::tlm_generic_payload payload_;  // memory transfers, reused
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> uncached_;  // [start, start + size)
+
+  std::uint64_t memory_reads_ = 0, memory_writes_ = 0;
+  std::vector<std::uint64_t> home_messages_;
+  std::vector<std::unique_ptr<Statistic>> statistics_;
+};
+
+}  // namespace npuvp

@@ -1,0 +1,60 @@
+#include "platform/mesh_cluster.h"
+
+#include "core/simulation.h"
+#include "core/text.h"
+
+#include <sstream>
+
+namespace npuvp {
+
+MeshCluster::MeshCluster(sc_core::sc_module_name name, MeshNetwork& network, RingBus& ring, unsigned ring_stop,
+                         Clint& clint, std::uint64_t memory_base, std::uint64_t memory_size)
+    : sc_module(name) {
+  // The cluster's memory reaches DDR through the mesh's edge: without a
+  // memory controller in the mesh's list, give it the four corners.
+  if (network.memory_controllers.get().empty()) network.memory_controllers.set("0,3,12,15");
+  const unsigned tiles = network.tile_count();
+  if (clint.harts.get() < tiles)
+    throw ConfigError("parameter '" + clint.harts.name() + "' is " + std::to_string(clint.harts.get()) +
+                      "; the mesh cluster needs one CLINT hart per tile (" + std::to_string(tiles) + ", mesh.width x mesh.height)");
+  memory = std::make_unique<CoherentMemorySystem>("memory", network);
+  ring.connect_initiator(memory->memory_socket, ring_stop);
+  for (unsigned tile = 0; tile < tiles; ++tile) {
+    std::string hart_name = "hart" + std::to_string(tile);
+    // Run to a 1 us quantum rather than stop at every mesh event: with 16
+    // harts and the protocol's messages there is always an event a few ns
+    // ahead (docs/cluster.md, "Time").
+    harts.push_back(std::make_unique<RiscvCpu>(hart_name.c_str(), tile, sc_core::sc_time(1, sc_core::SC_US), false));
+    RiscvCpu& hart = *harts.back();
+    ring.connect_initiator(hart.socket, ring_stop);
+    clint.msip_irq.at(tile).connect(hart, 3);
+    clint.mtip_irq.at(tile).connect(hart, 7);
+    hart.set_time_source([&clint](const sc_core::sc_time& time) { return clint.mtime_at(time); });
+    memory->attach_hart(tile, hart, memory_base, memory_size);
+  }
+}
+
+MeshCluster::~MeshCluster() = default;
+
+void MeshCluster::set_symbolizer(const std::function<std::string(std::uint64_t)>& symbolizer) {
+  for (auto& hart : harts) hart->set_symbolizer(symbolizer);
+}
+
+void MeshCluster::add_uncached_range(std::uint64_t start, std::uint64_t size) {
+  memory->add_uncached_range(start, size);
+}
+
+std::string MeshCluster::describe_harts() const {
+  std::ostringstream text;
+  unsigned sleeping = 0;
+  for (const auto& cpu : harts) {
+    if (!cpu->sleeping()) continue;
+    const Hart& hart = cpu->hart();
+    if (sleeping++) text << "; ";
+    text << cpu->name() << " sleeps in WFI (pc=" << hart.describe(hart.pc) << ")";
+  }
+  if (!sleeping) text << "no cluster hart is running";
+  return text.str();
+}
+
+}  // namespace npuvp

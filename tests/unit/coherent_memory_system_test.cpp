@@ -1,0 +1,123 @@
+// CoherentMemorySystem without cores: the L1 controllers driven directly,
+// the memory system's socket bound straight to a Memory, the messages carried
+// by a real MeshNetwork. One SystemC simulation per test (own process).
+#include "coherence/coherent_memory_system.h"
+#include "core/parameters.h"
+#include "core/simulation.h"
+#include "core/statistics.h"
+#include "mem/memory.h"
+#include "mesh/mesh_network.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+
+namespace npuvp {
+namespace {
+
+using coherence::L1Controller;
+
+struct Cluster {
+  MeshNetwork mesh{"mesh"};
+  std::unique_ptr<CoherentMemorySystem> memory;
+  Memory ddr{"ddr", 1 << 20};
+  int completions = 0;
+
+  Cluster() {
+    mesh.memory_controllers.set("0,3,12,15");
+    memory = std::make_unique<CoherentMemorySystem>("memory", mesh);
+    memory->memory_socket.bind(ddr.socket);
+    for (unsigned tile = 0; tile < memory->tiles(); ++tile) memory->l1(tile).set_miss_completion([this] { ++completions; });
+  }
+  // An access by tile's L1; runs the simulation until it has performed.
+  void access(unsigned tile, L1Controller::Access kind, std::uint64_t address, std::uint64_t& value) {
+    const int before = completions;
+    if (memory->l1(tile).access(kind, address, &value, 8)) return;
+    while (completions == before) sc_core::sc_start(sc_core::sc_time(100, sc_core::SC_NS));
+  }
+};
+
+TEST(CoherentMemorySystem, StoresMoveThroughTheCachesAndDebugAccessSeesTheOwnersCopy) {
+  Cluster cluster;
+  std::uint64_t initial = 0x1111;
+  cluster.ddr.write_backdoor(0x1000, &initial, 8);
+
+  std::uint64_t value = 0x2222;
+  cluster.access(0, L1Controller::Access::kStore, 0x1000, value);
+  // Memory still holds the old value; the coherent value is the owner L1's.
+  std::uint64_t in_memory = 0, coherent = 0;
+  std::memcpy(&in_memory, cluster.ddr.data() + 0x1000, 8);
+  EXPECT_EQ(in_memory, 0x1111u);
+  ASSERT_TRUE(cluster.memory->debug_access(false, 0x1000, &coherent, 8));
+  EXPECT_EQ(coherent, 0x2222u);
+
+  // Another tile's load gets the stored value from the owner over the mesh.
+  std::uint64_t loaded = 0;
+  cluster.access(9, L1Controller::Access::kLoad, 0x1000, loaded);
+  EXPECT_EQ(loaded, 0x2222u);
+
+  // A debug write reaches every copy: both L1s and memory.
+  std::uint64_t written = 0x3333;
+  ASSERT_TRUE(cluster.memory->debug_access(true, 0x1000, &written, 8));
+  std::uint64_t again = 0;
+  EXPECT_TRUE(cluster.memory->l1(9).access(L1Controller::Access::kLoad, 0x1000, &again, 8));  // a hit
+  EXPECT_EQ(again, 0x3333u);
+  std::memcpy(&in_memory, cluster.ddr.data() + 0x1000, 8);
+  EXPECT_EQ(in_memory, 0x3333u);
+
+  // Messages crossed the mesh (data messages carry a line) and memory was read.
+  EXPECT_GT(cluster.mesh.messages_delivered(), 3u);
+  const Statistic* flits = StatisticsRegistry::instance().find("mesh.flits");
+  ASSERT_NE(flits, nullptr);
+  EXPECT_GT(flits->to_json().get<double>(), 6.0);  // at least two line-carrying (3-flit) messages
+  const Statistic* reads = StatisticsRegistry::instance().find("memory.ddr.reads");
+  ASSERT_NE(reads, nullptr);
+  EXPECT_EQ(reads->to_json().get<double>(), 1.0);  // the line came from memory once
+  EXPECT_EQ(cluster.memory->l1(0).statistics().store_misses, 1u);
+  EXPECT_EQ(cluster.memory->l1(9).statistics().load_misses, 1u);
+  EXPECT_GE(cluster.memory->l1(0).statistics().interventions_received, 1u);
+  EXPECT_TRUE(cluster.memory->quiescent());
+}
+
+TEST(CoherentMemorySystem, UnknownProtocolListsTheKnownOnes) {
+  ParameterRegistry::instance().set_override("mesh.coherence", "moesi-x", "test");
+  MeshNetwork mesh("mesh");
+  mesh.memory_controllers.set("0");
+  try {
+    CoherentMemorySystem memory("memory", mesh);
+    FAIL() << "no error for an unknown protocol";
+  } catch (const ConfigError& error) {
+    const std::string text = error.what();
+    EXPECT_NE(text.find("mesh.coherence"), std::string::npos) << text;
+    EXPECT_NE(text.find("moesi-x"), std::string::npos) << text;
+    EXPECT_NE(text.find("mesi"), std::string::npos) << text;
+  }
+}
+
+TEST(CoherentMemorySystem, CacheShapesAreChecked) {
+  ParameterRegistry::instance().set_override("memory.l1.size", "49152", "test");
+  MeshNetwork mesh("mesh");
+  mesh.memory_controllers.set("0");
+  try {
+    CoherentMemorySystem memory("memory", mesh);
+    FAIL() << "no error for 48 KiB in 4 ways of 32 bytes (384 sets)";
+  } catch (const ConfigError& error) {
+    EXPECT_NE(std::string(error.what()).find("memory.l1.size"), std::string::npos) << error.what();
+  }
+}
+
+TEST(CoherentMemorySystem, NeedsAMemoryController) {
+  MeshNetwork mesh("mesh");
+  try {
+    CoherentMemorySystem memory("memory", mesh);
+    FAIL() << "no error without memory controllers";
+  } catch (const ConfigError& error) {
+    EXPECT_NE(std::string(error.what()).find("mesh.memory_controllers"), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace npuvp
