@@ -124,6 +124,15 @@ struct L1Statistics {
   std::uint64_t invalidations_received = 0;
   std::uint64_t interventions_received = 0;
   std::uint64_t stalled_messages = 0;  // forwards that waited for a transaction to finish
+  // Self-invalidating protocols (NSI; zero under MESI): synchronisations
+  // (synchronise() calls, plus the periodic ones counted separately), SHD
+  // lines turned suspect (SUS) by them, and the fate of suspect lines: a
+  // load validated them current (a hit) or stale (a miss, fresh data), or
+  // they were dropped (evicted silently or written) without being read.
+  std::uint64_t synchronisations = 0, periodic_synchronisations = 0;
+  std::uint64_t suspect_lines_created = 0;
+  std::uint64_t suspect_validated_current = 0, suspect_validated_stale = 0;
+  std::uint64_t suspect_dropped_unread = 0;
 };
 
 // Event counts of one home (LLC bank) controller.
@@ -165,10 +174,21 @@ class L1Controller : public Controller {
   // is the only up-to-date one (dirty owner).
   virtual bool peek(std::uint64_t address, void* data, unsigned size, bool& owner) const = 0;
   virtual void poke(std::uint64_t address, const void* data, unsigned size) = 0;
+  // What the core may do with its copy of `line` now, from this cache's
+  // state, for checkers (the explorer's single-writer check). kUnknown, the
+  // default, lets a checker infer it from peek() and describe().
+  enum class Permission : std::uint8_t { kUnknown, kNone, kRead, kWrite };
+  virtual Permission permission(std::uint64_t /*line*/) const { return Permission::kUnknown; }
   const L1Statistics& statistics() const { return statistics_; }
+  // True when the last completed miss was a load that a speculating core
+  // would have executed with its own (suspect) copy, which the home then
+  // confirmed current (NSI's SUS validation): a timing model may charge it
+  // as a hit rather than the round trip it waited for. Reset by access().
+  bool last_miss_speculated_correctly() const { return last_miss_speculated_correctly_; }
 
  protected:
   L1Statistics statistics_;
+  bool last_miss_speculated_correctly_ = false;
   void line_lost(std::uint64_t line) {
     if (line_lost_) line_lost_(line);
   }

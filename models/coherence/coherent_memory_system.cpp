@@ -45,14 +45,7 @@ class CoherentMemorySystem::TileCache : public DataCache {
 
   bool read(std::uint64_t address, void* data, unsigned size, std::uint64_t& cycles) override {
     if (uncached(address)) return bus(BusInterface::Access::kRead, address, data, size, cycles);
-    const bool ok = perform(L1Controller::Access::kLoad, address, data, size, cycles);
-    if (load_lost_) {  // kept for an LR (synchronise)
-      last_load_address_ = address;
-      last_load_size_ = size;
-      last_load_value_ = 0;
-      std::memcpy(&last_load_value_, data, size);
-    }
-    return ok;
+    return perform(L1Controller::Access::kLoad, address, data, size, cycles);
   }
   bool write(std::uint64_t address, const void* data, unsigned size, std::uint64_t& cycles) override {
     if (uncached(address)) return bus(BusInterface::Access::kWrite, address, const_cast<void*>(data), size, cycles);
@@ -64,32 +57,12 @@ class CoherentMemorySystem::TileCache : public DataCache {
       return true;
     }
     std::uint64_t scratch = 0;
-    const bool ok = perform(L1Controller::Access::kMakeWritable, address & ~std::uint64_t{7}, &scratch, 8, cycles);
-    if (lr_unheld_) {  // see synchronise(): the SC of an LR whose line was gone
-      lr_unheld_ = false;
-      std::uint64_t now_value = 0;
-      bool owner = false;
-      if (hart_.reservation_in(lr_address_, lr_size_) &&
-          (!l1_.peek(lr_address_, &now_value, lr_size_, owner) || now_value != lr_value_))
-        hart_.clear_reservation();
-    }
-    return ok;
+    return perform(L1Controller::Access::kMakeWritable, address & ~std::uint64_t{7}, &scratch, 8, cycles);
   }
   void synchronise(Sync kind, std::uint64_t& cycles) override {
-    // An LR whose line was invalidated while its load was in flight (the
-    // load performed once on the data that came back, e.g. MESI's IS_D +
-    // Invalidation) holds a reservation that no later write can clear, as
-    // the line is not here. The SC's make_writable then decides: the line
-    // is brought writable (and locked until the SC) and the SC may succeed
-    // only if the word still holds what the LR returned, i.e. as if the LR
-    // had been performed then. (Clearing the reservation instead livelocks
-    // 16 harts contending for one line: every LR gets one-shot data.)
-    if (kind == Sync::kLoadReserved) {
-      lr_unheld_ = load_lost_;
-      lr_address_ = last_load_address_;
-      lr_size_ = last_load_size_;
-      lr_value_ = last_load_value_;
-    }
+    // LR/SC: the hart makes an LR's line writable before loading it (as
+    // for an AMO), so the reservation is on a line this L1 owns; losing the
+    // line (line-lost observer) drops it and the SC fails.
     Cycles cluster_cycles = l1_.synchronise();
     cycles += to_core_cycles(cluster_cycles * system_.period_ticks_);
   }
@@ -130,7 +103,6 @@ class CoherentMemorySystem::TileCache : public DataCache {
       system_.access_ticks_ = 0;
       if (hit) {
         missed_line_ = kNoLine;
-        load_lost_ = false;
         if (first) {
           ++hits;
           cycles = l1_latency_;
@@ -142,14 +114,10 @@ class CoherentMemorySystem::TileCache : public DataCache {
       // Blocks this hart's thread until the protocol has performed the access.
       while (!completed_) sc_core::wait(done_);
       completed_ = false;
-      // The line may be gone when this thread resumes. A load performed on
-      // the data that came back, but the line may have been invalidated
-      // while the miss was in flight (MESI's IS_D + Invalidation): an LR
-      // then needs its SC to check the value (synchronise()). A make-writable
+      // The line may be gone when this thread resumes: a make-writable
       // whose line other processes of this time step took again after
       // completion is done again, so that the AMO's read and write, or the
-      // SC's store, find the line writable without blocking.
-      load_lost_ = access == L1Controller::Access::kLoad && lost_during_miss_;
+      // LR's load and the SC's store, find the line writable without blocking.
       const bool again = access == L1Controller::Access::kMakeWritable && lost_after_completion_;
       missed_line_ = kNoLine;
       if (!again) break;
@@ -164,12 +132,6 @@ class CoherentMemorySystem::TileCache : public DataCache {
   static constexpr std::uint64_t kNoLine = ~std::uint64_t{0};
   std::uint64_t missed_line_ = kNoLine;  // the line of the miss in progress
   bool lost_during_miss_ = false, lost_after_completion_ = false;
-  bool load_lost_ = false;  // the last load's line was invalidated during its miss
-  bool lr_unheld_ = false;  // the last LR's line was gone when it performed
-  std::uint64_t lr_address_ = 0, lr_value_ = 0;
-  unsigned lr_size_ = 0;
-  std::uint64_t last_load_address_ = 0, last_load_value_ = 0;
-  unsigned last_load_size_ = 0;
 
   CoherentMemorySystem& system_;
   L1Controller& l1_;

@@ -1,6 +1,8 @@
 #include "coherence/protocol_registry.h"
 
 #include "coherence/mesi/mesi.h"
+#include "coherence/msi/msi.h"
+#include "coherence/nsi/nsi.h"
 
 #include <stdexcept>
 
@@ -10,7 +12,7 @@ namespace {
 std::vector<Protocol>& protocols() {
   // Built-in protocols, listed here rather than registered by static
   // initialisers (which a static library would drop).
-  static std::vector<Protocol> list{mesi::protocol()};
+  static std::vector<Protocol> list{mesi::protocol(), nsi::protocol(), msi::protocol()};
   return list;
 }
 
@@ -28,6 +30,32 @@ const Protocol& find_protocol(const std::string& name) {
   std::string known;
   for (const std::string& each : protocol_names()) known += (known.empty() ? "" : ", ") + each;
   throw std::invalid_argument("unknown coherence protocol '" + name + "' (known: " + known + ")");
+}
+
+std::unique_ptr<L1Controller> make_configured_l1(const Protocol& protocol, unsigned tile, const Geometry& geometry,
+                                                 const CacheShape& shape, Environment& environment,
+                                                 const ProtocolOptions& options) {
+  for (const auto& [name, value] : options) {
+    bool known = false;
+    for (const ProtocolParameter& parameter : protocol.parameters) known |= parameter.name == name;
+    if (!known) {
+      std::string names;
+      for (const ProtocolParameter& parameter : protocol.parameters)
+        names += (names.empty() ? "" : ", ") + parameter.name;
+      throw std::invalid_argument("coherence protocol '" + protocol.name + "' has no parameter '" + name +
+                                  "' (its parameters: " + (names.empty() ? "none" : names) + ")");
+    }
+  }
+  if (protocol.make_l1_with_options) return protocol.make_l1_with_options(tile, geometry, shape, environment, options);
+  return protocol.make_l1(tile, geometry, shape, environment);
+}
+
+std::uint64_t option_value(const Protocol& protocol, const ProtocolOptions& options, const std::string& name) {
+  const auto it = options.find(name);
+  if (it != options.end()) return it->second;
+  for (const ProtocolParameter& parameter : protocol.parameters)
+    if (parameter.name == name) return parameter.default_value;
+  throw std::invalid_argument("coherence protocol '" + protocol.name + "' has no parameter '" + name + "'");
 }
 
 void register_protocol(const Protocol& protocol) {

@@ -7,11 +7,24 @@
 
 #include "coherence/coherence.h"
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace npuvp::coherence {
+
+// A protocol's own tuning parameter (e.g. NSI's periodic synchronisation
+// interval); the cluster exposes each as `mesh.<protocol>.<name>`.
+struct ProtocolParameter {
+  std::string name;           // "periodic_synchronisation_cycles"
+  std::uint64_t default_value = 0;
+  std::string unit;           // "cycles"
+  std::string doc;            // one line
+};
+// Values of a protocol's parameters by name; absent ones take the default.
+using ProtocolOptions = std::map<std::string, std::uint64_t>;
 
 struct Protocol {
   std::string name;         // "mesi"
@@ -28,7 +41,22 @@ struct Protocol {
                                                Environment& environment) = nullptr;
   // The protocol's tables as Markdown (docs/coherence.md).
   std::string (*tables_markdown)() = nullptr;
+  // Optional: the protocol's parameters, and an L1 factory taking their
+  // values (make_l1 then builds an L1 with the defaults). Use
+  // make_configured_l1() below, which checks the names.
+  std::vector<ProtocolParameter> parameters;
+  std::unique_ptr<L1Controller> (*make_l1_with_options)(unsigned tile, const Geometry& geometry,
+                                                        const CacheShape& shape, Environment& environment,
+                                                        const ProtocolOptions& options) = nullptr;
 };
+
+// The L1 of `protocol` with `options`: std::invalid_argument naming the
+// protocol and its known parameters for a name it does not declare.
+std::unique_ptr<L1Controller> make_configured_l1(const Protocol& protocol, unsigned tile, const Geometry& geometry,
+                                                 const CacheShape& shape, Environment& environment,
+                                                 const ProtocolOptions& options);
+// The value of parameter `name` in `options`, or its default.
+std::uint64_t option_value(const Protocol& protocol, const ProtocolOptions& options, const std::string& name);
 
 // The protocol called `name`; std::invalid_argument listing the known names
 // otherwise.

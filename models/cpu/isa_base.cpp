@@ -193,10 +193,17 @@ constexpr ExecuteFn load_reserved() {
     u64 address = h.x[d.rs1];
     if (!check_atomic_alignment<T>(h, address, TrapCause::kLoadMisaligned)) return;
     T value;
+    // The synchronisation comes first: a self-invalidating protocol must
+    // not let the LR read a stale copy, and it ends an earlier atomic's hold
+    // on a line. Then the line is fetched writable and held until the SC's
+    // store (or the core's next access to another line or synchronisation),
+    // as cores that guarantee LR/SC progress do; losing it drops the
+    // reservation (DataCache).
+    h.synchronise(DataCache::Sync::kLoadReserved);
+    if (!h.prepare_atomic(address)) return;
     if (!h.load(address, value)) return;
     h.set_reservation(address);
     h.x[d.rd] = static_cast<u64>(static_cast<i64>(value));
-    h.synchronise(DataCache::Sync::kLoadReserved);
     next(h, d);
   };
 }

@@ -4,6 +4,7 @@
 
 #include "coherence/memory_controller.h"
 #include "coherence/mesi/mesi.h"
+#include "coherence/nsi/nsi.h"
 #include "coherence/protocol_registry.h"
 
 #include <algorithm>
@@ -72,12 +73,39 @@ Permission mesi_permission(const L1Controller& l1, std::uint64_t line) {
   }
 }
 
+// NSI: the owner (EXC, MOD, also while upgrading) writes; SHD and SUS copies
+// (also one being validated) are read-only and may coexist with the owner.
+Permission nsi_permission(const L1Controller& l1, std::uint64_t line) {
+  const auto* nsi_l1 = dynamic_cast<const nsi::L1*>(&l1);
+  if (!nsi_l1) return default_permission(l1, line);
+  using State = nsi::L1Machine::State;
+  switch (nsi_l1->state_of_line(line)) {
+    case State::kEXC:
+    case State::kMOD:
+    case State::kMOD_L:
+    case State::kEM_A:
+    case State::kEW_A: return Permission::kWrite;
+    case State::kSHD:
+    case State::kSUS:
+    case State::kSV_D: return Permission::kRead;
+    default: return Permission::kNone;
+  }
+}
+
 }  // namespace
 
-ProtocolBinding protocol_binding(const std::string& name) {
+ProtocolBinding protocol_binding(const std::string& name, const ProtocolOptions& options) {
   const Protocol& protocol = find_protocol(name);
   ProtocolBinding binding;
-  binding.make_l1 = protocol.make_l1;
+  if (options.empty()) {
+    binding.make_l1 = protocol.make_l1;
+  } else {
+    const Protocol copy = protocol;  // the registry's list may grow
+    binding.make_l1 = [copy, options](unsigned tile, const Geometry& geometry, const CacheShape& shape,
+                                      Environment& environment) {
+      return make_configured_l1(copy, tile, geometry, shape, environment, options);
+    };
+  }
   binding.make_home = protocol.make_home;
   binding.make_memory_controller = [](unsigned index, const Geometry& geometry, Environment& environment,
                                       MemoryBackend& memory) -> std::unique_ptr<Controller> {
@@ -85,10 +113,17 @@ ProtocolBinding protocol_binding(const std::string& name) {
   };
   binding.message_name = protocol.message_name;
   if (name == "mesi") binding.permission = mesi_permission;
+  if (name == "nsi") binding.permission = nsi_permission;
   return binding;
 }
 
 Permission default_permission(const L1Controller& l1, std::uint64_t line) {
+  switch (l1.permission(line)) {  // the controller's own answer, if it gives one
+    case L1Controller::Permission::kNone: return Permission::kNone;
+    case L1Controller::Permission::kRead: return Permission::kRead;
+    case L1Controller::Permission::kWrite: return Permission::kWrite;
+    case L1Controller::Permission::kUnknown: break;
+  }
   std::uint64_t word = 0;
   bool owner = false;
   if (!l1.peek(line, &word, sizeof word, owner)) return Permission::kNone;
@@ -327,6 +362,10 @@ class System {
     for (std::size_t l = 0; l < lines_.size(); ++l)
       for (unsigned w = 0; w < words_per_line(); ++w)
         reference_[l * words_per_line() + w] = ExplorationMemory::initial_value(static_cast<unsigned>(l), w);
+    stores_.resize(reference_.size());
+    for (std::size_t w = 0; w < reference_.size(); ++w) stores_[w].push_back(reference_[w]);
+    released_.assign(reference_.size(), 0);
+    floor_.assign(configuration.caches, std::vector<std::uint32_t>(reference_.size(), 0));
   }
 
   System(const System&) = delete;
@@ -464,15 +503,18 @@ class System {
           writers += permission == Permission::kWrite;
           readers += permission == Permission::kRead;
         }
-        if (writers > 1 || (writers == 1 && readers > 0))
+        if (writers > 1 || (writers == 1 && readers > 0 && !configuration_.allow_readers_with_writer))
           throw Failure{Result::Outcome::kSingleWriterViolation,
                         "line " + hex(line) + " has " + std::to_string(writers) + " writer(s) and " +
                             std::to_string(readers) + " reader(s): " + line_permissions(line)};
       }
       if (configuration_.check_data_value) {
         for (unsigned i = 0; i < configuration_.caches; ++i) {
-          // Copies the core cannot use (a write-back buffer's) may be stale.
-          if (permission_of(i, line) == Permission::kNone) continue;
+          // Copies the core cannot use (a write-back buffer's) may be stale;
+          // under weak consistency read-only ones too.
+          const Permission permission = permission_of(i, line);
+          if (permission == Permission::kNone) continue;
+          if (configuration_.happens_before_data_value && permission != Permission::kWrite) continue;
           for (unsigned w = 0; w < words_per_line(); ++w) {
             std::uint64_t value = 0;
             bool owner = false;
@@ -565,6 +607,15 @@ class System {
       append_raw(out, core.waiting);
     }
     for (std::uint64_t word : reference_) append_raw(out, word);
+    if (configuration_.happens_before_data_value) {
+      for (const auto& order : stores_) {
+        append_raw(out, static_cast<std::uint32_t>(order.size()));
+        for (std::uint64_t value : order) append_raw(out, value);
+      }
+      for (std::uint32_t floor : released_) append_raw(out, floor);
+      for (const auto& core : floor_)
+        for (std::uint32_t floor : core) append_raw(out, floor);
+    }
     memory_.serialize(out);
     append_raw(out, fault_used_);
   }
@@ -750,6 +801,12 @@ class System {
       }
       entries_[c].l1->synchronise();
       end_event();
+      if (trace_) *trace_ += "      core " + std::to_string(c) + " synchronises\n";
+      // Every synchronisation acquires what all earlier ones released.
+      for (std::size_t w = 0; w < released_.size(); ++w) {
+        released_[w] = std::max(released_[w], floor_[c][w]);
+        floor_[c][w] = released_[w];
+      }
       ++core.pc;
       return;
     }
@@ -808,6 +865,19 @@ class System {
     switch (core.access) {
       case L1Controller::Access::kLoad:
         if (trace_) *trace_ += "      core " + std::to_string(c) + " loads " + hex(core.buffer) + "\n";
+        if (configuration_.check_data_value && configuration_.happens_before_data_value) {
+          const std::uint32_t order = store_order(word, core.buffer);
+          if (order == kUnknownStore || order < floor_[c][word])
+            throw Failure{Result::Outcome::kDataValueViolation,
+                          "core " + std::to_string(c) + " loaded " + hex(core.buffer) + " from line " +
+                              hex(lines_[operation.line]) + " word " + std::to_string(operation.word) +
+                              (order == kUnknownStore ? std::string(", a value never stored there")
+                                                      : ", older than " + hex(stores_[word][floor_[c][word]]) +
+                                                            ", which happens-before the load (or was read before)")};
+          floor_[c][word] = order;
+          ++core.pc;
+          break;
+        }
         if (configuration_.check_data_value && core.buffer != reference_[word])
           throw Failure{Result::Outcome::kDataValueViolation,
                         "core " + std::to_string(c) + " loaded " + hex(core.buffer) + " from line " +
@@ -818,6 +888,8 @@ class System {
       case L1Controller::Access::kStore:
         if (trace_) *trace_ += "      core " + std::to_string(c) + " stores " + hex(core.buffer) + "\n";
         reference_[word] = core.buffer;
+        stores_[word].push_back(core.buffer);
+        floor_[c][word] = static_cast<std::uint32_t>(stores_[word].size() - 1);
         ++core.pc;
         core.phase = 0;
         break;
@@ -842,6 +914,19 @@ class System {
   std::vector<Pending> pending_;
   std::vector<Core> cores_;
   std::vector<std::uint64_t> reference_;  // last performed store per word
+  // happens_before_data_value: per word, its stores in the order they
+  // performed (index 0: the initial value); per core and word, the index of
+  // the newest store the core must see; per word, the newest index released
+  // by any synchronisation so far.
+  static constexpr std::uint32_t kUnknownStore = 0xffffffffu;
+  std::uint32_t store_order(std::size_t word, std::uint64_t value) const {
+    for (std::size_t i = stores_[word].size(); i-- > 0;)
+      if (stores_[word][i] == value) return static_cast<std::uint32_t>(i);
+    return kUnknownStore;
+  }
+  std::vector<std::vector<std::uint64_t>> stores_;
+  std::vector<std::vector<std::uint32_t>> floor_;
+  std::vector<std::uint32_t> released_;
   bool fault_used_ = false;
   Cycles steps_ = 0;
   int current_controller_ = -1;
@@ -894,7 +979,12 @@ Result explore(const Configuration& configuration) {
   const auto start = std::chrono::steady_clock::now();
   const std::clock_t cpu_start = std::clock();
   std::shared_ptr<ProtocolBinding> binding = configuration.binding;
-  if (!binding) binding = std::make_shared<ProtocolBinding>(protocol_binding(configuration.protocol));
+  if (!binding) {
+    ProtocolOptions options = configuration.options;
+    if (configuration.protocol == "nsi" && !options.count(nsi::kPeriodicSynchronisationParameter))
+      options[nsi::kPeriodicSynchronisationParameter] = 0;
+    binding = std::make_shared<ProtocolBinding>(protocol_binding(configuration.protocol, options));
+  }
 
   Geometry geometry;
   geometry.tiles = configuration.caches;

@@ -20,6 +20,7 @@
 #pragma once
 
 #include "coherence/coherence.h"
+#include "coherence/protocol_registry.h"
 
 #include <cstdint>
 #include <functional>
@@ -58,7 +59,8 @@ enum class Fault : std::uint8_t { kNone, kDropMessage, kDuplicateMessage, kReord
 // What an L1 may do with its copy of a line, for the SWMR check.
 enum class Permission : std::uint8_t { kNone, kRead, kWrite };
 const char* to_string(Permission permission);
-// Default: no copy (peek false) -> none; a dirty owner (peek's owner flag) or
+// Default: the L1's own L1Controller::permission() unless it is kUnknown;
+// otherwise no copy (peek false) -> none; a dirty owner (peek's owner flag) or
 // a stable state whose describe() names an exclusive or modified copy
 // (MOD/EXC/M/E, upper case, first word) -> write; otherwise read.
 Permission default_permission(const L1Controller& l1, std::uint64_t line);
@@ -82,8 +84,9 @@ struct ProtocolBinding {
 };
 
 // The binding of a registered protocol ("mesi"); throws std::invalid_argument
-// for an unknown name (listing the known ones).
-ProtocolBinding protocol_binding(const std::string& protocol);
+// for an unknown name (listing the known ones). `options` are the protocol's
+// parameters (make_configured_l1).
+ProtocolBinding protocol_binding(const std::string& protocol, const ProtocolOptions& options = {});
 
 struct Configuration {
   std::string protocol = "mesi";
@@ -108,6 +111,22 @@ struct Configuration {
   bool ordered_channels = true;
   bool check_single_writer = true;
   bool check_data_value = true;
+  // NSI-style invariants (weak consistency). allow_readers_with_writer: the
+  // single-writer check only requires at most one writer (an EXC/MOD copy);
+  // read-only copies may coexist with it. happens_before_data_value: instead
+  // of "a load returns the last performed store", a load must return a
+  // store no older (in the word's store order) than the newest store that
+  // happens-before it (program order, and synchronise() calls, which are
+  // totally ordered: each sync acquires what every earlier sync released),
+  // and no older than what the core read before (no going back); only
+  // copies with write permission must hold the last store.
+  bool allow_readers_with_writer = false;
+  bool happens_before_data_value = false;
+  // The protocol's parameters. For "nsi", periodic_synchronisation_cycles
+  // defaults to 0 here (the explorer's clock counts steps, and a periodic
+  // synchronisation would make the state depend on time); give it a small
+  // value to explore it bounded.
+  ProtocolOptions options;
   // 0: explore to completion; otherwise stop (incomplete) after this many states.
   std::uint64_t max_states = 0;
   // Replaces protocol_binding(protocol) (e.g. to wrap a controller).

@@ -1,6 +1,7 @@
 #include "coherence/random_tester.h"
 
 #include "coherence/memory_controller.h"
+#include "coherence/nsi/nsi.h"
 #include "coherence/protocol_registry.h"
 
 #include <algorithm>
@@ -93,6 +94,10 @@ class Tester final : public Environment {
     unsigned size = 0;
     bool write = true;  // an atomic that writes (AMO, successful SC) or not (failed SC)
     std::uint8_t buffer[8] = {};
+    // Data-race-free mode.
+    enum class Phase : std::uint8_t { kIdle, kAcquire, kInside, kRelease, kDone } phase = Phase::kIdle;
+    unsigned lock = 0;
+    unsigned remaining = 0;  // data accesses left in the critical section
   };
 
   void push(Cycles time, Kind kind, unsigned index);
@@ -100,10 +105,18 @@ class Tester final : public Environment {
   void core_step(unsigned core);
   void performed(unsigned core);
   void finish_atomic(unsigned core);
-  void next_access_later(unsigned core);
+  void next_access_later(unsigned core, Cycles backoff = 0);
   void check_load(unsigned core, const char* what);
   void maybe_corrupt();
   void final_check();
+  // Data-race-free mode.
+  void drf_step(unsigned core);
+  void drf_performed(unsigned core);
+  void drf_finish_atomic(unsigned core);
+  void drf_data_access(unsigned core);
+  std::uint64_t lock_address(unsigned lock) const {
+    return (static_cast<std::uint64_t>(config_.lines) * config_.line_stride + lock) * config_.line_bytes;
+  }
   [[noreturn]] void fail(const std::string& what, std::uint64_t line);
   std::string line_report(std::uint64_t line) const;
 
@@ -138,16 +151,27 @@ Tester::Tester(const TesterConfig& config) : config_(config), random_(config.see
   geometry_.memory_controllers = config.memory_controllers;
   geometry_.line_bytes = config.line_bytes;
   const Protocol& protocol = find_protocol(config.protocol);
-  const std::size_t bytes = static_cast<std::size_t>(config.lines) * config.line_stride * config.line_bytes;
+  if (config.data_race_free && (config.locks == 0 || config.episode_operations == 0 || config.line_bytes < 8))
+    throw std::invalid_argument("tester: data-race-free mode needs locks, episode operations and 8-byte words");
+  const std::size_t bytes =
+      (static_cast<std::size_t>(config.lines) * config.line_stride + (config.data_race_free ? config.locks : 0)) *
+      config.line_bytes;
   memory_ = std::make_unique<PlainMemory>(bytes, config.memory_latency);
   for (std::size_t i = 0; i < bytes; ++i) memory_->raw()[i] = static_cast<std::uint8_t>(random_.next());
+  if (config.data_race_free)
+    for (unsigned lock = 0; lock < config.locks; ++lock) std::memset(memory_->raw() + lock_address(lock), 0, 8);
   reference_.assign(memory_->raw(), memory_->raw() + bytes);
   CacheShape l1_shape{static_cast<std::uint64_t>(config.l1_sets) * config.l1_ways * config.line_bytes, config.l1_ways,
                       config.l1_latency};
   CacheShape llc_shape{static_cast<std::uint64_t>(config.llc_sets) * config.llc_ways * config.line_bytes,
                        config.llc_ways, config.llc_latency};
   for (unsigned tile = 0; tile < config.cores; ++tile) {
-    l1s_.push_back(protocol.make_l1(tile, geometry_, l1_shape, *this));
+    l1s_.push_back(make_configured_l1(protocol, tile, geometry_, l1_shape, *this, config.options));
+    if (config.skip_self_invalidation) {
+      auto* nsi_l1 = dynamic_cast<nsi::L1*>(l1s_.back().get());
+      if (!nsi_l1) throw std::invalid_argument("tester: skip_self_invalidation needs the nsi protocol");
+      nsi_l1->skip_self_invalidation_for_testing(true);
+    }
     homes_.push_back(protocol.make_home(tile, geometry_, llc_shape, *this));
     l1s_.back()->set_miss_completion([this, tile] { performed(tile); });
   }
@@ -240,6 +264,7 @@ void Tester::check_load(unsigned core, const char* what) {
 }
 
 void Tester::core_step(unsigned core) {
+  if (config_.data_race_free) return drf_step(core);
   Core& state = cores_[core];
   if (issued_ >= config_.operations) {
     l1s_[core]->synchronise();  // the program's final fence: ends a failed SC's lock
@@ -264,6 +289,7 @@ void Tester::core_step(unsigned core) {
 void Tester::performed(unsigned core) {
   Core& state = cores_[core];
   if (!state.busy) fail("core " + std::to_string(core) + ": completion without an outstanding access", 0);
+  if (config_.data_race_free) return drf_performed(core);
   switch (state.kind) {
     case L1Controller::Access::kLoad:
       ++result_.loads;
@@ -283,6 +309,7 @@ void Tester::performed(unsigned core) {
 }
 
 void Tester::finish_atomic(unsigned core) {
+  if (config_.data_race_free) return drf_finish_atomic(core);
   Core& state = cores_[core];
   L1Controller& l1 = *l1s_[core];
   if (!l1.access(L1Controller::Access::kLoad, state.address, state.buffer, state.size))
@@ -305,13 +332,129 @@ void Tester::finish_atomic(unsigned core) {
   next_access_later(core);
 }
 
-void Tester::next_access_later(unsigned core) {
+// ---- data-race-free mode
+void Tester::drf_step(unsigned core) {
+  Core& state = cores_[core];
+  L1Controller& l1 = *l1s_[core];
+  switch (state.phase) {
+    case Core::Phase::kIdle:
+      if (issued_ >= config_.operations) {
+        state.phase = Core::Phase::kDone;
+        l1.synchronise();
+        return;
+      }
+      state.lock = static_cast<unsigned>(random_.below(config_.locks));
+      state.phase = Core::Phase::kAcquire;
+      [[fallthrough]];
+    case Core::Phase::kAcquire:
+    case Core::Phase::kRelease:
+      if (state.phase == Core::Phase::kAcquire && issued_ >= config_.operations) {
+        state.phase = Core::Phase::kDone;  // stop spinning: the run is over
+        l1.synchronise();
+        return;
+      }
+      ++issued_;
+      state.kind = L1Controller::Access::kMakeWritable;
+      state.address = lock_address(state.lock);
+      state.size = 8;
+      state.busy = true;
+      ++outstanding_;
+      if (l1.access(state.kind, state.address, state.buffer, state.size)) performed(core);
+      return;
+    case Core::Phase::kInside:
+      if (state.remaining == 0) {
+        state.phase = Core::Phase::kRelease;
+        return drf_step(core);
+      }
+      --state.remaining;
+      if (random_.below(8) == 0) l1.synchronise();  // a fence inside the critical section
+      return drf_data_access(core);
+    case Core::Phase::kDone: return;
+  }
+}
+
+void Tester::drf_data_access(unsigned core) {
+  Core& state = cores_[core];
+  const unsigned words_per_line = config_.line_bytes / 8;
+  const unsigned words = config_.lines * words_per_line;
+  // A word guarded by this core's lock: w with w mod locks == lock.
+  const unsigned guarded = (words + config_.locks - 1 - state.lock) / config_.locks;
+  if (guarded == 0) {
+    state.remaining = 0;
+    return drf_step(core);
+  }
+  const unsigned word = state.lock + static_cast<unsigned>(random_.below(guarded)) * config_.locks;
+  state.address = (static_cast<std::uint64_t>(word / words_per_line) * config_.line_stride * config_.line_bytes) +
+                  (word % words_per_line) * 8;
+  state.size = 8;
+  state.kind = random_.below(100) < config_.load_percent ? L1Controller::Access::kLoad : L1Controller::Access::kStore;
+  if (state.kind == L1Controller::Access::kStore)
+    for (unsigned i = 0; i < 8; ++i) state.buffer[i] = static_cast<std::uint8_t>(random_.next());
+  ++issued_;
+  state.busy = true;
+  ++outstanding_;
+  if (l1s_[core]->access(state.kind, state.address, state.buffer, state.size)) performed(core);
+}
+
+void Tester::drf_performed(unsigned core) {
+  Core& state = cores_[core];
+  switch (state.kind) {
+    case L1Controller::Access::kLoad:
+      ++result_.loads;
+      check_load(core, "load (last write that happens-before it)");
+      break;
+    case L1Controller::Access::kStore:
+      ++result_.stores;
+      std::memcpy(&reference_[state.address], state.buffer, state.size);
+      break;
+    case L1Controller::Access::kMakeWritable:
+      push(now_ + random_.below(3), kAtomicFinish, core);
+      return;
+  }
+  next_access_later(core);
+}
+
+void Tester::drf_finish_atomic(unsigned core) {
+  Core& state = cores_[core];
+  L1Controller& l1 = *l1s_[core];
+  if (!l1.access(L1Controller::Access::kLoad, state.address, state.buffer, 8))
+    fail("core " + std::to_string(core) + ": the lock's read missed after make-writable", state.address);
+  check_load(core, "lock read");
+  std::uint64_t value;
+  std::memcpy(&value, state.buffer, 8);
+  ++result_.atomics;
+  if (state.phase == Core::Phase::kAcquire) {
+    if (value != 0) {
+      // Taken: an AMO that writes nothing (a failed SC), then retry.
+      ++result_.lock_retries;
+      l1.synchronise();
+      next_access_later(core, random_.below(8 * (config_.max_think_cycles + config_.max_network_delay) + 1));  // back off
+      return;
+    }
+    value = core + 1;
+    state.phase = Core::Phase::kInside;
+    state.remaining = 1 + static_cast<unsigned>(random_.below(config_.episode_operations));
+    ++result_.episodes;
+  } else {
+    if (value != core + 1) fail("core " + std::to_string(core) + " releases a lock it does not hold", state.address);
+    value = 0;
+    state.phase = Core::Phase::kIdle;
+  }
+  std::memcpy(state.buffer, &value, 8);
+  if (!l1.access(L1Controller::Access::kStore, state.address, state.buffer, 8))
+    fail("core " + std::to_string(core) + ": the lock's write missed after make-writable", state.address);
+  std::memcpy(&reference_[state.address], state.buffer, 8);
+  l1.synchronise();  // acquire and release are synchronisations
+  next_access_later(core);
+}
+
+void Tester::next_access_later(unsigned core, Cycles backoff) {
   cores_[core].busy = false;
   --outstanding_;
   ++completed_;
   last_progress_ = now_;
   maybe_corrupt();
-  push(now_ + config_.l1_latency + random_.below(config_.max_think_cycles + 1), kCoreStep, core);
+  push(now_ + config_.l1_latency + backoff + random_.below(config_.max_think_cycles + 1), kCoreStep, core);
 }
 
 void Tester::maybe_corrupt() {
@@ -336,6 +479,34 @@ void Tester::final_check() {
     if (!home->quiescent()) fail(home->name() + " is not quiescent after draining", 0);
   const unsigned bytes = config_.line_bytes;
   std::uint8_t copy[kMaxLineBytes];
+  if (config_.data_race_free) {
+    // Read-only copies may be stale (NSI); the last write must be at the
+    // dirty owner, else in the LLC, else in memory.
+    const unsigned all_lines = config_.lines + config_.locks;
+    for (unsigned index = 0; index < all_lines; ++index) {
+      const std::uint64_t line = index < config_.lines
+                                     ? static_cast<std::uint64_t>(index) * config_.line_stride * bytes
+                                     : lock_address(index - config_.lines);
+      const std::uint8_t* expected = &reference_[line];
+      unsigned owners = 0;
+      for (const auto& l1 : l1s_) {
+        bool owner = false;
+        if (!l1->peek(line, copy, bytes, owner) || !owner) continue;
+        ++owners;
+        if (std::memcmp(copy, expected, bytes) != 0) fail("final check: " + l1->name() + "'s dirty copy differs", line);
+      }
+      if (owners > 1) fail("final check: two dirty owners", line);
+      if (owners) continue;
+      HomeController& home = *homes_[geometry_.home_of(line)];
+      if (home.peek(line, copy, bytes)) {
+        if (std::memcmp(copy, expected, bytes) != 0) fail("final check: the LLC copy differs", line);
+      } else {
+        memory_->debug_access(false, line, copy, bytes);
+        if (std::memcmp(copy, expected, bytes) != 0) fail("final check: memory differs", line);
+      }
+    }
+    return;
+  }
   for (unsigned index = 0; index < config_.lines; ++index) {
     const std::uint64_t line = static_cast<std::uint64_t>(index) * config_.line_stride * bytes;
     const std::uint8_t* expected = &reference_[line];
@@ -404,6 +575,10 @@ TesterResult Tester::run() {
     result_.l1_evictions += l1->statistics().evictions;
     result_.upgrades += l1->statistics().upgrades;
     result_.l1_stalled += l1->statistics().stalled_messages;
+    result_.synchronisations += l1->statistics().synchronisations + l1->statistics().periodic_synchronisations;
+    result_.periodic_synchronisations += l1->statistics().periodic_synchronisations;
+    result_.suspect_validated_current += l1->statistics().suspect_validated_current;
+    result_.suspect_validated_stale += l1->statistics().suspect_validated_stale;
   }
   for (const auto& home : homes_) {
     result_.llc_recalls += home->statistics().recalls;
@@ -422,7 +597,9 @@ std::string TesterResult::summary() const {
   std::ostringstream text;
   text << operations << " accesses (" << loads << " loads, " << stores << " stores, " << atomics << " atomics), "
        << messages << " messages, " << l1_evictions << " L1 evictions, " << upgrades << " upgrades, " << llc_recalls
-       << " LLC recalls, " << l1_stalled << " forwards parked, " << home_stalled << " requests waited, " << cycles << " cycles, " << host_seconds << " s, "
+       << " LLC recalls, " << episodes << " episodes, " << lock_retries << " lock retries, " << synchronisations
+       << " synchronisations (" << periodic_synchronisations << " periodic), " << suspect_validated_current
+       << "/" << suspect_validated_stale << " suspect lines validated current/stale, " << l1_stalled << " forwards parked, " << home_stalled << " requests waited, " << cycles << " cycles, " << host_seconds << " s, "
        << (host_seconds > 0 ? operations / host_seconds : 0.0) << " accesses/s (" << host_cpu_seconds
        << " s processor time, " << (host_cpu_seconds > 0 ? operations / host_cpu_seconds : 0.0) << " accesses/s)";
   return text.str();

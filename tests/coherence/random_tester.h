@@ -25,6 +25,7 @@
 #pragma once
 
 #include "coherence/coherence.h"
+#include "coherence/protocol_registry.h"
 
 #include <cstdint>
 #include <string>
@@ -54,6 +55,25 @@ struct TesterConfig {
   std::uint64_t corrupt_after = 0;  // after this many accesses, flip the bytes of an owner's copy (0: never)
   unsigned drop_message_type = 0;   // drop the drop_message_index-th message of this type...
   std::uint64_t drop_message_index = 0;  // ... (1-based; 0: never)
+  // The protocol's parameters (e.g. NSI's periodic_synchronisation_cycles).
+  ProtocolOptions options;
+  // Data-race-free mode (for protocols weaker than SC, like NSI; MESI passes
+  // it too): instead of random accesses, each core runs episodes
+  //   acquire lock k (kMakeWritable + read + write of the lock word, then
+  //   synchronise(); retried while another core holds it)
+  //   -> 1..episode_operations loads/stores of 8-byte words guarded by k
+  //      (word w is guarded by lock w mod locks; occasionally a fence)
+  //   -> release (kMakeWritable + read + write 0, then synchronise()).
+  // Every load must return the last write that happens-before it, which in
+  // a data-race-free program is the last write performed to that word (the
+  // reference acts as the last-writer table). The final check accepts
+  // stale read-only copies (only the dirty owner, else the LLC or memory,
+  // must hold the last write). Lock lines follow the data lines.
+  bool data_race_free = false;
+  unsigned locks = 2;
+  unsigned episode_operations = 6;
+  // Fault injection for NSI: synchronise() no longer self-invalidates.
+  bool skip_self_invalidation = false;
 };
 
 struct TesterResult {
@@ -63,6 +83,12 @@ struct TesterResult {
   std::uint64_t messages = 0;
   // Summed controller statistics, to show what a run exercised.
   std::uint64_t l1_evictions = 0, upgrades = 0, llc_recalls = 0, l1_stalled = 0, home_stalled = 0;
+  // Data-race-free mode: critical sections run, lock attempts that found the
+  // lock taken; self-invalidating protocols: synchronisations (periodic
+  // ones included) and suspect lines validated current / stale.
+  std::uint64_t episodes = 0, lock_retries = 0;
+  std::uint64_t synchronisations = 0, periodic_synchronisations = 0;
+  std::uint64_t suspect_validated_current = 0, suspect_validated_stale = 0;
   Cycles cycles = 0;
   double host_seconds = 0;      // wall-clock time of the run
   double host_cpu_seconds = 0;  // processor time of the run (unaffected by other load)

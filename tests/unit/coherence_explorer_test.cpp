@@ -2,6 +2,7 @@
 // controllers: small systems explored to completion must pass, and a broken
 // network (a dropped or duplicated message) must be caught with a trace.
 #include "coherence/explorer.h"
+#include "coherence/nsi/nsi.h"
 
 #include <gtest/gtest.h>
 
@@ -307,6 +308,216 @@ TEST(CoherenceExplorer, BadConfigurationsAreRejected) {
   too_many.caches = 2;
   too_many.scripts = {{}, {}, {}};
   EXPECT_THROW(explore(too_many), std::invalid_argument);
+}
+
+}  // namespace
+
+// ---- MSI (models/coherence/msi/): the same scripts as MESI's above, to completion ----
+namespace npuvp::coherence::exploration {
+namespace {
+
+Configuration msi(unsigned caches, unsigned lines, std::vector<std::vector<ScriptOperation>> scripts) {
+  Configuration configuration;
+  configuration.protocol = "msi";
+  configuration.caches = caches;
+  configuration.lines = lines;
+  configuration.scripts = std::move(scripts);
+  return configuration;
+}
+
+Result run_msi(const Configuration& configuration) {
+  Result result = explore(configuration);
+  std::cout << "[ explorer ] msi, " << configuration.caches << " caches x " << configuration.lines
+            << " line(s): " << summary(result) << "\n";
+  if (result.failed()) std::cout << result.trace;
+  return result;
+}
+
+TEST(CoherenceExplorer, MsiTwoCachesOneLine) {
+  const Result result = run_msi(msi(2, 1,
+                                    {{store(0), load(0), make_writable_store(0), load(0, 1)},
+                                     {load(0), store(0, 1), load(0), store(0)}}));
+  EXPECT_TRUE(result.passed()) << result.message;
+  EXPECT_GT(result.states, 300u);  // MESI: more (E, Upgrade, write-back buffer)
+  EXPECT_GT(result.terminal_states, 0u);
+}
+
+// 1 x 1 L1s: every access to the other line evicts; an evicting line keeps
+// its way until its AckChange, so the access waits for it.
+TEST(CoherenceExplorer, MsiTwoCachesTwoLinesWithEvictions) {
+  const Result result =
+      run_msi(msi(2, 2, {{store(0), load(1), store(1), load(0)}, {load(0), store(1), load(1), store(0)}}));
+  EXPECT_TRUE(result.passed()) << result.message;
+  EXPECT_GT(result.states, 1000u);
+}
+
+TEST(CoherenceExplorer, MsiThreeCachesTwoLines) {
+  const Result result = run_msi(msi(3, 2, {{store(0), load(1)}, {load(0), store(1)}, {load(1), store(0)}}));
+  EXPECT_TRUE(result.passed()) << result.message;
+  EXPECT_GT(result.states, 5000u);
+}
+
+TEST(CoherenceExplorer, MsiThreeCachesOneLine) {
+  const Result result = run_msi(msi(3, 1,
+                                    {{store(0), load(0), store(0)},
+                                     {load(0), make_writable_store(0), load(0)},
+                                     {load(0), store(0, 1), load(0)}}));
+  EXPECT_TRUE(result.passed()) << result.message;
+  EXPECT_GT(result.states, 4000u);
+}
+
+TEST(CoherenceExplorer, MsiLockedLinesAndLlcRecalls) {
+  Configuration locked = msi(2, 2,
+                             {{make_writable(0), load(1), make_writable_store(0)},
+                              {make_writable(0), synchronise(), load(0), make_writable(1), store(0)}});
+  locked.l1_sets = 2;
+  const Result locking = run_msi(locked);
+  EXPECT_TRUE(locking.passed()) << locking.message;
+  Configuration recalls = msi(2, 2, {{store(0), load(1)}, {load(0), store(1)}});
+  recalls.l1_sets = 2;
+  recalls.llc_sets = 1;
+  recalls.llc_ways = 1;
+  const Result recalled = run_msi(recalls);
+  EXPECT_TRUE(recalled.passed()) << recalled.message;
+  EXPECT_GT(recalled.states, 100u);
+}
+
+// The controller's own permission() answers the single-writer check: a
+// broken answer (every copy writable) is caught.
+TEST(CoherenceExplorer, MsiPermissionComesFromTheController) {
+  Configuration configuration = msi(2, 1, {{load(0)}, {load(0)}});
+  EXPECT_TRUE(run_msi(configuration).passed());
+  configuration.permission = [](const L1Controller& l1, std::uint64_t line) {
+    return l1.permission(line) == L1Controller::Permission::kRead ? Permission::kWrite
+                                                                  : default_permission(l1, line);
+  };
+  EXPECT_EQ(explore(configuration).outcome, Result::Outcome::kSingleWriterViolation);
+}
+
+}  // namespace
+}  // namespace npuvp::coherence::exploration
+
+// ---- NSI: weak-consistency invariants ----
+namespace {
+
+Configuration nsi_configuration() {
+  Configuration configuration;
+  configuration.protocol = "nsi";
+  configuration.allow_readers_with_writer = true;   // at most one EXC/MOD copy; SHD/SUS copies may coexist
+  configuration.happens_before_data_value = true;   // loads see every write that happens-before them
+  return configuration;
+}
+
+// The thesis's Fig. 5.1 and the litmus shapes with synchronisations, to
+// completion; small caches force L1 evictions and LLC recalls.
+TEST(CoherenceExplorerTest, NsiSynchronisedProgramsPassToCompletion) {
+  struct Case {
+    const char* name;
+    Configuration configuration;
+    std::uint64_t minimum_states;
+  };
+  std::vector<Case> cases;
+  {
+    Configuration c = nsi_configuration();  // Fig. 5.1: S(x); Syn1 || L1(x); Syn2; L2(x)
+    c.scripts = {{store(0), synchronise(), store(0)}, {load(0), synchronise(), load(0), store(0)}};
+    cases.push_back({"Fig. 5.1", c, 200});
+  }
+  {
+    Configuration c = nsi_configuration();  // MP+syncs, both lines in one 1-way L1 set
+    c.lines = 2;
+    c.scripts = {{store(0), synchronise(), store(1)}, {load(1), synchronise(), load(0)}};
+    cases.push_back({"MP+syncs", c, 500});
+  }
+  {
+    Configuration c = nsi_configuration();  // SB+syncs with one-line LLC banks: recalls
+    c.lines = 2;
+    c.llc_sets = 1;
+    c.llc_ways = 1;
+    c.scripts = {{load(0), store(1), synchronise(), load(0)}, {load(1), store(0), synchronise(), load(1)}};
+    cases.push_back({"SB+syncs, LLC recalls", c, 3000});
+  }
+  {
+    Configuration c = nsi_configuration();  // write-backs crossing interventions and recalls
+    c.lines = 2;
+    c.llc_sets = 1;
+    c.llc_ways = 1;
+    c.scripts = {{store(0), load(1), store(1), synchronise(), load(0)},
+                 {store(1), load(0), store(0), synchronise(), load(1)}};
+    cases.push_back({"write-backs and recalls", c, 8000});
+  }
+  {
+    Configuration c = nsi_configuration();  // atomics (AMO = make-writable + store, then sync)
+    c.scripts = {{make_writable_store(0), synchronise(), load(0)}, {load(0), make_writable_store(0), synchronise(), load(0)}};
+    cases.push_back({"atomics", c, 150});
+  }
+  {
+    Configuration c = nsi_configuration();  // three caches, false sharing (words 0 and 1 of one line)
+    c.caches = 3;
+    c.scripts = {{store(0), synchronise()}, {load(0), synchronise(), load(0)}, {load(0), store(0, 1), synchronise(), load(0)}};
+    cases.push_back({"three caches", c, 3000});
+  }
+  {
+    Configuration c = nsi_configuration();  // bounded periodic synchronisation (every 4 explorer steps)
+    c.options["periodic_synchronisation_cycles"] = 4;
+    c.scripts = {{store(0), store(0)}, {load(0), load(0), load(0)}};
+    cases.push_back({"periodic synchronisation", c, 500});
+  }
+  for (const Case& each : cases) {
+    const Result result = explore(each.configuration);
+    std::cout << "[ NSI      ] " << each.name << ": " << summary(result) << "\n";
+    EXPECT_TRUE(result.passed()) << each.name << ": " << result.message << "\n" << result.trace;
+    EXPECT_GE(result.states, each.minimum_states) << each.name;
+  }
+}
+
+// Without synchronisations NSI returns stale data (MP: r1 = y = 1, r2 = x =
+// old): the strong data-value check of MESI rejects it, the happens-before
+// check accepts it; MESI passes the strong one.
+TEST(CoherenceExplorerTest, NsiAllowsStaleReadsThatMesiForbids) {
+  Configuration c = nsi_configuration();
+  c.lines = 2;
+  c.l1_ways = 2;
+  c.scripts = {{store(0), store(1)}, {load(0), load(1), load(0)}};
+  EXPECT_TRUE(explore(c).passed());
+  c.happens_before_data_value = false;
+  const Result strong = explore(c);
+  EXPECT_EQ(strong.outcome, Result::Outcome::kDataValueViolation) << summary(strong);
+  c.protocol = "mesi";
+  c.allow_readers_with_writer = false;
+  EXPECT_TRUE(explore(c).passed());
+}
+
+// Fault injection: an NSI whose synchronise() does not self-invalidate is
+// caught (a load after a synchronisation returns a value older than a write
+// that happens-before it).
+TEST(CoherenceExplorerTest, NsiMissingSelfInvalidationIsCaught) {
+  Configuration c = nsi_configuration();
+  c.scripts = {{store(0), synchronise()}, {load(0), synchronise(), load(0)}};
+  auto binding = std::make_shared<ProtocolBinding>(
+      protocol_binding("nsi", {{"periodic_synchronisation_cycles", 0}}));
+  auto make = binding->make_l1;
+  binding->make_l1 = [make](unsigned tile, const npuvp::coherence::Geometry& geometry,
+                            const npuvp::coherence::CacheShape& shape, Environment& environment) {
+    auto l1 = make(tile, geometry, shape, environment);
+    dynamic_cast<npuvp::coherence::nsi::L1&>(*l1).skip_self_invalidation_for_testing(true);
+    return l1;
+  };
+  c.binding = binding;
+  const Result result = explore(c);
+  EXPECT_EQ(result.outcome, Result::Outcome::kDataValueViolation) << summary(result);
+  EXPECT_NE(result.message.find("happens-before"), std::string::npos) << result.message;
+}
+
+// Two owners at once are caught even with read-only copies allowed.
+TEST(CoherenceExplorerTest, NsiSingleOwnerCheckCatchesTwoWriters) {
+  Configuration c = nsi_configuration();
+  c.scripts = {{load(0)}, {load(0)}};
+  c.permission = [](const npuvp::coherence::L1Controller& l1, std::uint64_t line) {
+    std::uint64_t word;
+    bool owner = false;
+    return l1.peek(line, &word, sizeof word, owner) ? Permission::kWrite : Permission::kNone;
+  };
+  EXPECT_EQ(explore(c).outcome, Result::Outcome::kSingleWriterViolation);
 }
 
 }  // namespace

@@ -143,3 +143,20 @@ TEST(CoherenceTableTest, DocumentationShowsTheTablesTheCodeExecutes) {
 
 }  // namespace
 }  // namespace npuvp::coherence
+
+namespace npuvp::coherence {
+namespace {
+
+// NSI is registered, so the documentation test above compares its tables
+// too; its flash self-invalidation is a row of its L1 table.
+TEST(CoherenceTableTest, NsiIsRegisteredWithItsSelfInvalidationRow) {
+  bool found = false;
+  for (const std::string& name : protocol_names()) found |= name == "nsi";
+  ASSERT_TRUE(found);
+  const std::string tables = find_protocol("nsi").tables_markdown();
+  EXPECT_NE(tables.find("| SHD | Synchronise | flash suspect | SUS |"), std::string::npos) << tables;
+  EXPECT_EQ(tables.find("Invalidation |"), std::string::npos) << "NSI has no Invalidation message";
+}
+
+}  // namespace
+}  // namespace npuvp::coherence

@@ -1,0 +1,288 @@
+// NSI (Non-Sharer-Information) coherence, reference/nsi-coherence.md
+// chapter 5: no sharer list, no Invalidation/Ack; the LLC keeps only an owner
+// per line, and each core self-invalidates at synchronisation points. Written
+// as two ProtocolTables (L1 and home) like MESI; docs/coherence.md ("NSI")
+// prints the tables and documents the resolved ambiguities (A1..A10).
+//
+// Summary.
+//  - L1 stable states INV, SHD, EXC, MOD, SUS. A load miss sends Read: the
+//    home answers RepExc (EXC, the reader becomes the owner) when the line
+//    has no owner, RepShd (SHD) otherwise. A store (or kMakeWritable) to
+//    INV/SHD/SUS sends RdEx, answered RepExc; the home records the line as
+//    MOD at once (A1, "optimised"), so the L1 installs MOD. A store to EXC
+//    sends Upgrade and performs on AckChange (home EXC -> MOD). SHD and SUS
+//    lines are dropped silently; evicting EXC/MOD sends Replace (MOD: with
+//    the data) and waits in a write-back buffer for AckChange.
+//  - Writers never invalidate: ExcIntervention (a RdEx for an owned line)
+//    turns the owner's EXC/MOD into SHD, ShdIntervention (a Read of a MOD
+//    line) turns MOD into EXC; both answer AckData with the data.
+//  - synchronise() (fence, AMO, LR, SC) flash-turns every SHD line SUS (an
+//    epoch counter: O(1), no scan). A load on SUS sends Read (validation)
+//    and returns the current data from the reply; equal to the old copy it
+//    counts as a hit (last_miss_speculated_correctly()), else as a miss.
+//    The reply's type decides the state (RepShd -> SHD, RepExc -> EXC, A4).
+//  - Periodic synchronisation (parameter periodic_synchronisation_cycles,
+//    default 100000, 0 = off): applied lazily, at the core's first access at
+//    or after the deadline, which for a blocking core is indistinguishable
+//    from a timer and needs no event.
+//  - The home is blocking (one transaction per line; later requests wait)
+//    and inclusive of owned lines only: an LLC eviction recalls the owner
+//    (ExcIntervention, owner -> SHD) and writes dirty data back; SHD copies
+//    may outlive the LLC line (A3).
+//  - Virtual networks: Read, RdEx, Upgrade, Replace on requests;
+//    ShdIntervention, ExcIntervention AND AckChange on forwards (so an
+//    AckChange and any later forward from the home reach the L1 in order,
+//    which removes the Upgrade/intervention race of A2a); AckData, RepShd,
+//    RepExc on responses.
+#pragma once
+
+#include "coherence/cache_array.h"
+#include "coherence/coherence.h"
+#include "coherence/protocol_registry.h"
+#include "coherence/protocol_table.h"
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+namespace npuvp::coherence::nsi {
+
+enum MessageType : unsigned {
+  kRead = kFirstProtocolMessage,
+  kRdEx,
+  kUpgrade,
+  kReplace,
+  kShdIntervention,
+  kExcIntervention,
+  kAckData,
+  kRepShd,
+  kRepExc,
+  kAckChange,
+  kMessageTypes  // one past the last
+};
+std::string message_name(unsigned type);
+VirtualNetwork virtual_network_of(unsigned type);
+
+constexpr const char* kPeriodicSynchronisationParameter = "periodic_synchronisation_cycles";
+constexpr std::uint64_t kDefaultPeriodicSynchronisationCycles = 100000;
+
+// ---- the L1 machine ----
+struct L1Machine {
+  enum class State : std::uint8_t {
+    kINV,  // not present (a free way)
+    kSHD, kEXC, kMOD, kSUS,
+    kMOD_L,                      // MOD locked by kMakeWritable until the atomic's store
+    kIS_D, kIM_D, kIW_D,         // waiting for data: load, store, make-writable
+    kSV_D,                       // SUS load: validation Read sent, waiting for the reply
+    kEM_A, kEW_A,                // EXC, Upgrade sent for a store / make-writable, waiting for AckChange
+    kMI_A, kEI_A, kII_A,         // in the write-back buffer, Replace sent, waiting for AckChange
+    kCount
+  };
+  enum class Event : std::uint8_t {
+    kLoad, kStore, kMakeWritable, kReplacement, kUnlock, kSynchronise,
+    kShdIntervention, kExcIntervention, kRepShd, kRepExc, kAckChange,
+    kCount
+  };
+  enum class Action : std::uint8_t {
+    kAllocate, kSendRead, kSendRdEx, kSendUpgrade, kPerform, kInstallData, kValidate,
+    kSendReplace, kSendReplaceData, kMoveToWritebackBuffer, kDropSilently, kSendAckData,
+    kStallForward, kStallAccess, kFreeWritebackEntry, kFlashSuspect,
+    kCount
+  };
+  static const char* name(State state);
+  static const char* name(Event event);
+  static const char* name(Action action);
+  static const char* meaning(State state);
+  static const char* meaning(Event event);
+  static const char* meaning(Action action);
+};
+
+// ---- the home machine ----
+struct HomeMachine {
+  enum class State : std::uint8_t {
+    kINV,    // not present in the LLC (a free way)
+    kINV_D,  // allocated, waiting for MemoryData
+    kEXC,    // the LLC data is current; owner = an L1 holding it EXC, or none (-1)
+    kMOD,    // the owner L1 may hold newer data than the LLC
+    kB_S,    // ShdIntervention sent to the owner for a Read, waiting for AckData
+    kB_X,    // ExcIntervention sent to the owner for a RdEx, waiting for AckData
+    kB_R,    // LLC eviction: owner recalled (ExcIntervention), waiting for AckData
+    kCount
+  };
+  enum class Event : std::uint8_t {
+    kRead, kReadOwned, kRdEx, kRdExOwned, kUpgrade, kRequestFromOwner,
+    kReplace, kReplaceOwner, kReplaceStale, kAckData, kMemoryData, kEvict, kEvictOwned,
+    kCount
+  };
+  enum class Action : std::uint8_t {
+    kAllocate, kFetchFromMemory, kStall, kInstallMemoryData, kRecordRequest,
+    kSendRepExc, kSendRepShd, kSendAckChange, kMakeOwner, kClearOwner,
+    kSendShdIntervention, kSendExcIntervention, kRecallOwner,
+    kWriteAckData, kWriteReplaceData, kWriteBack,
+    kCount
+  };
+  static const char* name(State state);
+  static const char* name(Event event);
+  static const char* name(Action action);
+  static const char* meaning(State state);
+  static const char* meaning(Event event);
+  static const char* meaning(Action action);
+};
+
+using L1Table = ProtocolTable<L1Machine>;
+using HomeTable = ProtocolTable<HomeMachine>;
+const L1Table& l1_table();
+const HomeTable& home_table();
+
+class L1 final : public L1Controller {
+ public:
+  using State = L1Machine::State;
+  using Event = L1Machine::Event;
+  using Action = L1Machine::Action;
+  static constexpr unsigned kDefaultWritebackEntries = 4;
+
+  L1(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment,
+     std::uint64_t periodic_synchronisation_cycles = kDefaultPeriodicSynchronisationCycles,
+     unsigned writeback_entries = kDefaultWritebackEntries);
+
+  bool access(Access access, std::uint64_t address, void* data, unsigned size) override;
+  Cycles synchronise() override;
+  bool peek(std::uint64_t address, void* data, unsigned size, bool& owner) const override;
+  void poke(std::uint64_t address, const void* data, unsigned size) override;
+  void handle(const Message& message) override;
+  std::string name() const override { return "L1 " + std::to_string(tile_); }
+  std::string describe(std::uint64_t line) const override;
+  bool quiescent() const override;
+  void serialize(std::string& out) const override;
+  // The stable or transient state of `line` here (kINV when absent); SHD
+  // lines filled before the last synchronisation read as kSUS.
+  State state_of_line(std::uint64_t line) const;
+  // Fault injection for the verification tests: synchronise() no longer
+  // self-invalidates (the testers must then catch stale loads).
+  void skip_self_invalidation_for_testing(bool skip) { skip_self_invalidation_ = skip; }
+
+ private:
+  struct Pending {
+    bool active = false;
+    bool waiting = false;  // stalled: its line is in the write-back buffer, or every entry is busy
+    Access kind = Access::kLoad;
+    std::uint64_t address = 0, line = 0;
+    void* data = nullptr;
+    unsigned size = 0;
+  };
+  struct WritebackEntry {
+    std::uint64_t line = 0;
+    State state = State::kINV;  // kINV: free
+    std::array<std::uint8_t, kMaxLineBytes> data{};
+  };
+  struct Context {
+    std::uint64_t line = 0;
+    int way = CacheArray::kNone;
+    int buffer = -1;
+    const Message* message = nullptr;
+  };
+
+  Context locate(std::uint64_t line) const;
+  State state_of(const Context& context) const;
+  void set_state(Context& context, State state);
+  void fire(Event event, Context& context);
+  void perform(Action action, Context& context);
+  void dispatch_access();
+  void process(const Message& message);
+  void after_event();
+  void retry_stalled_forwards();
+  void unlock();
+  void self_invalidate();
+  void send_to_home(unsigned type, const Context& context, bool with_data, bool dirty);
+  std::uint8_t* line_data(const Context& context);
+  const std::uint8_t* line_data(const Context& context) const;
+  [[noreturn]] void fail(const char* state, const char* event, const Context& context) const;
+
+  unsigned tile_;
+  Geometry geometry_;
+  CacheShape shape_;
+  Environment& environment_;
+  CacheArray array_;
+  // SHD lines record the synchronisation epoch of their fill: an older
+  // epoch means SUS (the flash conversion is one increment).
+  std::vector<std::uint32_t> epoch_;
+  std::uint32_t current_epoch_ = 1;
+  std::uint64_t shd_in_epoch_ = 0;  // SHD lines of the current epoch (become SUS at the next sync)
+  std::uint64_t periodic_cycles_;
+  Cycles next_periodic_ = 0;
+  bool skip_self_invalidation_ = false;
+  std::vector<WritebackEntry> writeback_;
+  Pending pending_;
+  bool in_access_ = false;  // a hit performs inside access()
+  bool performed_ = false;
+  bool validated_current_ = false;
+  bool fill_is_suspect_ = false;  // a synchronisation happened while a load miss was outstanding
+  bool writeback_freed_ = false;
+  bool locked_ = false;
+  std::uint64_t locked_line_ = 0;
+  bool retrying_ = false;
+  std::deque<Message> stalled_;
+};
+
+class Home final : public HomeController {
+ public:
+  using State = HomeMachine::State;
+  using Event = HomeMachine::Event;
+  using Action = HomeMachine::Action;
+
+  // `shape` is this bank's (the LLC's size / tiles).
+  Home(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment);
+
+  void handle(const Message& message) override;
+  std::string name() const override { return "home " + std::to_string(tile_); }
+  std::string describe(std::uint64_t line) const override;
+  bool quiescent() const override;
+  void serialize(std::string& out) const override;
+  bool peek(std::uint64_t address, void* data, unsigned size) const override;
+  void poke(std::uint64_t address, const void* data, unsigned size) override;
+  State state_of_line(std::uint64_t line) const;
+  int owner_of(std::uint64_t line) const;  // -1 when none (or absent)
+
+ private:
+  struct Entry {
+    int owner = -1;          // the L1 holding the line EXC or MOD
+    bool dirty = false;      // the LLC data differs from memory's
+    unsigned requester = 0;  // the transaction in progress
+  };
+  struct Context {
+    std::uint64_t line = 0;
+    int way = CacheArray::kNone;
+    const Message* message = nullptr;
+  };
+
+  State state_of(const Context& context) const;
+  Event classify(const Message& message, const Context& context) const;
+  void fire(Event event, Context& context);
+  void perform(Action action, Context& context);
+  void process(const Message& message);
+  bool make_room(std::uint64_t line);
+  void stall(const Message& message);
+  void wake();
+  unsigned requester(const Context& context) const;
+  void send_to_l1(unsigned type, unsigned tile, const Context& context, bool with_data);
+  void send_to_memory(unsigned type, const Context& context, bool with_data);
+  [[noreturn]] void fail(const char* state, const char* event, const Context& context) const;
+
+  unsigned tile_;
+  Geometry geometry_;
+  CacheShape shape_;
+  Environment& environment_;
+  CacheArray array_;
+  std::vector<Entry> entries_;
+  std::deque<Message> stalled_;
+  bool waking_ = false;
+  bool stalled_now_ = false;
+  std::uint64_t transitions_ = 0;
+};
+
+// The registry entry (parameter periodic_synchronisation_cycles).
+Protocol protocol();
+
+}  // namespace npuvp::coherence::nsi

@@ -1,0 +1,365 @@
+// The NSI home controller (one LLC bank; an owner per line, no sharer list):
+// classifies messages into events and executes home_table().
+#include "coherence/nsi/nsi.h"
+
+#include <cstring>
+#include <sstream>
+#include <stdexcept>
+
+namespace npuvp::coherence::nsi {
+
+namespace {
+
+bool stable(HomeMachine::State state) {
+  using S = HomeMachine::State;
+  return state == S::kINV || state == S::kEXC || state == S::kMOD;
+}
+
+}  // namespace
+
+Home::Home(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment)
+    : tile_(tile),
+      geometry_(geometry),
+      shape_(shape),
+      environment_(environment),
+      array_("home " + std::to_string(tile), shape, geometry.line_bytes, geometry.tiles),
+      entries_(array_.entries()) {
+  if (tile >= geometry.tiles)
+    throw std::invalid_argument(name() + ": tile out of range (tiles " + std::to_string(geometry.tiles) + ")");
+}
+
+Home::State Home::state_of(const Context& context) const {
+  return context.way == CacheArray::kNone ? State::kINV : static_cast<State>(array_.state(context.way));
+}
+
+Home::State Home::state_of_line(std::uint64_t line) const {
+  Context context;
+  context.way = array_.find(geometry_.line_of(line));
+  return state_of(context);
+}
+
+int Home::owner_of(std::uint64_t line) const {
+  const int way = array_.find(geometry_.line_of(line));
+  return way == CacheArray::kNone ? -1 : entries_[way].owner;
+}
+
+void Home::fail(const char* state, const char* event, const Context& context) const {
+  std::string message;
+  if (context.message)
+    message = "message " + message_name(context.message->type) + " from node " +
+              std::to_string(context.message->source);
+  if (context.way != CacheArray::kNone)
+    message += (message.empty() ? "" : ", ") + std::string("owner ") + std::to_string(entries_[context.way].owner);
+  throw ProtocolError(protocol_error_text(name(), context.line, state, event, message, environment_.now()));
+}
+
+Home::Event Home::classify(const Message& message, const Context& context) const {
+  const State state = state_of(context);
+  const int owner = context.way == CacheArray::kNone ? -1 : entries_[context.way].owner;
+  const bool from_owner = owner == static_cast<int>(message.source);
+  const bool busy = !stable(state);
+  switch (message.type) {
+    case kRead:
+      if (from_owner && !busy) return Event::kRequestFromOwner;
+      return owner >= 0 ? Event::kReadOwned : Event::kRead;
+    case kRdEx:
+      if (from_owner && !busy) return Event::kRequestFromOwner;
+      return owner >= 0 ? Event::kRdExOwned : Event::kRdEx;
+    case kUpgrade:
+      if (busy) return Event::kUpgrade;
+      if (from_owner) return Event::kUpgrade;
+      // The sender lost ownership while its Upgrade travelled (an
+      // ExcIntervention took it): it needs the data, as for a RdEx.
+      return owner >= 0 ? Event::kRdExOwned : Event::kRdEx;
+    case kReplace:
+      if (busy) return Event::kReplace;
+      return from_owner ? Event::kReplaceOwner : Event::kReplaceStale;
+    case kAckData: return Event::kAckData;
+    case kMemoryData: return Event::kMemoryData;
+    default: {
+      std::ostringstream text;
+      text << name() << ": unexpected message " << message_name(message.type) << " from node " << message.source
+           << ", line 0x" << std::hex << message.line << std::dec << ", cycle " << environment_.now();
+      throw ProtocolError(text.str());
+    }
+  }
+}
+
+void Home::fire(Event event, Context& context) {
+  const State state = state_of(context);
+  const HomeTable::Row* row = home_table().find(state, event);
+  if (!row) fail(HomeMachine::name(state), HomeMachine::name(event), context);
+  home_table().fired(row);
+  if (!(row->action_count == 1 && row->actions[0] == Action::kStall)) ++transitions_;
+  for (unsigned i = 0; i < row->action_count; ++i) perform(row->actions[i], context);
+  if (context.way == CacheArray::kNone) {
+    if (row->next != State::kINV)
+      throw ProtocolError(name() + ": internal error, state " + HomeMachine::name(row->next) + " without a way");
+  } else if (row->next == State::kINV) {
+    array_.release(context.way);
+    entries_[context.way] = Entry{};
+    context.way = CacheArray::kNone;
+  } else {
+    array_.set_state(context.way, static_cast<std::uint8_t>(row->next));
+  }
+}
+
+unsigned Home::requester(const Context& context) const {
+  if (context.message) {
+    const unsigned type = context.message->type;
+    if (type == kRead || type == kRdEx || type == kUpgrade || type == kReplace) return context.message->source;
+  }
+  return entries_[context.way].requester;
+}
+
+void Home::send_to_l1(unsigned type, unsigned tile, const Context& context, bool with_data) {
+  Message message;
+  message.type = type;
+  message.line = context.line;
+  message.source = tile_;
+  message.source_port = Port::kHome;
+  message.destination = tile;
+  message.destination_port = Port::kL1;
+  message.requester = context.way == CacheArray::kNone ? tile : entries_[context.way].requester;
+  message.vnet = virtual_network_of(type);
+  message.has_data = with_data;
+  if (with_data) std::memcpy(message.data.data(), array_.data(context.way), geometry_.line_bytes);
+  environment_.send(message, shape_.latency);
+}
+
+void Home::send_to_memory(unsigned type, const Context& context, bool with_data) {
+  Message message;
+  message.type = type;
+  message.line = context.line;
+  message.source = tile_;
+  message.source_port = Port::kHome;
+  message.destination = geometry_.memory_controller_of(context.line);
+  message.destination_port = Port::kMemory;
+  message.requester = context.message ? context.message->source : tile_;
+  message.vnet = VirtualNetwork::kRequest;
+  message.has_data = with_data;
+  message.dirty = with_data;
+  if (with_data) std::memcpy(message.data.data(), array_.data(context.way), geometry_.line_bytes);
+  environment_.send(message, shape_.latency);
+}
+
+void Home::perform(Action action, Context& context) {
+  Entry* entry = context.way == CacheArray::kNone ? nullptr : &entries_[context.way];
+  const auto need_entry = [&] {
+    if (!entry) fail(HomeMachine::name(state_of(context)), HomeMachine::name(action), context);
+  };
+  switch (action) {
+    case Action::kAllocate: {
+      const int way = array_.free_way(context.line);
+      if (way == CacheArray::kNone) throw ProtocolError(name() + ": internal error, no free way to allocate");
+      array_.install(way, context.line, static_cast<std::uint8_t>(State::kINV_D));
+      entries_[way] = Entry{};
+      context.way = way;
+      break;
+    }
+    case Action::kFetchFromMemory:
+      ++statistics_.memory_reads;
+      send_to_memory(kMemoryRead, context, false);
+      break;
+    case Action::kStall: stall(*context.message); break;
+    case Action::kInstallMemoryData:
+      need_entry();
+      std::memcpy(array_.data(context.way), context.message->data.data(), geometry_.line_bytes);
+      entry->dirty = false;
+      entry->owner = -1;
+      break;
+    case Action::kRecordRequest:
+      need_entry();
+      entry->requester = context.message->source;
+      break;
+    case Action::kSendRepExc: send_to_l1(kRepExc, requester(context), context, true); break;
+    case Action::kSendRepShd: send_to_l1(kRepShd, requester(context), context, true); break;
+    case Action::kSendAckChange: send_to_l1(kAckChange, context.message->source, context, false); break;
+    case Action::kMakeOwner:
+      need_entry();
+      entry->owner = static_cast<int>(requester(context));
+      break;
+    case Action::kClearOwner:
+      need_entry();
+      entry->owner = -1;
+      break;
+    case Action::kSendShdIntervention:
+      need_entry();
+      ++statistics_.interventions_sent;
+      send_to_l1(kShdIntervention, static_cast<unsigned>(entry->owner), context, false);
+      break;
+    case Action::kSendExcIntervention:
+    case Action::kRecallOwner:
+      need_entry();
+      ++statistics_.interventions_sent;
+      send_to_l1(kExcIntervention, static_cast<unsigned>(entry->owner), context, false);
+      if (action == Action::kRecallOwner) entry->owner = -1;
+      break;
+    case Action::kWriteAckData:
+      need_entry();
+      if (!context.message->has_data) fail(HomeMachine::name(state_of(context)), "AckData without data", context);
+      std::memcpy(array_.data(context.way), context.message->data.data(), geometry_.line_bytes);
+      entry->dirty |= context.message->dirty;
+      break;
+    case Action::kWriteReplaceData:
+      need_entry();
+      if (context.message->has_data) {
+        std::memcpy(array_.data(context.way), context.message->data.data(), geometry_.line_bytes);
+        entry->dirty |= context.message->dirty;
+      }
+      break;
+    case Action::kWriteBack:
+      need_entry();
+      if (entry->dirty) {
+        ++statistics_.memory_writes;
+        send_to_memory(kMemoryWrite, context, true);
+      }
+      break;
+    case Action::kCount: break;
+  }
+}
+
+void Home::stall(const Message& message) {
+  if (!waking_) ++statistics_.stalled_messages;
+  stalled_now_ = true;
+  stalled_.push_back(message);
+}
+
+bool Home::make_room(std::uint64_t line) {
+  if (array_.free_way(line) != CacheArray::kNone) return true;
+  const int victim = array_.victim(line, [](std::uint8_t state) {
+    const auto s = static_cast<State>(state);
+    return s == State::kEXC || s == State::kMOD;
+  });
+  if (victim == CacheArray::kNone) return false;  // every way is busy: wait
+  Context evicted;
+  evicted.line = array_.line(victim);
+  evicted.way = victim;
+  ++statistics_.evictions;
+  const bool owned = entries_[victim].owner >= 0;
+  if (owned) ++statistics_.recalls;
+  fire(owned ? Event::kEvictOwned : Event::kEvict, evicted);
+  return array_.free_way(line) != CacheArray::kNone;
+}
+
+void Home::process(const Message& message) {
+  Context context;
+  context.line = message.line;
+  context.way = array_.find(message.line);
+  context.message = &message;
+  const Event event = classify(message, context);
+  if (context.way == CacheArray::kNone && (event == Event::kRead || event == Event::kRdEx) &&
+      !make_room(message.line)) {
+    stall(message);
+    return;
+  }
+  fire(event, context);
+}
+
+void Home::handle(const Message& message) {
+  if (message.destination_port != Port::kHome || message.destination != tile_ ||
+      geometry_.home_of(message.line) != tile_ || geometry_.line_of(message.line) != message.line) {
+    std::ostringstream text;
+    text << name() << ": message " << message_name(message.type) << " for line 0x" << std::hex << message.line
+         << std::dec << " (home " << geometry_.home_of(message.line) << ") addressed to node " << message.destination
+         << " delivered here";
+    throw ProtocolError(text.str());
+  }
+  const bool request = message.type == kRead || message.type == kRdEx || message.type == kUpgrade ||
+                       message.type == kReplace;
+  if (request && message.type != kReplace)
+    ++(array_.find(message.line) == CacheArray::kNone ? statistics_.misses : statistics_.hits);
+  bool queued = false;
+  if (request)
+    for (const Message& waiting : stalled_)
+      if (waiting.line == message.line) {
+        queued = true;
+        break;
+      }
+  if (queued)
+    stall(message);  // behind the line's earlier requests: arrival order per line
+  else
+    process(message);
+  if (!stalled_.empty()) wake();
+}
+
+void Home::wake() {
+  if (waking_) return;
+  waking_ = true;
+  std::vector<std::uint64_t> blocked;
+  for (;;) {
+    const std::uint64_t before = transitions_;
+    std::deque<Message> queue;
+    queue.swap(stalled_);
+    blocked.clear();
+    for (const Message& message : queue) {
+      bool line_blocked = false;
+      for (std::uint64_t line : blocked) line_blocked |= line == message.line;
+      if (line_blocked) {
+        stalled_.push_back(message);
+        continue;
+      }
+      stalled_now_ = false;
+      process(message);
+      if (stalled_now_) blocked.push_back(message.line);
+    }
+    if (transitions_ == before || stalled_.empty()) break;
+  }
+  waking_ = false;
+}
+
+bool Home::peek(std::uint64_t address, void* data, unsigned size) const {
+  const int way = array_.find(geometry_.line_of(address));
+  if (way == CacheArray::kNone || static_cast<State>(array_.state(way)) == State::kINV_D) return false;
+  std::memcpy(data, array_.data(way) + (address - geometry_.line_of(address)), size);
+  return true;
+}
+
+void Home::poke(std::uint64_t address, const void* data, unsigned size) {
+  const int way = array_.find(geometry_.line_of(address));
+  if (way == CacheArray::kNone || static_cast<State>(array_.state(way)) == State::kINV_D) return;
+  std::memcpy(array_.data(way) + (address - geometry_.line_of(address)), data, size);
+}
+
+std::string Home::describe(std::uint64_t line) const {
+  line = geometry_.line_of(line);
+  const int way = array_.find(line);
+  if (way == CacheArray::kNone) return "INV";
+  const Entry& entry = entries_[way];
+  std::ostringstream text;
+  text << HomeMachine::name(static_cast<State>(array_.state(way))) << " owner " << entry.owner
+       << (entry.dirty ? " dirty" : " clean");
+  if (!stable(static_cast<State>(array_.state(way)))) text << " (requester " << entry.requester << ")";
+  unsigned waiting = 0;
+  for (const Message& message : stalled_) waiting += message.line == line;
+  if (waiting) text << " (" << waiting << " requests waiting)";
+  return text.str();
+}
+
+bool Home::quiescent() const {
+  if (!stalled_.empty()) return false;
+  for (unsigned way = 0; way < array_.entries(); ++way)
+    if (!stable(static_cast<State>(array_.state(static_cast<int>(way))))) return false;
+  return true;
+}
+
+void Home::serialize(std::string& out) const {
+  out += name();
+  out += '{';
+  for (unsigned way = 0; way < array_.entries(); ++way) {
+    const int index = static_cast<int>(way);
+    if (array_.state(index) == 0) continue;
+    const Entry& entry = entries_[way];
+    out += std::to_string(array_.line(index)) + ':' + HomeMachine::name(static_cast<State>(array_.state(index))) +
+           ':' + std::to_string(entry.owner) + ':' + std::to_string(entry.dirty) + ':' +
+           std::to_string(entry.requester) + ':' + std::to_string(array_.lru_rank(index)) + ':';
+    out.append(reinterpret_cast<const char*>(array_.data(index)), geometry_.line_bytes);
+    out += ';';
+  }
+  for (const Message& message : stalled_)
+    out += "stalled" + std::to_string(message.type) + '@' + std::to_string(message.line) + '/' +
+           std::to_string(message.source) + ';';
+  out += '}';
+}
+
+}  // namespace npuvp::coherence::nsi

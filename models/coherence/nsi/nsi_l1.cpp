@@ -1,0 +1,458 @@
+// The NSI L1 controller: classifies core accesses and messages into events
+// and executes l1_table(); synchronise() is the flash SHD -> SUS conversion.
+#include "coherence/nsi/nsi.h"
+
+#include <cstring>
+#include <sstream>
+#include <stdexcept>
+
+namespace npuvp::coherence::nsi {
+
+namespace {
+
+// States whose data the core may read (and the debugger see).
+bool readable(L1Machine::State state) {
+  using S = L1Machine::State;
+  return state == S::kSHD || state == S::kSUS || state == S::kEXC || state == S::kMOD || state == S::kMOD_L ||
+         state == S::kSV_D || state == S::kEM_A || state == S::kEW_A;
+}
+
+bool stable(L1Machine::State state) {
+  using S = L1Machine::State;
+  return state == S::kINV || state == S::kSHD || state == S::kSUS || state == S::kEXC || state == S::kMOD;
+}
+
+}  // namespace
+
+L1::L1(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment,
+       std::uint64_t periodic_synchronisation_cycles, unsigned writeback_entries)
+    : tile_(tile),
+      geometry_(geometry),
+      shape_(shape),
+      environment_(environment),
+      array_("L1 " + std::to_string(tile), shape, geometry.line_bytes),
+      epoch_(array_.entries(), 0),
+      periodic_cycles_(periodic_synchronisation_cycles),
+      next_periodic_(periodic_synchronisation_cycles),
+      writeback_(writeback_entries == 0 ? 1 : writeback_entries) {
+  if (tile >= geometry.tiles)
+    throw std::invalid_argument(name() + ": tile out of range (tiles " + std::to_string(geometry.tiles) + ")");
+}
+
+L1::Context L1::locate(std::uint64_t line) const {
+  Context context;
+  context.line = line;
+  context.way = array_.find(line);
+  if (context.way == CacheArray::kNone)
+    for (unsigned i = 0; i < writeback_.size(); ++i)
+      if (writeback_[i].state != State::kINV && writeback_[i].line == line) context.buffer = static_cast<int>(i);
+  return context;
+}
+
+L1::State L1::state_of(const Context& context) const {
+  if (context.way != CacheArray::kNone) {
+    const auto state = static_cast<State>(array_.state(context.way));
+    if (state == State::kSHD && epoch_[static_cast<unsigned>(context.way)] != current_epoch_) return State::kSUS;
+    return state;
+  }
+  if (context.buffer >= 0) return writeback_[context.buffer].state;
+  return State::kINV;
+}
+
+L1::State L1::state_of_line(std::uint64_t line) const { return state_of(locate(geometry_.line_of(line))); }
+
+void L1::set_state(Context& context, State state) {
+  if (context.way != CacheArray::kNone) {
+    const State old = state_of(context);
+    if (old == State::kSHD && state != State::kSHD) --shd_in_epoch_;
+    if (state == State::kSHD && old != State::kSHD) {
+      if (fill_is_suspect_) {
+        // Requested before a synchronisation, filled after it (A2c): SUS.
+        fill_is_suspect_ = false;
+        ++statistics_.suspect_lines_created;
+        epoch_[static_cast<unsigned>(context.way)] = current_epoch_ - 1;
+      } else {
+        ++shd_in_epoch_;
+        epoch_[static_cast<unsigned>(context.way)] = current_epoch_;
+      }
+    }
+    if (state == State::kINV) {
+      array_.release(context.way);
+      context.way = CacheArray::kNone;
+    } else {
+      array_.set_state(context.way, static_cast<std::uint8_t>(state));
+    }
+  } else if (context.buffer >= 0) {
+    writeback_[context.buffer].state = state;
+    if (state == State::kINV) context.buffer = -1;
+  } else if (state != State::kINV) {
+    throw ProtocolError(name() + ": internal error, state " + L1Machine::name(state) + " for a line without storage");
+  }
+}
+
+std::uint8_t* L1::line_data(const Context& context) {
+  if (context.way != CacheArray::kNone) return array_.data(context.way);
+  return writeback_[context.buffer].data.data();
+}
+const std::uint8_t* L1::line_data(const Context& context) const {
+  if (context.way != CacheArray::kNone) return array_.data(context.way);
+  return writeback_[context.buffer].data.data();
+}
+
+void L1::fail(const char* state, const char* event, const Context& context) const {
+  std::string message;
+  if (context.message) {
+    message = "message " + message_name(context.message->type) + " from node " +
+              std::to_string(context.message->source);
+  } else if (pending_.active) {
+    static const char* const kinds[] = {"load", "store", "make-writable"};
+    std::ostringstream text;
+    text << "core " << kinds[static_cast<int>(pending_.kind)] << " of " << pending_.size << " bytes at 0x" << std::hex
+         << pending_.address;
+    message = text.str();
+  }
+  throw ProtocolError(protocol_error_text(name(), context.line, state, event, message, environment_.now()));
+}
+
+void L1::fire(Event event, Context& context) {
+  const State state = state_of(context);
+  const L1Table::Row* row = l1_table().find(state, event);
+  if (!row) fail(L1Machine::name(state), L1Machine::name(event), context);
+  l1_table().fired(row);
+  // A suspect line left without a load: evicted, or written (RdEx).
+  if (state == State::kSUS && row->next != State::kSV_D) ++statistics_.suspect_dropped_unread;
+  for (unsigned i = 0; i < row->action_count; ++i) perform(row->actions[i], context);
+  set_state(context, row->next);
+}
+
+void L1::send_to_home(unsigned type, const Context& context, bool with_data, bool dirty) {
+  Message message;
+  message.type = type;
+  message.line = context.line;
+  message.source = tile_;
+  message.source_port = Port::kL1;
+  message.destination = geometry_.home_of(context.line);
+  message.destination_port = Port::kHome;
+  message.requester = tile_;
+  message.vnet = virtual_network_of(type);
+  message.has_data = with_data;
+  message.dirty = dirty;
+  if (with_data) std::memcpy(message.data.data(), line_data(context), geometry_.line_bytes);
+  environment_.send(message, shape_.latency);
+}
+
+void L1::perform(Action action, Context& context) {
+  switch (action) {
+    case Action::kAllocate: {
+      const int way = array_.free_way(context.line);
+      if (way == CacheArray::kNone) throw ProtocolError(name() + ": internal error, no free way to allocate");
+      array_.install(way, context.line, static_cast<std::uint8_t>(State::kIS_D));
+      context.way = way;
+      break;
+    }
+    case Action::kSendRead: send_to_home(kRead, context, false, false); break;
+    case Action::kSendRdEx: send_to_home(kRdEx, context, false, false); break;
+    case Action::kSendUpgrade:
+      ++statistics_.upgrades;
+      send_to_home(kUpgrade, context, false, false);
+      break;
+    case Action::kPerform: {
+      std::uint8_t* bytes = array_.data(context.way) + (pending_.address - context.line);
+      const bool hit = in_access_;
+      switch (pending_.kind) {
+        case Access::kLoad:
+          std::memcpy(pending_.data, bytes, pending_.size);
+          ++(hit || validated_current_ ? statistics_.load_hits : statistics_.load_misses);
+          break;
+        case Access::kStore:
+          std::memcpy(bytes, pending_.data, pending_.size);
+          ++(hit ? statistics_.store_hits : statistics_.store_misses);
+          if (locked_ && locked_line_ == context.line) locked_ = false;
+          break;
+        case Access::kMakeWritable:
+          ++(hit ? statistics_.atomic_hits : statistics_.atomic_misses);
+          locked_ = true;
+          locked_line_ = context.line;
+          break;
+      }
+      last_miss_speculated_correctly_ = !hit && validated_current_;
+      validated_current_ = false;
+      array_.touch(context.way);
+      performed_ = true;
+      break;
+    }
+    case Action::kValidate:
+      if (!context.message || !context.message->has_data)
+        fail(L1Machine::name(state_of(context)), "validate (message without data)", context);
+      validated_current_ =
+          std::memcmp(array_.data(context.way), context.message->data.data(), geometry_.line_bytes) == 0;
+      ++(validated_current_ ? statistics_.suspect_validated_current : statistics_.suspect_validated_stale);
+      std::memcpy(array_.data(context.way), context.message->data.data(), geometry_.line_bytes);
+      break;
+    case Action::kInstallData:
+      if (!context.message || !context.message->has_data)
+        fail(L1Machine::name(state_of(context)), "install data (message without data)", context);
+      std::memcpy(array_.data(context.way), context.message->data.data(), geometry_.line_bytes);
+      break;
+    case Action::kSendReplace: send_to_home(kReplace, context, false, false); break;
+    case Action::kSendReplaceData:
+      ++statistics_.writebacks;
+      send_to_home(kReplace, context, true, true);
+      break;
+    case Action::kMoveToWritebackBuffer: {
+      int free_entry = -1;
+      for (unsigned i = 0; i < writeback_.size() && free_entry < 0; ++i)
+        if (writeback_[i].state == State::kINV) free_entry = static_cast<int>(i);
+      if (free_entry < 0) throw ProtocolError(name() + ": internal error, write-back buffer full");
+      WritebackEntry& entry = writeback_[free_entry];
+      entry.line = context.line;
+      std::memcpy(entry.data.data(), array_.data(context.way), geometry_.line_bytes);
+      entry.state = state_of(context);
+      array_.release(context.way);
+      context.way = CacheArray::kNone;
+      context.buffer = free_entry;
+      ++statistics_.evictions;
+      line_lost(context.line);
+      break;
+    }
+    case Action::kDropSilently:
+      if (state_of(context) == State::kSHD) --shd_in_epoch_;
+      array_.release(context.way);
+      context.way = CacheArray::kNone;
+      ++statistics_.evictions;
+      line_lost(context.line);
+      break;
+    case Action::kSendAckData: {
+      ++statistics_.interventions_received;
+      const State state = state_of(context);
+      send_to_home(kAckData, context, true, state == State::kMOD || state == State::kMI_A);
+      break;
+    }
+    case Action::kStallForward:
+      if (!retrying_) ++statistics_.stalled_messages;
+      stalled_.push_back(*context.message);
+      break;
+    case Action::kStallAccess: pending_.waiting = true; break;
+    case Action::kFreeWritebackEntry: writeback_freed_ = true; break;
+    case Action::kFlashSuspect:  // performed for all lines at once by self_invalidate()
+    case Action::kCount: break;
+  }
+}
+
+bool L1::access(Access kind, std::uint64_t address, void* data, unsigned size) {
+  if ((size != 1 && size != 2 && size != 4 && size != 8) || address % size != 0) {
+    std::ostringstream text;
+    text << name() << ": misaligned or bad-sized access of " << size << " bytes at 0x" << std::hex << address;
+    throw std::invalid_argument(text.str());
+  }
+  if (pending_.active) throw ProtocolError(name() + ": access while a miss is outstanding (one per L1)");
+  last_miss_speculated_correctly_ = false;
+  if (periodic_cycles_ != 0 && environment_.now() >= next_periodic_) {
+    // The periodic synchronisation, applied lazily: SHD lines are only
+    // observed through accesses, so doing it now is the same as at the
+    // deadline for a blocking core.
+    ++statistics_.periodic_synchronisations;
+    self_invalidate();
+  }
+  const std::uint64_t line = geometry_.line_of(address);
+  if (locked_ && locked_line_ != line) unlock();
+  pending_.active = true;
+  pending_.waiting = false;
+  pending_.kind = kind;
+  pending_.address = address;
+  pending_.line = line;
+  pending_.data = data;
+  pending_.size = size;
+  performed_ = false;
+  in_access_ = true;
+  dispatch_access();
+  in_access_ = false;
+  if (!performed_) return false;
+  performed_ = false;
+  pending_.active = false;
+  if (!stalled_.empty()) retry_stalled_forwards();  // a store may have ended an atomic's lock
+  return true;
+}
+
+void L1::dispatch_access() {
+  static const Event events[] = {Event::kLoad, Event::kStore, Event::kMakeWritable};
+  Context context = locate(pending_.line);
+  if (state_of(context) == State::kINV && array_.free_way(pending_.line) == CacheArray::kNone) {
+    const int victim = array_.victim(pending_.line, [](std::uint8_t state) {
+      const auto s = static_cast<State>(state);
+      return s == State::kSHD || s == State::kSUS || s == State::kEXC || s == State::kMOD;
+    });
+    if (victim == CacheArray::kNone) throw ProtocolError(name() + ": internal error, no evictable way");
+    const auto victim_state = static_cast<State>(array_.state(victim));
+    if (victim_state == State::kEXC || victim_state == State::kMOD) {
+      bool buffer_free = false;
+      for (const WritebackEntry& entry : writeback_) buffer_free |= entry.state == State::kINV;
+      if (!buffer_free) {
+        // Every write-back entry waits for its AckChange: the miss waits for one.
+        pending_.waiting = true;
+        return;
+      }
+    }
+    Context evicted;
+    evicted.line = array_.line(victim);
+    evicted.way = victim;
+    fire(Event::kReplacement, evicted);
+  }
+  fire(events[static_cast<int>(pending_.kind)], context);
+}
+
+void L1::handle(const Message& message) {
+  if (message.destination_port != Port::kL1 || message.destination != tile_)
+    throw ProtocolError(name() + ": message " + message_name(message.type) + " addressed to node " +
+                        std::to_string(message.destination) + " delivered here");
+  performed_ = false;
+  process(message);
+  after_event();
+}
+
+void L1::process(const Message& message) {
+  Event event;
+  switch (message.type) {
+    case kShdIntervention: event = Event::kShdIntervention; break;
+    case kExcIntervention: event = Event::kExcIntervention; break;
+    case kRepShd: event = Event::kRepShd; break;
+    case kRepExc: event = Event::kRepExc; break;
+    case kAckChange: event = Event::kAckChange; break;
+    default: {
+      std::ostringstream text;
+      text << name() << ": unexpected message " << message_name(message.type) << " from node " << message.source
+           << ", line 0x" << std::hex << message.line << std::dec << ", cycle " << environment_.now();
+      throw ProtocolError(text.str());
+    }
+  }
+  Context context = locate(message.line);
+  context.message = &message;
+  fire(event, context);
+}
+
+void L1::after_event() {
+  if (!stalled_.empty()) retry_stalled_forwards();
+  if (pending_.active && pending_.waiting && writeback_freed_) {
+    writeback_freed_ = false;
+    pending_.waiting = false;
+    dispatch_access();
+  }
+  writeback_freed_ = false;
+  if (performed_ && pending_.active) {
+    performed_ = false;
+    pending_.active = false;
+    fill_is_suspect_ = false;
+    miss_completed();  // last: the handler may start the next access
+  }
+}
+
+void L1::retry_stalled_forwards() {
+  std::deque<Message> queue;
+  queue.swap(stalled_);
+  retrying_ = true;
+  for (const Message& message : queue) process(message);  // a still-blocked one is stalled again, in order
+  retrying_ = false;
+}
+
+void L1::unlock() {
+  Context context = locate(locked_line_);
+  locked_ = false;
+  fire(Event::kUnlock, context);
+  if (!stalled_.empty()) retry_stalled_forwards();
+}
+
+void L1::self_invalidate() {
+  if (periodic_cycles_ != 0) next_periodic_ = environment_.now() + periodic_cycles_;
+  if (skip_self_invalidation_) return;
+  // The table's SHD + Synchronise row, for every SHD line at once.
+  l1_table().fired(l1_table().find(State::kSHD, Event::kSynchronise));
+  statistics_.suspect_lines_created += shd_in_epoch_;
+  shd_in_epoch_ = 0;
+  if (++current_epoch_ == 0) {
+    // The epoch wrapped: make the suspect lines explicit, then restart.
+    for (unsigned way = 0; way < array_.entries(); ++way)
+      if (static_cast<State>(array_.state(static_cast<int>(way))) == State::kSHD)
+        array_.set_state(static_cast<int>(way), static_cast<std::uint8_t>(State::kSUS));
+    current_epoch_ = 1;
+  }
+}
+
+Cycles L1::synchronise() {
+  if (locked_) unlock();
+  ++statistics_.synchronisations;
+  // A core that synchronises with a load miss outstanding (not a blocking
+  // core's case) must see that line's fill as suspect.
+  if (pending_.active && pending_.kind == Access::kLoad) fill_is_suspect_ = true;
+  self_invalidate();
+  return 1;  // the flash conversion takes one cycle (reference 3.3)
+}
+
+bool L1::peek(std::uint64_t address, void* data, unsigned size, bool& owner) const {
+  const Context context = locate(geometry_.line_of(address));
+  const State state = state_of(context);
+  const bool valid = readable(state) || state == State::kMI_A || state == State::kEI_A;
+  if (!valid) return false;
+  owner = state == State::kMOD || state == State::kMOD_L || state == State::kMI_A;
+  std::memcpy(data, line_data(context) + (address - context.line), size);
+  return true;
+}
+
+void L1::poke(std::uint64_t address, const void* data, unsigned size) {
+  const Context context = locate(geometry_.line_of(address));
+  const State state = state_of(context);
+  if (readable(state) || state == State::kMI_A || state == State::kEI_A)
+    std::memcpy(const_cast<std::uint8_t*>(line_data(context)) + (address - context.line), data, size);
+}
+
+std::string L1::describe(std::uint64_t line) const {
+  const Context context = locate(geometry_.line_of(line));
+  std::string text = L1Machine::name(state_of(context));
+  if (context.buffer >= 0) text += " (write-back buffer)";
+  if (locked_ && locked_line_ == context.line) text += " (locked)";
+  if (pending_.active && pending_.line == context.line) text += pending_.waiting ? " (access waiting)" : " (miss)";
+  unsigned parked = 0;
+  for (const Message& message : stalled_) parked += message.line == context.line;
+  if (parked) text += " (" + std::to_string(parked) + " forwards parked)";
+  return text;
+}
+
+bool L1::quiescent() const {
+  if (pending_.active || !stalled_.empty()) return false;
+  for (const WritebackEntry& entry : writeback_)
+    if (entry.state != State::kINV) return false;
+  for (unsigned way = 0; way < array_.entries(); ++way)
+    if (!stable(static_cast<State>(array_.state(static_cast<int>(way))))) return false;
+  return true;
+}
+
+void L1::serialize(std::string& out) const {
+  out += name();
+  out += '{';
+  for (unsigned way = 0; way < array_.entries(); ++way) {
+    const int index = static_cast<int>(way);
+    if (array_.state(index) == 0) continue;
+    Context context;
+    context.line = array_.line(index);
+    context.way = index;
+    out += std::to_string(array_.line(index)) + ':' + L1Machine::name(state_of(context)) + ':' +
+           std::to_string(array_.lru_rank(index)) + ':';
+    out.append(reinterpret_cast<const char*>(array_.data(index)), geometry_.line_bytes);
+    out += ';';
+  }
+  for (const WritebackEntry& entry : writeback_) {
+    if (entry.state == State::kINV) continue;
+    out += "wb" + std::to_string(entry.line) + ':' + L1Machine::name(entry.state) + ':';
+    out.append(reinterpret_cast<const char*>(entry.data.data()), geometry_.line_bytes);
+    out += ';';
+  }
+  if (pending_.active)
+    out += "pending" + std::to_string(static_cast<int>(pending_.kind)) + '/' + std::to_string(pending_.address) + '/' +
+           std::to_string(pending_.size) + (pending_.waiting ? "w;" : ";");
+  if (locked_) out += "locked" + std::to_string(locked_line_) + ';';
+  for (const Message& message : stalled_)
+    out += "stalled" + std::to_string(message.type) + '@' + std::to_string(message.line) + ';';
+  if (periodic_cycles_ != 0) out += "next" + std::to_string(next_periodic_) + ';';
+  out += '}';
+}
+
+}  // namespace npuvp::coherence::nsi

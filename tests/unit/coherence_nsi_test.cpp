@@ -1,0 +1,360 @@
+// NSI transitions, one scenario at a time, with a hand-driven network (the
+// test decides which message is delivered when, to create the races).
+#include "coherence/memory_controller.h"
+#include "coherence/nsi/nsi.h"
+#include "coherence/protocol_registry.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace npuvp::coherence::nsi {
+namespace {
+
+class FlatMemory final : public MemoryBackend {
+ public:
+  FlatMemory() {
+    for (unsigned i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::uint8_t>(i * 7 + 1);
+  }
+  Cycles read_line(std::uint64_t line, std::uint8_t* data, unsigned size, bool& ok) override {
+    ok = line + size <= bytes.size();
+    if (ok) std::memcpy(data, &bytes[line], size);
+    return 5;
+  }
+  Cycles write_line(std::uint64_t line, const std::uint8_t* data, unsigned size, bool& ok) override {
+    ok = line + size <= bytes.size();
+    if (ok) std::memcpy(&bytes[line], data, size);
+    ++writes;
+    return 5;
+  }
+  bool debug_access(bool write, std::uint64_t address, void* data, std::size_t size) override {
+    if (write) std::memcpy(&bytes[address], data, size); else std::memcpy(data, &bytes[address], size);
+    return true;
+  }
+  std::array<std::uint8_t, 4096> bytes{};
+  unsigned writes = 0;
+};
+
+// Messages wait in `in_flight` until the test delivers them.
+class Cluster final : public Environment {
+ public:
+  explicit Cluster(unsigned l1_ways = 2, unsigned llc_ways = 2, std::uint64_t periodic = 0) {
+    geometry.tiles = 4;
+    geometry.memory_controllers = 1;
+    geometry.line_bytes = 32;
+    const CacheShape l1_shape{32u * l1_ways, l1_ways, 3};  // one set
+    const CacheShape llc_shape{32u * llc_ways, llc_ways, 10};
+    for (unsigned tile = 0; tile < geometry.tiles; ++tile) {
+      l1s.push_back(std::make_unique<L1>(tile, geometry, l1_shape, *this, periodic));
+      homes.push_back(std::make_unique<Home>(tile, geometry, llc_shape, *this));
+      completed.push_back(0);
+      l1s.back()->set_miss_completion([this, tile] { ++completed[tile]; });
+    }
+    memory_controller = std::make_unique<MemoryController>(0, geometry, *this, memory);
+  }
+  Cycles now() const override { return cycle; }
+  void send(const Message& message, Cycles) override {
+    in_flight.push_back(message);
+    log.push_back(message_name(message.type) + " " + std::to_string(message.source) + "->" +
+                  std::to_string(message.destination));
+  }
+  void schedule(Cycles, std::function<void()> action) override { action(); }
+
+  void deliver(std::size_t index) {
+    const Message message = in_flight[index];
+    in_flight.erase(in_flight.begin() + static_cast<long>(index));
+    ++cycle;
+    if (message.destination_port == Port::kL1) l1s[message.destination]->handle(message);
+    else if (message.destination_port == Port::kHome) homes[message.destination]->handle(message);
+    else memory_controller->handle(message);
+  }
+  void deliver(unsigned type, unsigned destination) {
+    for (std::size_t i = 0; i < in_flight.size(); ++i)
+      if (in_flight[i].type == type && in_flight[i].destination == destination) return deliver(i);
+    FAIL() << "no " << message_name(type) << " to node " << destination << " in flight";
+  }
+  void run(const std::function<bool(const Message&)>& hold = nullptr) {
+    for (bool progress = true; progress;) {
+      progress = false;
+      for (std::size_t i = 0; i < in_flight.size(); ++i)
+        if (!hold || !hold(in_flight[i])) {
+          deliver(i);
+          progress = true;
+          break;
+        }
+    }
+  }
+  bool sent(const std::string& entry) const {
+    for (const std::string& each : log) if (each == entry) return true;
+    return false;
+  }
+  // Loads 8 bytes; `hit` tells whether the access hit.
+  std::uint64_t load64(unsigned tile, std::uint64_t address, bool* hit = nullptr) {
+    std::uint64_t value = 0;
+    const unsigned before = completed[tile];
+    const bool was_hit = l1s[tile]->access(L1Controller::Access::kLoad, address, &value, 8);
+    if (!was_hit) {
+      run();
+      EXPECT_EQ(completed[tile], before + 1);
+    }
+    if (hit) *hit = was_hit;
+    return value;
+  }
+  void store64(unsigned tile, std::uint64_t address, std::uint64_t value) {
+    static std::uint64_t buffer;
+    buffer = value;
+    const unsigned before = completed[tile];
+    if (!l1s[tile]->access(L1Controller::Access::kStore, address, &buffer, 8)) {
+      run();
+      EXPECT_EQ(completed[tile], before + 1);
+    }
+  }
+  L1::State l1_state(unsigned tile, std::uint64_t line) const { return l1s[tile]->state_of_line(line); }
+  Home& home_of(std::uint64_t line) { return *homes[geometry.home_of(line)]; }
+
+  Geometry geometry;
+  FlatMemory memory;
+  std::vector<std::unique_ptr<L1>> l1s;
+  std::vector<std::unique_ptr<Home>> homes;
+  std::unique_ptr<MemoryController> memory_controller;
+  std::vector<unsigned> completed;
+  std::vector<Message> in_flight;
+  std::vector<std::string> log;
+  Cycles cycle = 0;
+};
+
+using S = L1Machine::State;
+using H = HomeMachine::State;
+constexpr std::uint64_t kLine = 0x40;  // home 2
+
+TEST(CoherenceNsiTest, ReadMissOnUnownedLineGrantsExclusive) {
+  Cluster cluster;
+  std::uint64_t expected;
+  std::memcpy(&expected, &cluster.memory.bytes[kLine], 8);
+  EXPECT_EQ(cluster.load64(0, kLine), expected);
+  EXPECT_EQ(cluster.l1_state(0, kLine), S::kEXC);
+  EXPECT_EQ(cluster.home_of(kLine).state_of_line(kLine), H::kEXC);
+  EXPECT_EQ(cluster.home_of(kLine).owner_of(kLine), 0);
+  EXPECT_TRUE(cluster.sent("RepExc 2->0"));
+  // A store to the EXC line needs only an Upgrade (no RdEx).
+  cluster.store64(0, kLine, 0x1111);
+  EXPECT_EQ(cluster.l1_state(0, kLine), S::kMOD);
+  EXPECT_EQ(cluster.home_of(kLine).state_of_line(kLine), H::kMOD);
+  EXPECT_TRUE(cluster.sent("Upgrade 0->2"));
+  EXPECT_FALSE(cluster.sent("RdEx 0->2"));
+}
+
+TEST(CoherenceNsiTest, SecondReaderInterventionLeavesOwnerExclusiveAndReaderShared) {
+  Cluster cluster;
+  cluster.store64(0, kLine, 0xabcd);  // RdEx: MOD at once (A1 optimised)
+  EXPECT_EQ(cluster.l1_state(0, kLine), S::kMOD);
+  EXPECT_EQ(cluster.load64(1, kLine), 0xabcdu);
+  EXPECT_TRUE(cluster.sent("ShdIntervention 2->0"));
+  EXPECT_EQ(cluster.l1_state(0, kLine), S::kEXC);  // MOD -> EXC (MESI: S)
+  EXPECT_EQ(cluster.l1_state(1, kLine), S::kSHD);
+  EXPECT_EQ(cluster.home_of(kLine).state_of_line(kLine), H::kEXC);
+  EXPECT_EQ(cluster.home_of(kLine).owner_of(kLine), 0);
+  // A third reader of the clean owned line is served by the LLC, no intervention.
+  const std::size_t messages = cluster.log.size();
+  EXPECT_EQ(cluster.load64(2, kLine), 0xabcdu);
+  EXPECT_EQ(cluster.log.size(), messages + 2);  // Read, RepShd
+  EXPECT_EQ(cluster.l1_state(2, kLine), S::kSHD);
+}
+
+TEST(CoherenceNsiTest, WriterTakesOwnershipWithoutInvalidatingAndReadersStayStale) {
+  Cluster cluster;
+  cluster.store64(0, kLine, 1);
+  EXPECT_EQ(cluster.load64(1, kLine), 1u);  // L1 1 SHD
+  cluster.store64(2, kLine, 2);             // RdEx: ExcIntervention to the owner
+  EXPECT_TRUE(cluster.sent("ExcIntervention 2->0"));
+  EXPECT_EQ(cluster.l1_state(0, kLine), S::kSHD);  // EXC -> SHD (MESI: I)
+  EXPECT_EQ(cluster.l1_state(1, kLine), S::kSHD);  // never told
+  EXPECT_EQ(cluster.l1_state(2, kLine), S::kMOD);
+  EXPECT_EQ(cluster.home_of(kLine).owner_of(kLine), 2);
+  bool hit = false;
+  EXPECT_EQ(cluster.load64(1, kLine, &hit), 1u);  // stale, allowed before a synchronisation
+  EXPECT_TRUE(hit);
+  EXPECT_EQ(cluster.load64(0, kLine, &hit), 1u);
+  EXPECT_TRUE(hit);
+}
+
+TEST(CoherenceNsiTest, SynchroniseMakesSharedLinesSuspectAndLeavesOwnedOnes) {
+  Cluster cluster;
+  constexpr std::uint64_t kOther = 0x60;  // home 3
+  cluster.store64(0, kLine, 1);
+  EXPECT_EQ(cluster.load64(1, kLine), 1u);  // SHD at L1 1
+  EXPECT_EQ(cluster.load64(1, kOther), cluster.load64(1, kOther));  // EXC at L1 1 (unowned)
+  EXPECT_EQ(cluster.l1s[1]->synchronise(), 1u);
+  EXPECT_EQ(cluster.l1_state(1, kLine), S::kSUS);
+  EXPECT_EQ(cluster.l1_state(1, kOther), S::kEXC);
+  EXPECT_EQ(cluster.l1s[1]->statistics().suspect_lines_created, 1u);
+  EXPECT_EQ(cluster.l1s[1]->statistics().synchronisations, 1u);
+  cluster.l1s[1]->synchronise();  // SUS stays SUS; nothing new becomes suspect
+  EXPECT_EQ(cluster.l1_state(1, kLine), S::kSUS);
+  EXPECT_EQ(cluster.l1s[1]->statistics().suspect_lines_created, 1u);
+}
+
+TEST(CoherenceNsiTest, SuspectLoadValidatedCurrentCostsAHit) {
+  Cluster cluster;
+  cluster.store64(0, kLine, 7);
+  EXPECT_EQ(cluster.load64(1, kLine), 7u);
+  cluster.l1s[1]->synchronise();
+  const std::uint64_t hits = cluster.l1s[1]->statistics().load_hits;
+  bool hit = true;
+  EXPECT_EQ(cluster.load64(1, kLine, &hit), 7u);
+  EXPECT_FALSE(hit);  // the validation is a round trip...
+  EXPECT_TRUE(cluster.l1s[1]->last_miss_speculated_correctly());  // ...charged as a hit
+  EXPECT_EQ(cluster.l1s[1]->statistics().load_hits, hits + 1);
+  EXPECT_EQ(cluster.l1s[1]->statistics().suspect_validated_current, 1u);
+  EXPECT_EQ(cluster.l1_state(1, kLine), S::kSHD);  // RepShd: the owner is L1 0
+}
+
+TEST(CoherenceNsiTest, SuspectLoadValidatedStaleIsAMissWithFreshData) {
+  Cluster cluster;
+  cluster.store64(0, kLine, 7);
+  EXPECT_EQ(cluster.load64(1, kLine), 7u);
+  cluster.store64(0, kLine, 8);  // L1 0: EXC -> Upgrade -> MOD; L1 1 keeps 7
+  cluster.l1s[1]->synchronise();
+  const std::uint64_t misses = cluster.l1s[1]->statistics().load_misses;
+  EXPECT_EQ(cluster.load64(1, kLine), 8u);
+  EXPECT_FALSE(cluster.l1s[1]->last_miss_speculated_correctly());
+  EXPECT_EQ(cluster.l1s[1]->statistics().load_misses, misses + 1);
+  EXPECT_EQ(cluster.l1s[1]->statistics().suspect_validated_stale, 1u);
+  EXPECT_EQ(cluster.l1_state(0, kLine), S::kEXC);  // ShdIntervention: MOD -> EXC
+}
+
+// A2c: a fill requested before a synchronisation and arriving after it is
+// suspect.
+TEST(CoherenceNsiTest, FillArrivingAfterASynchronisationIsSuspect) {
+  Cluster cluster;
+  cluster.store64(0, kLine, 3);
+  static std::uint64_t value = 0;
+  EXPECT_FALSE(cluster.l1s[1]->access(L1Controller::Access::kLoad, kLine, &value, 8));
+  cluster.l1s[1]->synchronise();
+  cluster.run();
+  EXPECT_EQ(value, 3u);
+  EXPECT_EQ(cluster.l1_state(1, kLine), S::kSUS);
+  EXPECT_EQ(cluster.l1s[1]->statistics().suspect_lines_created, 1u);
+  cluster.load64(1, kLine + 0x20);  // a later fill (another line, another home) is SHD/EXC again
+  EXPECT_NE(cluster.l1_state(1, kLine + 0x20), S::kSUS);
+}
+
+TEST(CoherenceNsiTest, SuspectLineEvictedUnreadIsCounted) {
+  Cluster cluster(1);  // one-way L1s
+  cluster.store64(0, kLine, 7);
+  EXPECT_EQ(cluster.load64(1, kLine), 7u);
+  cluster.l1s[1]->synchronise();
+  cluster.load64(1, kLine + 0x80);  // same set: the SUS line leaves silently
+  EXPECT_EQ(cluster.l1_state(1, kLine), S::kINV);
+  EXPECT_FALSE(cluster.sent("Replace 1->2"));
+  EXPECT_EQ(cluster.l1s[1]->statistics().suspect_dropped_unread, 1u);
+}
+
+TEST(CoherenceNsiTest, OwnerWriteBackReleasesOwnership) {
+  Cluster cluster(1);
+  cluster.store64(0, kLine, 0x55);
+  cluster.load64(0, kLine + 0x80);  // evicts the MOD line: Replace with data
+  EXPECT_TRUE(cluster.sent("Replace 0->2"));
+  EXPECT_TRUE(cluster.sent("AckChange 2->0"));
+  EXPECT_EQ(cluster.home_of(kLine).state_of_line(kLine), H::kEXC);
+  EXPECT_EQ(cluster.home_of(kLine).owner_of(kLine), -1);
+  std::uint64_t value = 0;
+  ASSERT_TRUE(cluster.home_of(kLine).peek(kLine, &value, 8));
+  EXPECT_EQ(value, 0x55u);
+  EXPECT_EQ(cluster.load64(3, kLine), 0x55u);  // unowned again: RepExc
+  EXPECT_EQ(cluster.l1_state(3, kLine), S::kEXC);
+}
+
+TEST(CoherenceNsiTest, LlcEvictionRecallsTheOwnerAndWritesBack) {
+  Cluster cluster(2, 1);  // one-line LLC banks
+  cluster.store64(0, kLine, 0x77);
+  const unsigned writes = cluster.memory.writes;
+  cluster.load64(1, kLine + 4 * 32 * 1);  // same home (interleave 4 tiles) and set
+  EXPECT_TRUE(cluster.sent("ExcIntervention 2->0"));
+  EXPECT_EQ(cluster.l1_state(0, kLine), S::kSHD);  // keeps a read-only copy (A3)
+  EXPECT_GT(cluster.memory.writes, writes);
+  std::uint64_t value = 0;
+  std::memcpy(&value, &cluster.memory.bytes[kLine], 8);
+  EXPECT_EQ(value, 0x77u);
+  EXPECT_EQ(cluster.home_of(kLine).statistics().recalls, 1u);
+}
+
+// An Upgrade overtaken by another L1's RdEx: the ExcIntervention reaches the
+// upgrading L1 first; the home then answers its Upgrade as a RdEx.
+TEST(CoherenceNsiTest, UpgradeRacingAnotherWriterEndsWithBothStoresInOrder) {
+  Cluster cluster;
+  cluster.load64(0, kLine);  // EXC
+  static std::uint64_t mine = 0x100, theirs = 0x200;
+  EXPECT_FALSE(cluster.l1s[0]->access(L1Controller::Access::kStore, kLine, &mine, 8));  // Upgrade in flight
+  EXPECT_FALSE(cluster.l1s[1]->access(L1Controller::Access::kStore, kLine, &theirs, 8));
+  cluster.deliver(kRdEx, 2);  // L1 1's RdEx first: ExcIntervention to L1 0
+  cluster.deliver(kExcIntervention, 0);
+  EXPECT_EQ(cluster.l1_state(0, kLine), S::kIM_D);
+  cluster.run();
+  EXPECT_EQ(cluster.completed[0], 2u);  // the load, then the store
+  EXPECT_EQ(cluster.completed[1], 1u);
+  EXPECT_EQ(cluster.l1_state(0, kLine), S::kMOD);  // its Upgrade was answered RepExc
+  EXPECT_EQ(cluster.l1_state(1, kLine), S::kSHD);
+  EXPECT_EQ(cluster.load64(0, kLine), 0x100u);
+}
+
+TEST(CoherenceNsiTest, PeriodicSynchronisationMakesSpinningLoadsSeeTheStore) {
+  Cluster cluster(2, 2, 50);
+  cluster.store64(0, kLine, 0);
+  EXPECT_EQ(cluster.load64(1, kLine), 0u);
+  cluster.store64(0, kLine, 1);  // the flag; L1 1 spins on its SHD copy
+  std::uint64_t seen = 0;
+  for (unsigned spin = 0; spin < 100 && seen == 0; ++spin) {
+    seen = cluster.load64(1, kLine);
+    ++cluster.cycle;
+  }
+  EXPECT_EQ(seen, 1u);
+  EXPECT_GE(cluster.l1s[1]->statistics().periodic_synchronisations, 1u);
+}
+
+TEST(CoherenceNsiTest, UnexpectedEventIsAProtocolError) {
+  Cluster cluster;
+  cluster.store64(0, kLine, 1);
+  cluster.load64(1, kLine);  // SHD at L1 1
+  Message forward;
+  forward.type = kShdIntervention;
+  forward.line = kLine;
+  forward.source = 2;
+  forward.source_port = Port::kHome;
+  forward.destination = 1;
+  forward.destination_port = Port::kL1;
+  try {
+    cluster.l1s[1]->handle(forward);
+    FAIL() << "no error";
+  } catch (const ProtocolError& error) {
+    EXPECT_NE(std::string(error.what()).find("no transition for event ShdIntervention in state SHD"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(CoherenceNsiTest, RegistryEntryDeclaresThePeriodicParameter) {
+  const Protocol& protocol = find_protocol("nsi");
+  ASSERT_EQ(protocol.parameters.size(), 1u);
+  EXPECT_EQ(protocol.parameters[0].name, "periodic_synchronisation_cycles");
+  EXPECT_EQ(protocol.parameters[0].default_value, 100000u);
+  EXPECT_EQ(option_value(protocol, {}, "periodic_synchronisation_cycles"), 100000u);
+  EXPECT_EQ(option_value(protocol, {{"periodic_synchronisation_cycles", 7}}, "periodic_synchronisation_cycles"), 7u);
+  Cluster cluster;
+  EXPECT_THROW(make_configured_l1(protocol, 0, cluster.geometry, CacheShape{64, 2, 3}, cluster, {{"period", 1}}),
+               std::invalid_argument);
+  EXPECT_NE(make_configured_l1(protocol, 0, cluster.geometry, CacheShape{64, 2, 3}, cluster, {}), nullptr);
+  // MESI declares none: any name is an error, no name builds it.
+  EXPECT_THROW(make_configured_l1(find_protocol("mesi"), 0, cluster.geometry, CacheShape{64, 2, 3}, cluster,
+                                  {{"periodic_synchronisation_cycles", 1}}),
+               std::invalid_argument);
+  EXPECT_NE(make_configured_l1(find_protocol("mesi"), 0, cluster.geometry, CacheShape{64, 2, 3}, cluster, {}),
+            nullptr);
+}
+
+}  // namespace
+}  // namespace npuvp::coherence::nsi
