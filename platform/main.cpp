@@ -34,9 +34,12 @@ options:
   --set NAME=VALUE   set a parameter (repeatable; a leading "soc." may be omitted)
   --stats FILE       write statistics as JSON (also on errors)
   --trace FILE       write a timeline (Chrome/Perfetto JSON: ui.perfetto.dev) of AI Core
-                     pipes, task blocks and host/TS notifications
+                     pipes, task blocks, task-scheduler dispatches and host/TS notifications
+  --trace-ring N     with --trace: every N-th ring transaction as a slice (default 0: none)
+  --trace-coherence S:E
+                     with --trace: mesh-cluster L1 misses to lines in [S, E) (hexadecimal)
   --vcd FILE         write a waveform (VCD, GTKWave): AI Core pipe busy/waiting, interrupt
-                     lines, ring link activity
+                     lines, ring link activity, mesh link activity
   --vcd-match PAT    record only signals whose name matches PAT (repeatable, e.g. 'soc.ring.*')
   --itrace FILE      write an instruction trace ('-': standard output): per executed
                      instruction core, cycle, time, pc, encoding, disassembly, registers written
@@ -128,6 +131,15 @@ int sc_main(int argc, char** argv) {
         options.stats_path = value("--stats");
       } else if (argument == "--trace" && command == "run") {
         options.trace_path = value("--trace");
+      } else if (argument == "--trace-ring" && command == "run") {
+        std::string every = value("--trace-ring");
+        char* end = nullptr;
+        options.trace_ring = std::strtoull(every.c_str(), &end, 10);
+        if (every.empty() || *end || every[0] == '-')
+          return usage_error("--trace-ring expects a number N (every N-th ring transaction; 0: none), got '" + every +
+                             "'");
+      } else if (argument == "--trace-coherence" && command == "run") {
+        options.trace_coherence = value("--trace-coherence");
       } else if (argument == "--vcd" && command == "run") {
         options.vcd_path = value("--vcd");
       } else if (argument == "--vcd-match" && command == "run") {

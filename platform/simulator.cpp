@@ -56,6 +56,22 @@ void open_instruction_trace(const RunOptions& options) {
   InstructionTrace::instance().open(trace);
 }
 
+// --trace-coherence START:END, hexadecimal, END exclusive.
+std::pair<std::uint64_t, std::uint64_t> parse_coherence_range(const std::string& text) {
+  const std::string usage = "--trace-coherence expects START:END in hexadecimal (e.g. 80000000:80010000), got '";
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) throw ConfigError(usage + text + "'");
+  auto number = [&](std::string digits) {
+    if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) digits = digits.substr(2);
+    if (digits.empty() || digits.size() > 16 || digits.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+      throw ConfigError(usage + text + "'");
+    return static_cast<std::uint64_t>(std::stoull(digits, nullptr, 16));
+  };
+  const std::uint64_t start = number(text.substr(0, colon)), end = number(text.substr(colon + 1));
+  if (end <= start) throw ConfigError("--trace-coherence " + text + ": END must be above START (the range is [START, END))");
+  return {start, end};
+}
+
 // Deterministic preload contents: a file, or random elements (floats in
 // [-1, 1), integers in [-8, 8)) from a seeded mt19937_64.
 std::vector<std::uint8_t> preload_bytes(const Scenario::Preload& preload) {
@@ -242,7 +258,16 @@ int run_simulation(const RunOptions& options) {
       launcher = std::make_unique<KernelLauncher>(*platform, plan);
     }
 
-    if (!options.trace_path.empty()) Timeline::instance().open(options.trace_path);
+    if (!options.trace_path.empty()) {
+      Timeline::instance().open(options.trace_path);
+      Timeline::instance().set_ring_sampling(options.trace_ring);
+      if (!options.trace_coherence.empty()) {
+        const auto [start, end] = parse_coherence_range(options.trace_coherence);
+        Timeline::instance().set_coherence_range(start, end);
+      }
+    } else if (options.trace_ring || !options.trace_coherence.empty()) {
+      throw ConfigError("--trace-ring and --trace-coherence go with --trace FILE");
+    }
     if (options.gdb_port >= 0) {
       // Every core is a thread; cores held in reset for the run are not listed.
       gdb_server = std::make_unique<GdbServer>(static_cast<unsigned>(options.gdb_port), options.gdb_wait);

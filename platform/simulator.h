@@ -15,6 +15,8 @@ struct RunOptions {
   std::vector<std::pair<std::string, std::string>> settings;  // --set name=value
   std::string stats_path;     // --stats FILE (JSON)
   std::string trace_path;     // --trace FILE (Chrome/Perfetto timeline JSON)
+  unsigned long long trace_ring = 0;  // --trace-ring N: every N-th ring transaction on the timeline (0: none)
+  std::string trace_coherence;        // --trace-coherence START:END: L1 misses to lines in [START, END) (hex)
   std::string vcd_path;       // --vcd FILE (waveform)
   std::vector<std::string> vcd_patterns;  // --vcd-match PATTERN: signals to record (none: all)
   std::string itrace_path;    // --itrace FILE ("-": standard output): instruction trace

@@ -1,6 +1,8 @@
 /*
  * Litmus tests of the memory model on real cores: MP, SB, LB, IRIW, CoRR and 2+2W, each
- * without and with the fences RVWMO needs to forbid the relaxed outcome. Every test runs
+ * without and with the fences RVWMO needs to forbid the relaxed outcome, and MP+stale
+ * (MP whose reader first loads the data, then waits a little: a copy that a protocol
+ * without invalidations, such as NSI, may keep stale until the next fence). Every test runs
  * ITERATIONS times on harts 0..k-1 (k = 2 or 4): hart 0 clears the shared locations, a
  * barrier starts the participants together, each waits a small random delay (to vary the
  * interleaving) and runs its thread, written in assembly so the compiler can neither
@@ -10,9 +12,11 @@
  *   litmus <test> outcome <name>=<value>... count=<n>
  *
  * preceded by `litmus <test> iterations=<n> threads=<k>`, and a final `litmus done`.
- * The allowed outcomes are checked by tests/integration/mesh_qemu_test.cpp (and the
- * cluster's tests). Harts beyond the participants return at once; with fewer than 4 harts
- * the 4-thread test prints `litmus IRIW skipped harts=<n>`.
+ * The allowed outcomes are checked by tests/integration/litmus_rvwmo.h (used by
+ * mesh_qemu_test.cpp on QEMU, mesh_cluster_test.cpp on the cluster under every protocol,
+ * and the cluster benchmark with litmus-long.elf, built with LITMUS_ITERATIONS=10000).
+ * Harts beyond the participants return at once; with fewer than 4 harts the 4-thread
+ * test prints `litmus IRIW skipped harts=<n>`.
  */
 #include <stdio.h>
 #include <string.h>
@@ -33,8 +37,8 @@ static struct {
 
 /* Registers observed by each thread in this iteration (private line per hart). */
 static struct {
-    uint32_t r[2];
-    char pad[56];
+    uint32_t r[3];
+    char pad[52];
 } observed[4] __attribute__((aligned(64)));
 
 static smp_barrier_t start_barrier, end_barrier;
@@ -103,6 +107,37 @@ LOAD_LOAD(iriw_2, NO_FENCE, X, Y)
 LOAD_LOAD(iriw_3, NO_FENCE, Y, X)
 LOAD_LOAD(iriw_fence_2, "fence r, r", X, Y)
 LOAD_LOAD(iriw_fence_3, "fence r, r", Y, X)
+/* MP+stale: T0 (wait); x=1; y=1  |  T1 r2=x; (longer wait); r0=y; r1=x. The waits (no
+ * memory accesses) aim at this interleaving: T1's early load gives it a copy of x's line
+ * before T0 writes x, and T0 writes both locations before T1 reads the flag. */
+#define MP_STALE_WRITER(name, fence)                                                       \
+    static void name(uint32_t *r)                                                          \
+    {                                                                                      \
+        (void)r;                                                                           \
+        uint32_t wait = MP_STALE_WRITER_WAIT;                                              \
+        __asm__ volatile("1: addi %0, %0, -1\n\tbnez %0, 1b\n\t"                          \
+                         "sw %3, 0(%1)\n\t" fence "\n\tsw %3, 0(%2)"                       \
+                         : "+r"(wait) : "r"(X), "r"(Y), "r"(1u) : "memory");               \
+    }
+#define MP_STALE_READER(name, fence)                                                       \
+    static void name(uint32_t *r)                                                          \
+    {                                                                                      \
+        uint32_t r0, r1, r2, wait = MP_STALE_READER_WAIT;                                                    \
+        __asm__ volatile("lw %2, 0(%4)\n\t"                                                \
+                         "1: addi %3, %3, -1\n\tbnez %3, 1b\n\t"                          \
+                         "lw %0, 0(%5)\n\t" fence "\n\tlw %1, 0(%4)"                       \
+                         : "=&r"(r0), "=&r"(r1), "=&r"(r2), "+r"(wait)                     \
+                         : "r"(X), "r"(Y) : "memory");                                     \
+        r[0] = r0;                                                                         \
+        r[1] = r1;                                                                         \
+        r[2] = r2;                                                                         \
+    }
+#define MP_STALE_WRITER_WAIT 512u /* loop iterations */
+#define MP_STALE_READER_WAIT 1024u
+MP_STALE_WRITER(mp_stale_0, NO_FENCE)
+MP_STALE_WRITER(mp_stale_fence_0, "fence w, w")
+MP_STALE_READER(mp_stale_1, NO_FENCE)
+MP_STALE_READER(mp_stale_fence_1, "fence r, r")
 /* CoRR: T0 x=1  |  T1 r0=x; r1=x */
 STORE(corr_0, X, 1u)
 LOAD_LOAD(corr_1, NO_FENCE, X, X)
@@ -141,6 +176,9 @@ static const litmus_test_t tests[] = {
       { { "r0", 2, 0 }, { "r1", 2, 1 }, { "r2", 3, 0 }, { "r3", 3, 1 } } },
     { "IRIW+fences", 4, { iriw_0, iriw_1, iriw_fence_2, iriw_fence_3 }, 4,
       { { "r0", 2, 0 }, { "r1", 2, 1 }, { "r2", 3, 0 }, { "r3", 3, 1 } } },
+    { "MP+stale", 2, { mp_stale_0, mp_stale_1 }, 3, { { "r0", 1, 0 }, { "r1", 1, 1 }, { "r2", 1, 2 } } },
+    { "MP+stale+fences", 2, { mp_stale_fence_0, mp_stale_fence_1 }, 3,
+      { { "r0", 1, 0 }, { "r1", 1, 1 }, { "r2", 1, 2 } } },
     { "CoRR", 2, { corr_0, corr_1 }, 2, { { "r0", 1, 0 }, { "r1", 1, 1 } } },
     { "CoRR+fence", 2, { corr_0, corr_fence_1 }, 2, { { "r0", 1, 0 }, { "r1", 1, 1 } } },
     { "2+2W", 2, { w22_0, w22_1 }, 2, { { "x", -1, 0 }, { "y", -2, 0 } } },

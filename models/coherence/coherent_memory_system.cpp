@@ -4,11 +4,13 @@
 #include "coherence/protocol_registry.h"
 #include "core/simulation.h"
 #include "core/text.h"
+#include "core/timeline.h"
 #include "cpu/riscv_cpu.h"
 #include "npu/instruction_cache.h"
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
 
 namespace npuvp {
 
@@ -27,6 +29,7 @@ class CoherentMemorySystem::TileCache : public DataCache {
   TileCache(CoherentMemorySystem& system, unsigned tile, RiscvCpu& cpu)
       : system_(system), l1_(system.l1(tile)), hart_(cpu.hart()) {
     core_period_ticks_ = cpu.cycle_time().value();
+    hart_name_ = cpu.name();
     l1_latency_ = (system.l1_latency.get() * system.period_ticks_ + core_period_ticks_ - 1) / core_period_ticks_;
     l1_.set_miss_completion([this] {
       completed_ = true;
@@ -72,6 +75,7 @@ class CoherentMemorySystem::TileCache : public DataCache {
   }
 
   std::uint64_t misses = 0, hits = 0, stall_cycles = 0, retries = 0;
+  std::uint64_t speculated = 0, speculation_cycles_saved = 0;
   std::uint64_t lines_lost() const { return lines_lost_; }
 
  private:
@@ -87,6 +91,8 @@ class CoherentMemorySystem::TileCache : public DataCache {
 
   bool perform(L1Controller::Access access, std::uint64_t address, void* data, unsigned size, std::uint64_t& cycles) {
     const Ticks start = hart_.cycles() * core_period_ticks_;
+    MissTrace miss_trace(*this, access, address, start);  // --trace-coherence; nothing when off
+    Ticks issued = start;  // when the (first) miss left: the hart's time, or SystemC's if that is later
     for (bool first = true;; first = false) {
       // The controllers see the hart's own time during the call (a miss starts then).
       system_.access_ticks_ = first ? start : std::max<Ticks>(start, sc_core::sc_time_stamp().value());
@@ -110,7 +116,8 @@ class CoherentMemorySystem::TileCache : public DataCache {
         }
         break;
       }
-      if (first) ++misses;
+      miss_trace.missed = true;
+      if (first) issued = std::max<Ticks>(start, sc_core::sc_time_stamp().value());
       // Blocks this hart's thread until the protocol has performed the access.
       while (!completed_) sc_core::wait(done_);
       completed_ = false;
@@ -124,10 +131,58 @@ class CoherentMemorySystem::TileCache : public DataCache {
       ++retries;
     }
     const Ticks now = sc_core::sc_time_stamp().value();
-    cycles = now > start ? to_core_cycles(now - start) : 0;
+    const std::uint64_t waited = now > start ? to_core_cycles(now - start) : 0;
+    if (l1_.last_miss_speculated_correctly()) {
+      // A speculating core would have used its suspect copy as soon as the
+      // load issued and the validation confirmed it: charge a hit from
+      // then. The hart's cycles now lag SystemC time by at most this round
+      // trip; see docs/cluster.md (Time).
+      ++hits;
+      ++speculated;
+      cycles = (issued > start ? to_core_cycles(issued - start) : 0) + l1_latency_;
+      if (waited > cycles) speculation_cycles_saved += waited - cycles;
+      return true;
+    }
+    ++misses;
+    cycles = waited;
     stall_cycles += cycles;
     return true;
   }
+
+  // --trace-coherence: an access to a line in the traced range that missed
+  // becomes a slice on the hart's "L1 misses" row, from the hart's time at
+  // the access to the completion, with the line's states before and after.
+  struct MissTrace {
+    MissTrace(TileCache& cache, L1Controller::Access access, std::uint64_t address, Ticks start)
+        : cache(cache), access(access), start(start), active(cache.timeline_.coherence_traced(address)) {
+      if (!active) return;
+      line = address & ~std::uint64_t{cache.system_.geometry_.line_bytes - 1};
+      before = cache.l1_.describe(line);
+    }
+    ~MissTrace() {
+      if (!active || !missed || std::uncaught_exceptions() || !cache.timeline_.enabled()) return;
+      Timeline& timeline = cache.timeline_;
+      if (cache.miss_track_ < 0) cache.miss_track_ = timeline.track(cache.hart_name_, "L1 misses");
+      static const char* const kAccess[] = {"load", "store", "make writable"};
+      const char* kind = kAccess[static_cast<unsigned>(access)];
+      timeline.slice(cache.miss_track_, std::string(kind) + " " + hex(line), sc_core::sc_time::from_value(start),
+                     sc_core::sc_time_stamp(),
+                     {{"line", Timeline::hex(line)},
+                      {"access", Timeline::quoted(kind)},
+                      {"before", Timeline::quoted(before)},
+                      {"after", Timeline::quoted(cache.l1_.describe(line))},
+                      {"speculated", cache.l1_.last_miss_speculated_correctly() ? "true" : "false"}});
+    }
+    TileCache& cache;
+    L1Controller::Access access;
+    Ticks start;
+    bool active, missed = false;
+    std::uint64_t line = 0;
+    std::string before;
+  };
+  Timeline& timeline_ = Timeline::instance();
+  std::string hart_name_;
+  int miss_track_ = -1;
 
   static constexpr std::uint64_t kNoLine = ~std::uint64_t{0};
   std::uint64_t missed_line_ = kNoLine;  // the line of the miss in progress
@@ -147,13 +202,22 @@ namespace {
 // The protocol parameter belongs to the mesh the system is attached to:
 // `<mesh>.coherence` ("mesh.coherence" on the SoC).
 std::string protocol_parameter_name(const MeshNetwork& network) { return child_name(network, "coherence"); }
+
+// The protocol parameter's doc, listing the registered protocols.
+std::string protocol_parameter_doc() {
+  std::vector<std::string> names = coherence::protocol_names();
+  std::sort(names.begin(), names.end());
+  std::string doc = "coherence protocol of the mesh cluster's L1s and LLC banks (docs/coherence.md), one of: ";
+  for (std::size_t i = 0; i < names.size(); ++i)
+    doc += (i ? "; " : "") + names[i] + " — " + coherence::find_protocol(names[i]).description;
+  return doc;
+}
 }  // namespace
 
 CoherentMemorySystem::CoherentMemorySystem(sc_core::sc_module_name name, MeshNetwork& network)
     : sc_module(name),
       memory_socket("memory_socket"),
-      protocol(protocol_parameter_name(network), "mesi", "",
-               "coherence protocol of the mesh cluster's L1s and LLC banks, by name (docs/coherence.md)"),
+      protocol(protocol_parameter_name(network), "mesi", "", protocol_parameter_doc()),
       line_size(child_name(*this, "line_size"), 32, "bytes", "cache line size of the L1s and the LLC"),
       l1_size(child_name(*this, "l1.size"), 64 * 1024, "bytes", "private L1 data cache per tile"),
       l1_ways(child_name(*this, "l1.ways"), 4, "", "associativity of the L1 data caches"),
@@ -171,6 +235,7 @@ CoherentMemorySystem::CoherentMemorySystem(sc_core::sc_module_name name, MeshNet
   // Line transfers use no DMI: nothing to drop when the ring invalidates.
   memory_socket.register_invalidate_direct_mem_ptr(this, &CoherentMemorySystem::ignore_dmi_invalidation);
   payload_.set_byte_enable_ptr(nullptr);
+  declare_protocol_parameters(network);
   build_controllers();
   add_statistics();
   SC_HAS_PROCESS(CoherentMemorySystem);
@@ -180,6 +245,14 @@ CoherentMemorySystem::CoherentMemorySystem(sc_core::sc_module_name name, MeshNet
 }
 
 CoherentMemorySystem::~CoherentMemorySystem() = default;
+
+void CoherentMemorySystem::declare_protocol_parameters(const MeshNetwork& network) {
+  for (const std::string& protocol_name : coherence::protocol_names())
+    for (const coherence::ProtocolParameter& parameter : coherence::find_protocol(protocol_name).parameters)
+      protocol_parameters.push_back(std::make_unique<Parameter<std::uint64_t>>(
+          child_name(network, protocol_name + "." + parameter.name), parameter.default_value, parameter.unit,
+          parameter.doc + " (used when " + protocol.name() + " = " + protocol_name + ")"));
+}
 
 void CoherentMemorySystem::build_controllers() {
   const coherence::Protocol* chosen = nullptr;
@@ -224,12 +297,27 @@ void CoherentMemorySystem::build_controllers() {
                       std::to_string(geometry_.tiles) + " banks");
   const coherence::CacheShape bank_shape = shape_of(llc_size, llc_ways, llc_latency, llc_size.get() / geometry_.tiles);
 
+  // The chosen protocol's parameter values, by the protocol's own names.
+  coherence::ProtocolOptions options;
+  const std::string prefix = child_name(network_, p.name + ".");
+  for (const auto& parameter : protocol_parameters)
+    if (parameter->name().compare(0, prefix.size(), prefix) == 0)
+      options[parameter->name().substr(prefix.size())] = parameter->get();
+
   period_ticks_ = std::max<Ticks>(1, network_.cycle().value());
   const unsigned nodes = geometry_.tiles + geometry_.memory_controllers;
   receivers_.assign(nodes * kPorts, nullptr);
   for (unsigned tile = 0; tile < geometry_.tiles; ++tile) {
     coherence::Environment& environment = *this;
-    l1s_.push_back(p.make_l1(tile, geometry_, l1_shape, environment));
+    try {
+      l1s_.push_back(coherence::make_configured_l1(p, tile, geometry_, l1_shape, environment, options));
+    } catch (const std::invalid_argument& error) {
+      // A value the protocol rejects: name the parameters it reads.
+      std::string names;
+      for (const auto& [local, value] : options) names += (names.empty() ? "" : ", ") + prefix + local;
+      throw ConfigError("coherence protocol '" + p.name + "' (parameters " + (names.empty() ? "none" : names) +
+                        "): " + error.what());
+    }
     homes_.push_back(p.make_home(tile, geometry_, bank_shape, environment));
     receivers_[tile * kPorts + static_cast<unsigned>(Port::kL1)] = l1s_.back().get();
     receivers_[tile * kPorts + static_cast<unsigned>(Port::kHome)] = homes_.back().get();
@@ -462,6 +550,20 @@ std::uint64_t CoherentMemorySystem::l1_hits() const {
   return total;
 }
 
+std::uint64_t CoherentMemorySystem::speculated_loads() const {
+  std::uint64_t total = 0;
+  for (const auto& cache : tile_caches_)
+    if (cache) total += cache->speculated;
+  return total;
+}
+
+std::uint64_t CoherentMemorySystem::speculation_cycles_saved() const {
+  std::uint64_t total = 0;
+  for (const auto& cache : tile_caches_)
+    if (cache) total += cache->speculation_cycles_saved;
+  return total;
+}
+
 std::uint64_t CoherentMemorySystem::lines_lost() const {
   std::uint64_t total = 0;
   for (const auto& cache : tile_caches_)
@@ -489,6 +591,18 @@ void CoherentMemorySystem::add_statistics() {
     stat(prefix + "writebacks", "", "replacements carrying dirty data", [&s] { return s.writebacks; });
     stat(prefix + "invalidations", "", "invalidations received", [&s] { return s.invalidations_received; });
     stat(prefix + "interventions", "", "interventions (forwarded requests) received", [&s] { return s.interventions_received; });
+    stat(prefix + "synchronisations", "", "fences, AMOs, LRs and SCs the L1 acted on (NSI self-invalidates; MESI counts none)",
+         [&s] { return s.synchronisations; });
+    stat(prefix + "periodic_synchronisations", "", "periodic (timed) self-invalidations (NSI)",
+         [&s] { return s.periodic_synchronisations; });
+    stat(prefix + "suspect_lines_created", "", "SHD lines turned suspect (SUS) by synchronisations (NSI)",
+         [&s] { return s.suspect_lines_created; });
+    stat(prefix + "suspect_validated_current", "", "loads on SUS lines the home confirmed current (NSI: a hit)",
+         [&s] { return s.suspect_validated_current; });
+    stat(prefix + "suspect_validated_stale", "", "loads on SUS lines that were stale (NSI: a miss)",
+         [&s] { return s.suspect_validated_stale; });
+    stat(prefix + "suspect_dropped_unread", "", "SUS lines evicted or written without being read (NSI)",
+         [&s] { return s.suspect_dropped_unread; });
     stat(prefix + "miss_rate", "", "misses / accesses (loads, stores, atomics)", [&s] {
       const double misses = static_cast<double>(s.load_misses + s.store_misses + s.atomic_misses);
       const double all = misses + static_cast<double>(s.load_hits + s.store_hits + s.atomic_hits);
@@ -536,6 +650,17 @@ void CoherentMemorySystem::add_statistics() {
   stat("l1.writebacks", "", "all L1s", sum_l1(&L1S::writebacks));
   stat("l1.invalidations", "", "all L1s: invalidations received", sum_l1(&L1S::invalidations_received));
   stat("l1.interventions", "", "all L1s: interventions received", sum_l1(&L1S::interventions_received));
+  stat("l1.synchronisations", "", "all L1s (NSI)", sum_l1(&L1S::synchronisations));
+  stat("l1.periodic_synchronisations", "", "all L1s (NSI)", sum_l1(&L1S::periodic_synchronisations));
+  stat("l1.suspect_lines_created", "", "all L1s (NSI)", sum_l1(&L1S::suspect_lines_created));
+  stat("l1.suspect_validated_current", "", "all L1s (NSI)", sum_l1(&L1S::suspect_validated_current));
+  stat("l1.suspect_validated_stale", "", "all L1s (NSI)", sum_l1(&L1S::suspect_validated_stale));
+  stat("l1.suspect_dropped_unread", "", "all L1s (NSI)", sum_l1(&L1S::suspect_dropped_unread));
+  stat("l1.speculated_loads", "", "all harts: loads charged as hits because the L1 speculated correctly (NSI)",
+       [this] { return static_cast<double>(speculated_loads()); });
+  stat("l1.speculation_cycles_saved", "cycles",
+       "all harts: core cycles those loads waited beyond the L1 latency and were not charged",
+       [this] { return static_cast<double>(speculation_cycles_saved()); });
   stat("l1.miss_rate", "", "all L1s: misses / accesses", [this] {
     double misses = 0, all = 0;
     for (const auto& l1 : l1s_) {

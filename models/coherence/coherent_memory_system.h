@@ -9,13 +9,22 @@
 // message has data). It is the controllers' Environment and MemoryBackend,
 // and each hart's DataCache.
 //
+// Protocol parameters. Every registered protocol's own parameters
+// (Protocol::parameters) are declared as `<mesh>.<protocol>.<name>` (e.g.
+// `mesh.nsi.periodic_synchronisation_cycles`), so that `npuvp params` lists
+// them all; only the chosen protocol's values reach its L1s
+// (make_configured_l1). The `<mesh>.coherence` doc lists the protocols.
+//
 // Time. The cluster clock is the mesh clock (`<mesh>.clock`): Environment::
 // now() is sc_time_stamp() in mesh cycles, except during a hart's access,
 // when it is the hart's own local time (the hart runs ahead of SystemC time
 // under temporal decoupling): a miss starts at the hart's time, its messages
 // leave then (the network accepts future send times), and the hart waits in
 // its SC_THREAD on an event the miss-completion handler notifies; the access
-// then took (completion − the hart's time) cycles. Hits return the L1 latency
+// then took (completion − the hart's time) cycles, except a load the L1
+// reports as speculated correctly (NSI's suspect copy confirmed current):
+// that costs the L1 latency, so the hart's timeline runs as if it had used
+// its copy at once (docs/cluster.md, Time). Hits return the L1 latency
 // and make no SystemC call. schedule() keeps one time-ordered queue served by
 // one SC_METHOD; messages wait in a slot pool (the MeshMessage carries the
 // slot number), so neither costs a process or an allocation per event.
@@ -71,6 +80,8 @@ class CoherentMemorySystem : public sc_core::sc_module,
   Parameter<std::uint64_t> llc_size, llc_ways, llc_latency;
   Parameter<bool> instruction_cache;
   Parameter<std::uint64_t> instruction_cache_size, instruction_cache_ways;
+  // `<mesh>.<protocol>.<name>` for every registered protocol's parameters.
+  std::vector<std::unique_ptr<Parameter<std::uint64_t>>> protocol_parameters;
 
   // Attaches every controller to `network` (one L1 and one LLC bank per tile,
   // one memory controller per entry of its memory_controllers list, at least one).
@@ -101,6 +112,10 @@ class CoherentMemorySystem : public sc_core::sc_module,
   std::uint64_t l1_misses() const;
   std::uint64_t l1_hits() const;
   std::uint64_t lines_lost() const;
+  // Loads charged as hits because the L1 speculated correctly (NSI), and the
+  // core cycles they did not charge (waited − L1 latency).
+  std::uint64_t speculated_loads() const;
+  std::uint64_t speculation_cycles_saved() const;
 
  private:
   class TileCache;
@@ -123,6 +138,7 @@ class CoherentMemorySystem : public sc_core::sc_module,
   coherence::Cycles write_line(std::uint64_t line, const std::uint8_t* data, unsigned bytes, bool& ok) override;
   coherence::Cycles memory_transfer(bool write, std::uint64_t line, std::uint8_t* data, unsigned bytes, bool& ok);
 
+  void declare_protocol_parameters(const MeshNetwork& network);
   void build_controllers();
   void deliver(MeshMessage& message);
   void run_scheduled();

@@ -147,6 +147,15 @@ class ProtocolTable {
   mutable std::vector<std::uint64_t> fired_;
 };
 
+// A protocol's two tables as Markdown under "#### <protocol> L1 controller"
+// and "#### <protocol> home controller" (Protocol::tables_markdown).
+template <typename L1Traits, typename HomeTraits>
+std::string controller_tables_markdown(const std::string& protocol, const ProtocolTable<L1Traits>& l1,
+                                       const ProtocolTable<HomeTraits>& home) {
+  return "#### " + protocol + " L1 controller\n\n" + l1.markdown() + "\n#### " + protocol + " home controller\n\n" +
+         home.markdown();
+}
+
 // The text of a ProtocolError: "<controller>: no transition for event E in
 // state S, line 0x..., message M from node N, cycle C".
 std::string protocol_error_text(const std::string& controller, std::uint64_t line, const char* state,

@@ -2,6 +2,7 @@
 
 #include "core/simulation.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace npuvp {
@@ -23,6 +24,8 @@ void Timeline::open(const std::string& path) {
   track_group_.clear();
   next_track_ = 1;
   events_ = 0;
+  next_flow_ = 1;
+  lanes_.clear();
 }
 
 void Timeline::close() {
@@ -30,6 +33,8 @@ void Timeline::close() {
   *out_ << "\n]}\n";
   out_->close();
   out_.reset();
+  ring_sampling_ = 0;
+  coherence_start_ = coherence_size_ = 0;
 }
 
 std::string Timeline::quoted(const std::string& text) {
@@ -128,6 +133,36 @@ void Timeline::instant(int track, const std::string& name, const sc_core::sc_tim
   write_time(at);
   write_arguments(arguments);
   *out_ << '}';
+}
+
+void Timeline::flow(const std::string& name, int from_track, const sc_core::sc_time& from, int to_track,
+                    const sc_core::sc_time& to) {
+  if (!out_) return;
+  const std::uint64_t id = next_flow_++;
+  begin_event();
+  *out_ << "{\"ph\":\"s\",\"cat\":\"flow\",\"id\":" << id << ",\"name\":" << quoted(name)
+        << ",\"pid\":" << track_group_[from_track] << ",\"tid\":" << from_track << ",\"ts\":";
+  write_time(from);
+  *out_ << '}';
+  // "bp":"e": bind to the slice enclosing `to`, not to the next slice.
+  begin_event();
+  *out_ << "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"flow\",\"id\":" << id << ",\"name\":" << quoted(name)
+        << ",\"pid\":" << track_group_[to_track] << ",\"tid\":" << to_track << ",\"ts\":";
+  write_time(to);
+  *out_ << '}';
+}
+
+int Timeline::lane(const std::string& group, const std::string& name, const sc_core::sc_time& begin,
+                   const sc_core::sc_time& end) {
+  auto& rows = lanes_[{group, name}];
+  for (auto& [row, last_end] : rows)
+    if (last_end <= begin) {
+      last_end = std::max(last_end, end);
+      return row;
+    }
+  const int row = track(group, rows.empty() ? name : name + " " + std::to_string(rows.size() + 1));
+  rows.emplace_back(row, end);
+  return row;
 }
 
 }  // namespace npuvp

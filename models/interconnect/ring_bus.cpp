@@ -1,5 +1,6 @@
 #include "interconnect/ring_bus.h"
 
+#include "core/timeline.h"
 #include "core/waveform.h"
 
 #include "core/simulation.h"
@@ -228,6 +229,22 @@ void RingBus::b_transport(int port, tlm::tlm_generic_payload& payload, sc_time& 
   *stats.bytes += bytes;
   ++*stats.transactions;
   stats.latency->sample((done - issue.value() + period_ - 1) / period_);
+  if (const std::uint64_t every = timeline_.ring_sampling(); every && ++traced_count_ % every == 0)
+    trace_transaction(port, target, address, bytes, is_write, issue, sc_time::from_value(done));
+}
+
+void RingBus::trace_transaction(int port, unsigned target, std::uint64_t address, std::uint64_t bytes, bool is_write,
+                                const sc_time& issue, const sc_time& done) {
+  Timeline& timeline = Timeline::instance();
+  const std::string& from = stop_names_[initiator_stops_[static_cast<unsigned>(port)]];
+  const std::string& to = stop_names_[target_stops_[target]];
+  const int track = timeline.lane(name(), "from " + from, issue, done);
+  timeline.slice(track, std::string(is_write ? "write" : "read") + " -> " + to, issue, done,
+                 {{"from", Timeline::quoted(from)},
+                  {"to", Timeline::quoted(to)},
+                  {"address", Timeline::hex(address)},
+                  {"bytes", std::to_string(bytes)},
+                  {"transaction", std::to_string(traced_count_)}});
 }
 
 bool RingBus::get_direct_mem_ptr(int port, tlm::tlm_generic_payload& payload, tlm::tlm_dmi& dmi) {

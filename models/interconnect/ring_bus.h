@@ -86,6 +86,7 @@
 #include "core/address_map.h"
 #include "core/parameters.h"
 #include "core/reservation_calendar.h"
+#include "core/timeline.h"
 #include "core/statistics.h"
 
 #include <systemc>
@@ -206,6 +207,9 @@ class RingBus : public sc_core::sc_module {
   // Updates the serialization of a packet of `bytes` (ceil(bytes /
   // link_width) cycles) in last_cycles_ and last_serialization_.
   void serialize(std::uint64_t bytes);
+  // --trace-ring: one sampled transaction as a slice on its initiator stop's row.
+  void trace_transaction(int port, unsigned target, std::uint64_t address, std::uint64_t bytes, bool is_write,
+                         const sc_core::sc_time& issue, const sc_core::sc_time& done);
   double elapsed_cycles() const;
 
   void b_transport(int port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
@@ -227,6 +231,8 @@ class RingBus : public sc_core::sc_module {
   std::uint64_t last_bytes_ = 0, last_cycles_ = 0;
   sc_core::sc_time last_serialization_;
   Ticks horizon_ = 0;  // latest completion time computed
+  std::uint64_t traced_count_ = 0;  // transactions counted while --trace-ring samples
+  Timeline& timeline_ = Timeline::instance();  // asked once per transaction: no call when off
   // From the end of elaboration: paths_[from * stops + to], and
   // connections_[initiator port * target ports + target port].
   std::vector<Path> paths_;

@@ -2,6 +2,7 @@
 
 #include "core/simulation.h"
 #include "core/text.h"
+#include "core/waveform.h"
 
 #include <algorithm>
 #include <cctype>
@@ -170,6 +171,25 @@ void MeshNetwork::build() {
       if (next.exists)
         make_resource(kDirections * std::size_t{router} + next.direction,
                       "link." + node_name(router) + "_to_" + node_name(next.router));
+  }
+  // --vcd: per directed link, how many virtual networks are moving flits on it.
+  link_waveform_.assign(kDirections * std::size_t{tiles_}, -1);
+  waveform_links_ = false;
+  if (Waveform::instance().enabled()) {
+    unsigned width = 1;
+    while ((std::uint64_t{1} << width) <= shape_.vnets) ++width;
+    for (unsigned router = 0; router < tiles_; ++router)
+      for (unsigned direction = 0; direction < kDirections; ++direction) {
+        const std::size_t id = kDirections * std::size_t{router} + direction;
+        if (resources_[id].vnet_flits.empty()) continue;  // no neighbour that way
+        const unsigned next = direction == kEast   ? router + 1
+                              : direction == kWest  ? router - 1
+                              : direction == kSouth ? router + w
+                                                    : router - w;
+        link_waveform_[id] = Waveform::instance().signal(
+            child_name(*this, "link." + node_name(router) + "_to_" + node_name(next) + ".busy"), width);
+        waveform_links_ = waveform_links_ || link_waveform_[id] >= 0;
+      }
   }
   for (unsigned node = 0; node < node_count_; ++node) {
     make_resource(injection_resource(node), "inject." + node_name(node));
@@ -424,7 +444,12 @@ MeshNetwork::Ticks MeshNetwork::reserve(const MeshMessage& message, Ticks send_t
   Ticks arrival = walk(message, send_time, serialization, h, [&](std::size_t id, Ticks earliest, Ticks duration) {
     const std::size_t channel = id * vnets + vnet;
     channel_flits_[channel] += flit_total;
-    return calendars_[channel].reserve(earliest, duration, now);
+    const Ticks start = calendars_[channel].reserve(earliest, duration, now);
+    if (waveform_links_ && id < link_waveform_.size() && link_waveform_[id] >= 0) {
+      Waveform::instance().adjust(link_waveform_[id], sc_time::from_value(start), 1);
+      Waveform::instance().adjust(link_waveform_[id], sc_time::from_value(start + duration), -1);
+    }
+    return start;
   });
   Ticks& last = last_arrival_[pair_index(message)];
   arrival = std::max(arrival, last);

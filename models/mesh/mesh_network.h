@@ -299,6 +299,10 @@ class MeshNetwork : public sc_core::sc_module {
   std::vector<TypeStatistics> types_;
   std::vector<VnetStatistics> vnets_;
   Ticks horizon_ = 0;  // latest arrival computed
+  // --vcd: the busy signal of each link resource (-1: none); waveform_links_
+  // tells whether any is recorded, so that the reserve path pays one test.
+  std::vector<int> link_waveform_;
+  bool waveform_links_ = false;
 
   // Delivery: slots_ hold the messages, pending_ is a min-heap on (time, sequence).
   std::vector<MeshMessage> slots_;

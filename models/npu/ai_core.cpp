@@ -223,6 +223,7 @@ std::string AiCore::describe_pc(std::uint64_t pc) const {
 bool AiCore::launch(const Launch& launch, const sc_time& delay) {
   if (outcome_.running || start_pending_) return false;
   next_launch_ = launch;
+  dispatched_by_register_ = false;  // control_write sets it for a START write
   start_pending_ = true;
   start_at_ = sc_core::sc_time_stamp() + delay;
   outcome_.running = true;
@@ -307,11 +308,27 @@ void AiCore::finish_block() {
   Timeline& timeline = Timeline::instance();
   if (timeline.enabled()) {
     if (block_track_ < 0) block_track_ = timeline.track(name(), "task blocks");
-    timeline.slice(block_track_, "block " + std::to_string(current_.block_idx) + "/" + std::to_string(current_.block_dim),
-                   block_start_time_, sc_core::sc_time_stamp(),
+    const std::string block = "block " + std::to_string(current_.block_idx) + "/" + std::to_string(current_.block_dim);
+    timeline.slice(block_track_, block, block_start_time_, sc_core::sc_time_stamp(),
                    {{"entry", Timeline::hex(current_.entry)},
                     {"cycles", std::to_string(outcome_.kernel_cycles)},
                     {"outcome", Timeline::quoted(outcome_.faulted ? "fault: " + outcome_.message : "done")}});
+    if (dispatched_by_register_) {
+      // The task scheduler's view: from its START write to the done/error
+      // interrupt this raises, with an arrow to the block on this core.
+      if (dispatch_track_ < 0) dispatch_track_ = timeline.track("task scheduler", name());
+      const char* status = outcome_.faulted ? "error" : "done";
+      timeline.slice(dispatch_track_, block, start_at_, sc_core::sc_time_stamp(),
+                     {{"core", Timeline::quoted(name())},
+                      {"block_idx", std::to_string(current_.block_idx)},
+                      {"block_dim", std::to_string(current_.block_dim)},
+                      {"entry", Timeline::hex(current_.entry)},
+                      {"args", Timeline::hex(current_.args)},
+                      {"status", Timeline::quoted(status)}});
+      timeline.instant(dispatch_track_, std::string(status) + " irq", sc_core::sc_time_stamp(),
+                       {{"core", Timeline::quoted(name())}, {"block_idx", std::to_string(current_.block_idx)}});
+      timeline.flow("dispatch", dispatch_track_, start_at_, block_track_, block_start_time_);
+    }
   }
   for (auto& callback : block_end_callbacks_) callback(*this);
 }
@@ -791,7 +808,8 @@ bool AiCore::control_write(std::uint64_t offset, std::uint64_t value, const sc_t
     case kRegBlockIdx: next_launch_.block_idx = value; return true;
     case kRegBlockDim: next_launch_.block_dim = value; return true;
     case kRegStart:
-      if (value & 1) launch(next_launch_, delay);  // ignored while running (STATUS tells)
+      // Ignored while running (STATUS tells).
+      if ((value & 1) && launch(next_launch_, delay)) dispatched_by_register_ = true;
       return true;
     case kRegIrqClear:
       if (value & 1) done_interrupt.set(false);

@@ -194,6 +194,8 @@ class AiCore : public sc_core::sc_module, private XdavinciBackend, private Globa
   std::uint64_t block_start_cycle_ = 0;
   sc_core::sc_time block_start_time_;
   int block_track_ = -1;  // --trace: the task blocks' row
+  int dispatch_track_ = -1;  // --trace: this core's row of the task scheduler's dispatches
+  bool dispatched_by_register_ = false;  // the block was started by a START write (the task scheduler)
   int pipe_track(PipeState& pipe);
   // --vcd: records `value` for the pipe's signal `what` now (creating it on first use).
   void waveform_pipe(PipeState& pipe, int& signal, const char* what, std::uint64_t value, unsigned width = 1);

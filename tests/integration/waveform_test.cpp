@@ -22,19 +22,22 @@ struct Trace {
   std::map<std::string, double> high_ps;
   std::map<std::string, unsigned> rises;
   std::map<std::string, std::uint64_t> peak, last;  // largest and final value
+  std::map<std::string, double> area_ps;  // integral of the value over time (value x ps)
   bool timescale_1ps = false;
 };
 
 Trace read_vcd(const std::string& text) {
   Trace trace;
   std::map<std::string, std::string> names;  // identifier -> name
-  std::map<std::string, std::uint64_t> value, since;
+  std::map<std::string, std::uint64_t> value, since, changed_at;
   std::vector<std::string> scope;
   std::istringstream in(text);
   std::string word;
   std::uint64_t now = 0;
   auto set = [&](const std::string& id, std::uint64_t v) {
     const std::string& name = names.at(id);
+    trace.area_ps[name] += static_cast<double>(value[id]) * static_cast<double>(now - changed_at[id]);
+    changed_at[id] = now;
     if (value[id] && !v) trace.high_ps[name] += static_cast<double>(now - since[id]);
     if (!value[id] && v) {
       since[id] = now;
@@ -146,6 +149,35 @@ TEST(Waveform, AnUncreatableFileIsBadInput) {
   auto result = run_npuvp("run " + scenario("aicore-smoke") + " --quiet --vcd /nonexistent/dir/w.vcd");
   EXPECT_EQ(result.status, 125);
   EXPECT_THAT(last_line(result.err), HasSubstr("--vcd: cannot create '/nonexistent/dir/w.vcd'"));
+}
+
+// Mesh router activity: per directed link, how many virtual networks move
+// flits on it; its integral over time is the link's flits (one flit per
+// cycle per vnet, 1 GHz mesh clock).
+TEST(Waveform, MeshLinkActivityMatchesTheLinkFlits) {
+  std::string vcd = temp_path("wave_mesh.vcd"), stats = temp_path("wave_mesh_stats.json");
+  auto result = run_npuvp("run " + scenario("mesh-hello") + " --quiet --vcd " + vcd +
+                          " --vcd-match 'soc.mesh.link.*' --stats " + stats);
+  ASSERT_EQ(result.status, 0) << result.err;
+  Trace trace = read_vcd(read_file(vcd));
+  auto statistics = nlohmann::json::parse(read_file(stats))["statistics"];
+  std::remove(vcd.c_str());
+  std::remove(stats.c_str());
+  unsigned links = 0, active = 0;
+  for (const auto& [name, value] : statistics.items()) {
+    const std::string prefix = "soc.mesh.link.", suffix = ".flits";
+    if (name.rfind(prefix, 0) != 0 || name.find(".vnet") != std::string::npos || name.size() < suffix.size() ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
+    const std::string signal = name.substr(0, name.size() - suffix.size()) + ".busy";
+    ++links;
+    EXPECT_DOUBLE_EQ(trace.area_ps[signal], value.get<double>() * 1000) << signal;
+    EXPECT_EQ(trace.last[signal], 0u) << signal;
+    active += value.get<double>() > 0;
+  }
+  EXPECT_EQ(links, 48u);  // 4x4 mesh: 2 x (3 x 4 + 4 x 3) directed links
+  EXPECT_GT(active, 20u);
+  for (const auto& [name, area] : trace.area_ps) EXPECT_EQ(name.rfind("soc.mesh.link.", 0), 0u) << name;
 }
 
 }  // namespace

@@ -119,5 +119,107 @@ TEST(CoherentMemorySystem, NeedsAMemoryController) {
   }
 }
 
+double statistic(const std::string& name) {
+  const Statistic* found = StatisticsRegistry::instance().find(name);
+  if (!found) ADD_FAILURE() << "no statistic " << name;
+  return found ? found->to_json().get<double>() : -1.0;
+}
+
+// The chosen protocol's parameter reaches its L1s: with a 20-cycle interval
+// an access 100 ns (cycles) after the first one finds a periodic
+// synchronisation due.
+TEST(CoherentMemorySystem, NsiPeriodicIntervalReachesTheL1) {
+  ParameterRegistry::instance().set_override("mesh.coherence", "nsi", "test");
+  ParameterRegistry::instance().set_override("mesh.nsi.periodic_synchronisation_cycles", "20", "test");
+  Cluster cluster;
+  EXPECT_EQ(cluster.memory->protocol_name(), "nsi");
+  std::uint64_t value = 0;
+  cluster.access(0, L1Controller::Access::kLoad, 0x1000, value);
+  sc_core::sc_start(sc_core::sc_time(100, sc_core::SC_NS));
+  cluster.access(0, L1Controller::Access::kLoad, 0x1000, value);
+  EXPECT_GE(cluster.memory->l1(0).statistics().periodic_synchronisations, 1u);
+  EXPECT_EQ(statistic("memory.l1.periodic_synchronisations"),
+            static_cast<double>(cluster.memory->l1(0).statistics().periodic_synchronisations));
+}
+
+TEST(CoherentMemorySystem, NsiZeroPeriodicIntervalNeverSynchronises) {
+  ParameterRegistry::instance().set_override("mesh.coherence", "nsi", "test");
+  ParameterRegistry::instance().set_override("mesh.nsi.periodic_synchronisation_cycles", "0", "test");
+  Cluster cluster;
+  std::uint64_t value = 0;
+  for (int round = 0; round < 3; ++round) {
+    cluster.access(0, L1Controller::Access::kLoad, 0x1000 + 0x100 * round, value);
+    sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_US));
+  }
+  EXPECT_EQ(cluster.memory->l1(0).statistics().periodic_synchronisations, 0u);
+  EXPECT_EQ(statistic("memory.l1.periodic_synchronisations"), 0.0);
+}
+
+TEST(CoherentMemorySystem, BadProtocolParameterValueIsAConfigError) {
+  ParameterRegistry::instance().set_override("mesh.coherence", "nsi", "test");
+  ParameterRegistry::instance().set_override("mesh.nsi.periodic_synchronisation_cycles", "often", "test");
+  MeshNetwork mesh("mesh");
+  mesh.memory_controllers.set("0");
+  try {
+    CoherentMemorySystem memory("memory", mesh);
+    FAIL() << "no error for a non-numeric interval";
+  } catch (const ConfigError& error) {
+    const std::string text = error.what();
+    EXPECT_NE(text.find("mesh.nsi.periodic_synchronisation_cycles"), std::string::npos) << text;
+    EXPECT_NE(text.find("often"), std::string::npos) << text;
+  }
+}
+
+// Every registered protocol's parameters are declared (whichever protocol
+// runs), and the protocol parameter's doc lists the protocols.
+TEST(CoherentMemorySystem, ProtocolParametersAreDeclaredFromTheRegistry) {
+  Cluster cluster;  // MESI
+  const ParameterBase* interval = ParameterRegistry::instance().find("mesh.nsi.periodic_synchronisation_cycles");
+  ASSERT_NE(interval, nullptr);
+  EXPECT_EQ(interval->default_text(), "100000");
+  EXPECT_EQ(interval->unit(), "cycles");
+  EXPECT_NE(interval->doc().find("mesh.coherence = nsi"), std::string::npos) << interval->doc();
+  const ParameterBase* protocol = ParameterRegistry::instance().find("mesh.coherence");
+  ASSERT_NE(protocol, nullptr);
+  for (const char* name : {"mesi — ", "msi — ", "nsi — "})
+    EXPECT_NE(protocol->doc().find(name), std::string::npos) << protocol->doc();
+  EXPECT_EQ(cluster.memory->l1(0).statistics().periodic_synchronisations, 0u);
+}
+
+// The fates of suspect lines are counted and exported: a SHD copy turned
+// SUS by a synchronisation is validated current (a correct speculation),
+// then, after another core's store, stale (the load returns the new value).
+TEST(CoherentMemorySystem, NsiSuspectLineFatesAreCountedAndExported) {
+  ParameterRegistry::instance().set_override("mesh.coherence", "nsi", "test");
+  Cluster cluster;
+  std::uint64_t initial = 0x1111;
+  cluster.ddr.write_backdoor(0x2000, &initial, 8);
+  std::uint64_t value = 0;
+  cluster.access(0, L1Controller::Access::kLoad, 0x2000, value);  // tile 0 owns it (EXC)
+  cluster.access(1, L1Controller::Access::kLoad, 0x2000, value);  // tile 1 shares it (SHD)
+  L1Controller& reader = cluster.memory->l1(1);
+  reader.synchronise();  // SHD -> SUS
+  EXPECT_EQ(reader.statistics().suspect_lines_created, 1u);
+  value = 0;
+  cluster.access(1, L1Controller::Access::kLoad, 0x2000, value);
+  EXPECT_EQ(value, 0x1111u);
+  EXPECT_EQ(reader.statistics().suspect_validated_current, 1u);
+  EXPECT_TRUE(reader.last_miss_speculated_correctly());
+
+  std::uint64_t written = 0x2222;
+  cluster.access(0, L1Controller::Access::kStore, 0x2000, written);
+  reader.synchronise();
+  cluster.access(1, L1Controller::Access::kLoad, 0x2000, value);
+  EXPECT_EQ(value, 0x2222u);
+  EXPECT_EQ(reader.statistics().suspect_validated_stale, 1u);
+  EXPECT_FALSE(reader.last_miss_speculated_correctly());
+
+  EXPECT_EQ(statistic("memory.l1_1.synchronisations"), 2.0);
+  EXPECT_EQ(statistic("memory.l1_1.suspect_validated_current"), 1.0);
+  EXPECT_EQ(statistic("memory.l1.suspect_validated_stale"), 1.0);
+  EXPECT_GE(statistic("memory.l1.suspect_lines_created"), 2.0);
+  EXPECT_EQ(statistic("memory.l1.suspect_dropped_unread"), 0.0);
+}
+
 }  // namespace
 }  // namespace npuvp

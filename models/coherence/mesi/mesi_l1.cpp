@@ -3,7 +3,6 @@
 #include "coherence/mesi/mesi.h"
 
 #include <cstring>
-#include <sstream>
 #include <stdexcept>
 
 namespace npuvp::coherence::mesi {
@@ -20,11 +19,7 @@ bool readable(L1Machine::State state) {
 
 L1::L1(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment,
        unsigned writeback_entries)
-    : tile_(tile),
-      geometry_(geometry),
-      shape_(shape),
-      environment_(environment),
-      array_("L1 " + std::to_string(tile), shape, geometry.line_bytes),
+    : L1ControllerBase(tile, geometry, shape, environment),
       writeback_(writeback_entries == 0 ? 1 : writeback_entries) {
   if (tile >= geometry.tiles || geometry.tiles > 64)
     throw std::invalid_argument(name() + ": tile out of range (tiles " + std::to_string(geometry.tiles) +
@@ -75,18 +70,8 @@ const std::uint8_t* L1::line_data(const Context& context) const {
 }
 
 void L1::fail(const char* state, const char* event, const Context& context) const {
-  std::string message;
-  if (context.message) {
-    message = "message " + message_name(context.message->type) + " from node " +
-              std::to_string(context.message->source);
-  } else if (pending_.active) {
-    static const char* const kinds[] = {"load", "store", "make-writable"};
-    std::ostringstream text;
-    text << "core " << kinds[static_cast<int>(pending_.kind)] << " of " << pending_.size << " bytes at 0x" << std::hex
-         << pending_.address;
-    message = text.str();
-  }
-  throw ProtocolError(protocol_error_text(name(), context.line, state, event, message, environment_.now()));
+  throw ProtocolError(protocol_error_text(name(), context.line, state, event,
+                                          failure_cause(context.message, &message_name), environment_.now()));
 }
 
 void L1::fire(Event event, Context& context) {
@@ -99,15 +84,7 @@ void L1::fire(Event event, Context& context) {
 }
 
 void L1::send_to_home(unsigned type, const Context& context, bool with_data, bool dirty) {
-  Message message;
-  message.type = type;
-  message.line = context.line;
-  message.source = tile_;
-  message.source_port = Port::kL1;
-  message.destination = geometry_.home_of(context.line);
-  message.destination_port = Port::kHome;
-  message.requester = tile_;
-  message.vnet = virtual_network_of(type);
+  Message message = message_to_home(type, context.line, tile_, geometry_, virtual_network_of(type));
   message.has_data = with_data;
   message.dirty = dirty;
   if (with_data) std::memcpy(message.data.data(), line_data(context), geometry_.line_bytes);
@@ -191,8 +168,7 @@ void L1::perform(Action action, Context& context) {
     }
     case Action::kDropLine: line_lost(context.line); break;
     case Action::kStallForward:
-      if (!retrying_) ++statistics_.stalled_messages;
-      stalled_.push_back(*context.message);
+      parked_.park(*context.message, statistics_.stalled_messages);
       break;
     case Action::kStallAccess: pending_.waiting = true; break;
     case Action::kFreeWritebackEntry: writeback_freed_ = true; break;
@@ -201,21 +177,10 @@ void L1::perform(Action action, Context& context) {
 }
 
 bool L1::access(Access kind, std::uint64_t address, void* data, unsigned size) {
-  if ((size != 1 && size != 2 && size != 4 && size != 8) || address % size != 0) {
-    std::ostringstream text;
-    text << name() << ": misaligned or bad-sized access of " << size << " bytes at 0x" << std::hex << address;
-    throw std::invalid_argument(text.str());
-  }
-  if (pending_.active) throw ProtocolError(name() + ": access while a miss is outstanding (one per L1)");
+  check_access(address, size);
   const std::uint64_t line = geometry_.line_of(address);
   if (locked_ && locked_line_ != line) unlock();
-  pending_.active = true;
-  pending_.waiting = false;
-  pending_.kind = kind;
-  pending_.address = address;
-  pending_.line = line;
-  pending_.data = data;
-  pending_.size = size;
+  pending_ = Pending{true, false, kind, address, line, data, size};
   performed_ = false;
   in_access_ = true;
   dispatch_access();
@@ -223,7 +188,7 @@ bool L1::access(Access kind, std::uint64_t address, void* data, unsigned size) {
   if (!performed_) return false;
   performed_ = false;
   pending_.active = false;
-  if (!stalled_.empty()) retry_stalled_forwards();  // a store may have ended an atomic's lock
+  retry_stalled_forwards();  // a store may have ended an atomic's lock
   return true;
 }
 
@@ -252,9 +217,7 @@ void L1::dispatch_access() {
 }
 
 void L1::handle(const Message& message) {
-  if (message.destination_port != Port::kL1 || message.destination != tile_)
-    throw ProtocolError(name() + ": message " + message_name(message.type) + " addressed to node " +
-                        std::to_string(message.destination) + " delivered here");
+  check_addressed_to_l1(name(), tile_, message, &message_name);
   performed_ = false;
   process(message);
   after_event();
@@ -269,12 +232,7 @@ void L1::process(const Message& message) {
     case kRepShd: event = Event::kRepShd; break;
     case kRepExc: event = Event::kRepExc; break;
     case kAckChange: event = Event::kAckChange; break;
-    default: {
-      std::ostringstream text;
-      text << name() << ": unexpected message " << message_name(message.type) << " from node " << message.source
-           << ", line 0x" << std::hex << message.line << std::dec << ", cycle " << environment_.now();
-      throw ProtocolError(text.str());
-    }
+    default: throw_unexpected_message(name(), message, &message_name, environment_.now());
   }
   Context context = locate(message.line);
   context.message = &message;
@@ -282,7 +240,7 @@ void L1::process(const Message& message) {
 }
 
 void L1::after_event() {
-  if (!stalled_.empty()) retry_stalled_forwards();
+  retry_stalled_forwards();
   if (pending_.active && pending_.waiting && writeback_freed_) {
     writeback_freed_ = false;
     pending_.waiting = false;
@@ -297,18 +255,14 @@ void L1::after_event() {
 }
 
 void L1::retry_stalled_forwards() {
-  std::deque<Message> queue;
-  queue.swap(stalled_);
-  retrying_ = true;
-  for (const Message& message : queue) process(message);  // a still-blocked one is stalled again, in order
-  retrying_ = false;
+  parked_.retry([&](const Message& message) { process(message); });  // one still blocked parks again, in order
 }
 
 void L1::unlock() {
   Context context = locate(locked_line_);
   locked_ = false;
   fire(Event::kUnlock, context);
-  if (!stalled_.empty()) retry_stalled_forwards();
+  retry_stalled_forwards();
 }
 
 Cycles L1::synchronise() {
@@ -339,14 +293,13 @@ std::string L1::describe(std::uint64_t line) const {
   if (context.buffer >= 0) text += " (write-back buffer)";
   if (locked_ && locked_line_ == context.line) text += " (locked)";
   if (pending_.active && pending_.line == context.line) text += pending_.waiting ? " (access waiting)" : " (miss)";
-  unsigned parked = 0;
-  for (const Message& message : stalled_) parked += message.line == context.line;
+  const unsigned parked = parked_.on_line(context.line);
   if (parked) text += " (" + std::to_string(parked) + " forwards parked)";
   return text;
 }
 
 bool L1::quiescent() const {
-  if (pending_.active || !stalled_.empty()) return false;
+  if (pending_.active || !parked_.empty()) return false;
   for (const WritebackEntry& entry : writeback_)
     if (entry.state != State::kI) return false;
   for (unsigned way = 0; way < array_.entries(); ++way) {
@@ -377,7 +330,7 @@ void L1::serialize(std::string& out) const {
     out += "pending" + std::to_string(static_cast<int>(pending_.kind)) + '/' + std::to_string(pending_.address) + '/' +
            std::to_string(pending_.size) + (pending_.waiting ? "w;" : ";");
   if (locked_) out += "locked" + std::to_string(locked_line_) + ';';
-  for (const Message& message : stalled_) out += "stalled" + std::to_string(message.type) + '@' + std::to_string(message.line) + ';';
+  parked_.serialize(out);
   out += '}';
 }
 

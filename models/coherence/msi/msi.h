@@ -26,11 +26,11 @@
 
 #include "coherence/cache_array.h"
 #include "coherence/coherence.h"
+#include "coherence/controller_support.h"
 #include "coherence/protocol_registry.h"
 #include "coherence/protocol_table.h"
 
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <vector>
 
@@ -120,7 +120,7 @@ using HomeTable = ProtocolTable<HomeMachine>;
 const L1Table& l1_table();
 const HomeTable& home_table();
 
-class L1 final : public L1Controller {
+class L1 final : public L1ControllerBase {
  public:
   using State = L1Machine::State;
   using Event = L1Machine::Event;
@@ -134,21 +134,12 @@ class L1 final : public L1Controller {
   void poke(std::uint64_t address, const void* data, unsigned size) override;
   Permission permission(std::uint64_t line) const override;
   void handle(const Message& message) override;
-  std::string name() const override { return "L1 " + std::to_string(tile_); }
   std::string describe(std::uint64_t line) const override;
   bool quiescent() const override;
   void serialize(std::string& out) const override;
   State state_of_line(std::uint64_t line) const;
 
  private:
-  struct Pending {  // the core's one outstanding access
-    bool active = false;
-    bool waiting = false;  // for a way: its set's victim waits for its AckChange
-    Access kind = Access::kLoad;
-    std::uint64_t address = 0, line = 0;
-    void* data = nullptr;
-    unsigned size = 0;
-  };
   // The line being worked on: its way (kNone when absent) and the message.
   struct Context {
     std::uint64_t line = 0;
@@ -166,22 +157,12 @@ class L1 final : public L1Controller {
   void unlock();
   void send_to_home(unsigned type, const Context& context, bool with_data);
 
-  unsigned tile_;
-  Geometry geometry_;
-  CacheShape shape_;
-  Environment& environment_;
-  CacheArray array_;
-  Pending pending_;
   bool hit_ = false;        // the access is being tried inside access()
   bool performed_ = false;  // kPerform ran for the pending access
   bool way_freed_ = false;  // an AckChange released a way: a waiting access retries
-  bool locked_ = false;
-  std::uint64_t locked_line_ = 0;
-  bool retrying_ = false;
-  std::deque<Message> stalled_;  // forwards parked until their line's transaction ends
 };
 
-class Home final : public HomeController {
+class Home final : public HomeControllerBase<HomeMachine> {
  public:
   using State = HomeMachine::State;
   using Event = HomeMachine::Event;
@@ -190,13 +171,9 @@ class Home final : public HomeController {
   Home(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment);
 
   void handle(const Message& message) override;
-  std::string name() const override { return "home " + std::to_string(tile_); }
   std::string describe(std::uint64_t line) const override;
   bool quiescent() const override;
   void serialize(std::string& out) const override;
-  bool peek(std::uint64_t address, void* data, unsigned size) const override;
-  void poke(std::uint64_t address, const void* data, unsigned size) override;
-  State state_of_line(std::uint64_t line) const;
   std::uint64_t sharers_of(std::uint64_t line) const;  // 0 when absent
   int owner_of(std::uint64_t line) const;              // -1 when none
 
@@ -220,19 +197,10 @@ class Home final : public HomeController {
   void perform(Action action, Context& context);
   bool process(const Message& message);  // false: the message waits
   bool make_room(std::uint64_t line);
-  void retry_stalled();
   unsigned requester(const Context& context) const;
   void send(unsigned type, unsigned destination, Port port, const Context& context, bool with_data);
 
-  unsigned tile_;
-  Geometry geometry_;
-  CacheShape shape_;
-  Environment& environment_;
-  CacheArray array_;
   std::vector<Directory> directory_;
-  std::deque<Message> stalled_;  // requests waiting for a busy line or a free way, in arrival order
-  bool retrying_ = false;
-  bool stalled_now_ = false;
 };
 
 // The registry entry ("msi").

@@ -20,26 +20,15 @@ std::uint64_t bit(unsigned tile) { return std::uint64_t{1} << tile; }
 }  // namespace
 
 Home::Home(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment)
-    : tile_(tile),
-      geometry_(geometry),
-      shape_(shape),
-      environment_(environment),
-      array_("home " + std::to_string(tile), shape, geometry.line_bytes, geometry.tiles),
+    : HomeControllerBase(tile, geometry, shape, environment, State::kNP, State::kNP_D),
       directory_(array_.entries()) {
   if (tile >= geometry.tiles || geometry.tiles > 64)
     throw std::invalid_argument(name() + ": tile out of range (tiles " + std::to_string(geometry.tiles) +
                                 ", at most 64 for the sharer mask)");
 }
 
-Home::State Home::state_of(const Context& context) const {
-  return context.way == CacheArray::kNone ? State::kNP : static_cast<State>(array_.state(context.way));
-}
+Home::State Home::state_of(const Context& context) const { return state_of_way(context.way); }
 
-Home::State Home::state_of_line(std::uint64_t line) const {
-  Context context;
-  context.way = array_.find(geometry_.line_of(line));
-  return state_of(context);
-}
 std::uint64_t Home::sharers_of(std::uint64_t line) const {
   const int way = array_.find(geometry_.line_of(line));
   return way == CacheArray::kNone ? 0 : directory_[way].sharers;
@@ -69,12 +58,7 @@ Home::Event Home::classify(const Message& message, const Context& context) const
     case kAck: return entry && entry->acks == 1 ? Event::kLastAck : Event::kAck;
     case kAckData: return Event::kAckData;
     case kMemoryData: return Event::kMemoryData;
-    default: {
-      std::ostringstream text;
-      text << name() << ": unexpected message " << message_name(message.type) << " from node " << source
-           << ", line 0x" << std::hex << message.line << std::dec << ", cycle " << environment_.now();
-      throw ProtocolError(text.str());
-    }
+    default: throw_unexpected_message(name(), message, &message_name, environment_.now());
   }
 }
 
@@ -93,16 +77,7 @@ void Home::fire(Event event, Context& context) {
   }
   home_table().fired(row);
   for (unsigned i = 0; i < row->action_count; ++i) perform(row->actions[i], context);
-  if (context.way == CacheArray::kNone) {
-    if (row->next != State::kNP)
-      throw ProtocolError(name() + ": internal error, state " + HomeMachine::name(row->next) + " without a way");
-  } else if (row->next == State::kNP) {
-    array_.release(context.way);
-    directory_[context.way] = Directory{};
-    context.way = CacheArray::kNone;
-  } else {
-    array_.set_state(context.way, static_cast<std::uint8_t>(row->next));
-  }
+  enter_state<HomeMachine>(array_, context.way, row->next, State::kNP, name(), [&](int way) { directory_[way] = Directory{}; });
 }
 
 // The L1 a grant goes to: the sender of the request being handled, or the
@@ -147,11 +122,7 @@ void Home::perform(Action action, Context& context) {
       ++statistics_.memory_reads;
       send(kMemoryRead, geometry_.memory_controller_of(context.line), Port::kMemory, context, false);
       break;
-    case Action::kStall:
-      if (!retrying_) ++statistics_.stalled_messages;
-      stalled_now_ = true;
-      stalled_.push_back(*context.message);
-      break;
+    case Action::kStall: stall(*context.message); break;
     case Action::kInstallMemoryData:
       std::memcpy(array_.data(context.way), context.message->data.data(), geometry_.line_bytes);
       entry->dirty = false;
@@ -213,20 +184,19 @@ void Home::perform(Action action, Context& context) {
 // of its set (which may first have to be recalled from the L1s: then the
 // way frees later, when the recall completes). False: not free now.
 bool Home::make_room(std::uint64_t line) {
-  if (array_.free_way(line) != CacheArray::kNone) return true;
-  const int victim = array_.victim(line, [](std::uint8_t state) {
+  const auto evictable = [](std::uint8_t state) {
     return static_cast<State>(state) == State::kSHD || static_cast<State>(state) == State::kMOD;
+  };
+  return coherence::make_room(array_, line, evictable, [&](int victim) {
+    Context evicted;
+    evicted.line = array_.line(victim);
+    evicted.way = victim;
+    const Directory& entry = directory_[victim];
+    const bool held = entry.sharers != 0 || entry.owner >= 0;
+    ++statistics_.evictions;
+    if (held) ++statistics_.recalls;
+    fire(held ? Event::kEvict : Event::kEvictUnshared, evicted);
   });
-  if (victim == CacheArray::kNone) return false;
-  Context evicted;
-  evicted.line = array_.line(victim);
-  evicted.way = victim;
-  const Directory& entry = directory_[victim];
-  const bool held = entry.sharers != 0 || entry.owner >= 0;
-  ++statistics_.evictions;
-  if (held) ++statistics_.recalls;
-  fire(held ? Event::kEvict : Event::kEvictUnshared, evicted);
-  return array_.free_way(line) != CacheArray::kNone;
 }
 
 bool Home::process(const Message& message) {
@@ -237,8 +207,7 @@ bool Home::process(const Message& message) {
   const Event event = classify(message, context);
   if (context.way == CacheArray::kNone && (event == Event::kRead || event == Event::kRdExAlone) &&
       !make_room(message.line)) {
-    if (!retrying_) ++statistics_.stalled_messages;
-    stalled_.push_back(message);
+    waiting_.park(message, statistics_.stalled_messages);
     return false;
   }
   stalled_now_ = false;
@@ -247,64 +216,13 @@ bool Home::process(const Message& message) {
 }
 
 void Home::handle(const Message& message) {
-  if (message.destination_port != Port::kHome || message.destination != tile_ ||
-      geometry_.home_of(message.line) != tile_ || geometry_.line_of(message.line) != message.line) {
-    std::ostringstream text;
-    text << name() << ": message " << message_name(message.type) << " for line 0x" << std::hex << message.line
-         << std::dec << " addressed to node " << message.destination << " delivered here";
-    throw ProtocolError(text.str());
-  }
+  check_addressed_to_home(name(), tile_, geometry_, message, &message_name);
   const bool request = message.type == kRead || message.type == kRdEx || message.type == kReplace;
   if (message.type == kRead || message.type == kRdEx)
     ++(array_.find(message.line) == CacheArray::kNone ? statistics_.misses : statistics_.hits);
-  bool behind = false;  // requests of one line are served in arrival order
-  for (const Message& waiting : stalled_) behind |= request && waiting.line == message.line;
-  if (behind) {
-    ++statistics_.stalled_messages;
-    stalled_.push_back(message);
-  } else {
-    process(message);
-  }
-  retry_stalled();
-}
-
-// Serves waiting requests whose line became stable, oldest first, until a
-// pass makes no progress. A request that waits again blocks the later ones
-// of its line for the rest of the pass.
-void Home::retry_stalled() {
-  if (retrying_ || stalled_.empty()) return;
-  retrying_ = true;
-  for (bool progress = true; progress && !stalled_.empty();) {
-    progress = false;
-    std::deque<Message> waiting;
-    waiting.swap(stalled_);
-    std::vector<std::uint64_t> blocked;
-    for (const Message& message : waiting) {
-      bool line_blocked = false;
-      for (std::uint64_t line : blocked) line_blocked |= line == message.line;
-      if (line_blocked) {
-        stalled_.push_back(message);
-      } else if (process(message)) {
-        progress = true;
-      } else {
-        blocked.push_back(message.line);
-      }
-    }
-  }
-  retrying_ = false;
-}
-
-bool Home::peek(std::uint64_t address, void* data, unsigned size) const {
-  const int way = array_.find(geometry_.line_of(address));
-  if (way == CacheArray::kNone || static_cast<State>(array_.state(way)) == State::kNP_D) return false;
-  std::memcpy(data, array_.data(way) + (address - geometry_.line_of(address)), size);
-  return true;
-}
-
-void Home::poke(std::uint64_t address, const void* data, unsigned size) {
-  const int way = array_.find(geometry_.line_of(address));
-  if (way == CacheArray::kNone || static_cast<State>(array_.state(way)) == State::kNP_D) return;
-  std::memcpy(array_.data(way) + (address - geometry_.line_of(address)), data, size);
+  receive(message, request, [&](const Message& each) { process(each); });
+  // Waiting requests whose line became stable, until a pass serves none.
+  waiting_.retry([&](const Message& waiting) { return process(waiting); }, [](bool served_any) { return served_any; });
 }
 
 std::string Home::describe(std::uint64_t line) const {
@@ -316,14 +234,13 @@ std::string Home::describe(std::uint64_t line) const {
   text << HomeMachine::name(static_cast<State>(array_.state(way))) << " sharers 0x" << std::hex << entry.sharers
        << std::dec << " owner " << entry.owner << (entry.dirty ? " dirty" : " clean");
   if (entry.acks) text << " (waiting for " << entry.acks << " acks, requester " << entry.requester << ")";
-  unsigned waiting = 0;
-  for (const Message& message : stalled_) waiting += message.line == line;
+  const unsigned waiting = waiting_.on_line(line);
   if (waiting) text << " (" << waiting << " requests waiting)";
   return text.str();
 }
 
 bool Home::quiescent() const {
-  if (!stalled_.empty()) return false;
+  if (!waiting_.empty()) return false;
   for (unsigned way = 0; way < array_.entries(); ++way)
     if (!stable(static_cast<State>(array_.state(static_cast<int>(way))))) return false;
   return true;
@@ -343,11 +260,7 @@ void Home::serialize(std::string& out) const {
     out.append(reinterpret_cast<const char*>(array_.data(index)), geometry_.line_bytes);
     out += ';';
   }
-  for (const Message& message : stalled_) {
-    out += "stalled" + std::to_string(message.type) + '@' + std::to_string(message.line) + '/' +
-           std::to_string(message.source) + ';';
-    if (message.has_data) out.append(reinterpret_cast<const char*>(message.data.data()), geometry_.line_bytes);
-  }
+  waiting_.serialize(out, geometry_.line_bytes);
   out += '}';
 }
 

@@ -3,7 +3,6 @@
 #include "coherence/msi/msi.h"
 
 #include <cstring>
-#include <sstream>
 #include <stdexcept>
 
 namespace npuvp::coherence::msi {
@@ -18,11 +17,7 @@ bool stable(L1Machine::State state) {
 }  // namespace
 
 L1::L1(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment)
-    : tile_(tile),
-      geometry_(geometry),
-      shape_(shape),
-      environment_(environment),
-      array_("L1 " + std::to_string(tile), shape, geometry.line_bytes) {
+    : L1ControllerBase(tile, geometry, shape, environment) {
   if (tile >= geometry.tiles || geometry.tiles > 64)
     throw std::invalid_argument(name() + ": tile out of range (tiles " + std::to_string(geometry.tiles) +
                                 ", at most 64 for the home's sharer mask)");
@@ -44,44 +39,16 @@ L1::State L1::state_of_line(std::uint64_t line) const { return state_of(locate(g
 void L1::fire(Event event, Context& context) {
   const State state = state_of(context);
   const L1Table::Row* row = l1_table().find(state, event);
-  if (!row) {
-    std::string cause;
-    if (context.message) {
-      cause = "message " + message_name(context.message->type) + " from node " + std::to_string(context.message->source);
-    } else if (pending_.active) {
-      static const char* const kinds[] = {"load", "store", "make-writable"};
-      std::ostringstream text;
-      text << "core " << kinds[static_cast<int>(pending_.kind)] << " at 0x" << std::hex << pending_.address;
-      cause = text.str();
-    }
+  if (!row)
     throw ProtocolError(protocol_error_text(name(), context.line, L1Machine::name(state), L1Machine::name(event),
-                                            cause, environment_.now()));
-  }
+                                            failure_cause(context.message, &message_name), environment_.now()));
   l1_table().fired(row);
   for (unsigned i = 0; i < row->action_count; ++i) perform(row->actions[i], context);
-  if (context.way == CacheArray::kNone) {
-    if (row->next != State::kI)
-      throw ProtocolError(name() + ": internal error, state " + L1Machine::name(row->next) + " without a way");
-    return;
-  }
-  if (row->next == State::kI) {
-    array_.release(context.way);
-    context.way = CacheArray::kNone;
-  } else {
-    array_.set_state(context.way, static_cast<std::uint8_t>(row->next));
-  }
+  enter_state<L1Machine>(array_, context.way, row->next, State::kI, name(), [](int) {});
 }
 
 void L1::send_to_home(unsigned type, const Context& context, bool with_data) {
-  Message message;
-  message.type = type;
-  message.line = context.line;
-  message.source = tile_;
-  message.source_port = Port::kL1;
-  message.destination = geometry_.home_of(context.line);
-  message.destination_port = Port::kHome;
-  message.requester = tile_;
-  message.vnet = virtual_network_of(type);
+  Message message = message_to_home(type, context.line, tile_, geometry_, virtual_network_of(type));
   message.has_data = with_data;
   message.dirty = with_data;  // only M's data travels
   if (with_data) std::memcpy(message.data.data(), array_.data(context.way), geometry_.line_bytes);
@@ -144,20 +111,14 @@ void L1::perform(Action action, Context& context) {
       break;
     case Action::kDropLine: line_lost(context.line); break;
     case Action::kStallForward:
-      if (!retrying_) ++statistics_.stalled_messages;
-      stalled_.push_back(*context.message);
+      parked_.park(*context.message, statistics_.stalled_messages);
       break;
     case Action::kCount: break;
   }
 }
 
 bool L1::access(Access kind, std::uint64_t address, void* data, unsigned size) {
-  if ((size != 1 && size != 2 && size != 4 && size != 8) || address % size != 0) {
-    std::ostringstream text;
-    text << name() << ": misaligned or bad-sized access of " << size << " bytes at 0x" << std::hex << address;
-    throw std::invalid_argument(text.str());
-  }
-  if (pending_.active) throw ProtocolError(name() + ": access while a miss is outstanding (one per L1)");
+  check_access(address, size);
   const std::uint64_t line = geometry_.line_of(address);
   if (locked_ && locked_line_ != line) unlock();
   pending_ = Pending{true, false, kind, address, line, data, size};
@@ -168,7 +129,7 @@ bool L1::access(Access kind, std::uint64_t address, void* data, unsigned size) {
   if (!performed_) return false;
   performed_ = false;
   pending_.active = false;
-  if (!stalled_.empty()) retry_stalled_forwards();  // an atomic's store may have unlocked its line
+  retry_stalled_forwards();  // an atomic's store may have unlocked its line
   return true;
 }
 
@@ -201,13 +162,11 @@ void L1::start_access() {
 }
 
 void L1::handle(const Message& message) {
-  if (message.destination_port != Port::kL1 || message.destination != tile_)
-    throw ProtocolError(name() + ": message " + message_name(message.type) + " addressed to node " +
-                        std::to_string(message.destination) + " delivered here");
+  check_addressed_to_l1(name(), tile_, message, &message_name);
   performed_ = false;
   way_freed_ = false;
   on_message(message);
-  if (!stalled_.empty()) retry_stalled_forwards();
+  retry_stalled_forwards();
   if (pending_.active && pending_.waiting && way_freed_) {
     pending_.waiting = false;
     start_access();
@@ -228,12 +187,7 @@ void L1::on_message(const Message& message) {
     case kRepShd: event = Event::kRepShd; break;
     case kRepExc: event = Event::kRepExc; break;
     case kAckChange: event = Event::kAckChange; way_freed_ = true; break;
-    default: {
-      std::ostringstream text;
-      text << name() << ": unexpected message " << message_name(message.type) << " from node " << message.source
-           << ", line 0x" << std::hex << message.line << std::dec << ", cycle " << environment_.now();
-      throw ProtocolError(text.str());
-    }
+    default: throw_unexpected_message(name(), message, &message_name, environment_.now());
   }
   Context context = locate(message.line);
   context.message = &message;
@@ -241,18 +195,14 @@ void L1::on_message(const Message& message) {
 }
 
 void L1::retry_stalled_forwards() {
-  std::deque<Message> parked;
-  parked.swap(stalled_);
-  retrying_ = true;
-  for (const Message& message : parked) on_message(message);  // one still blocked parks again, in order
-  retrying_ = false;
+  parked_.retry([&](const Message& message) { on_message(message); });  // one still blocked parks again, in order
 }
 
 void L1::unlock() {
   Context context = locate(locked_line_);
   locked_ = false;
   fire(Event::kUnlock, context);
-  if (!stalled_.empty()) retry_stalled_forwards();
+  retry_stalled_forwards();
 }
 
 Cycles L1::synchronise() {
@@ -294,14 +244,13 @@ std::string L1::describe(std::uint64_t line) const {
   std::string text = L1Machine::name(state_of(context));
   if (locked_ && locked_line_ == context.line) text += " (locked)";
   if (pending_.active && pending_.line == context.line) text += pending_.waiting ? " (access waiting)" : " (miss)";
-  unsigned parked = 0;
-  for (const Message& message : stalled_) parked += message.line == context.line;
+  const unsigned parked = parked_.on_line(context.line);
   if (parked) text += " (" + std::to_string(parked) + " forwards parked)";
   return text;
 }
 
 bool L1::quiescent() const {
-  if (pending_.active || !stalled_.empty()) return false;
+  if (pending_.active || !parked_.empty()) return false;
   for (unsigned way = 0; way < array_.entries(); ++way)
     if (!stable(static_cast<State>(array_.state(static_cast<int>(way))))) return false;
   return true;
@@ -322,8 +271,7 @@ void L1::serialize(std::string& out) const {
     out += "pending" + std::to_string(static_cast<int>(pending_.kind)) + '/' + std::to_string(pending_.address) + '/' +
            std::to_string(pending_.size) + (pending_.waiting ? "w;" : ";");
   if (locked_) out += "locked" + std::to_string(locked_line_) + ';';
-  for (const Message& message : stalled_)
-    out += "stalled" + std::to_string(message.type) + '@' + std::to_string(message.line) + ';';
+  parked_.serialize(out);
   out += '}';
 }
 

@@ -264,31 +264,15 @@ const HomeTable& home_table() {
 
 namespace {
 
-std::unique_ptr<L1Controller> make_l1(unsigned tile, const Geometry& geometry, const CacheShape& shape,
-                                      Environment& environment) {
-  return std::make_unique<L1>(tile, geometry, shape, environment);
-}
-std::unique_ptr<HomeController> make_home(unsigned tile, const Geometry& geometry, const CacheShape& shape,
-                                          Environment& environment) {
-  return std::make_unique<Home>(tile, geometry, shape, environment);
-}
-std::string tables_markdown() {
-  return "#### MSI L1 controller\n\n" + l1_table().markdown() + "\n#### MSI home controller\n\n" +
-         home_table().markdown();
-}
+std::string tables_markdown() { return controller_tables_markdown("MSI", l1_table(), home_table()); }
 
 }  // namespace
 
 Protocol protocol() {
-  Protocol result;
-  result.name = "msi";
-  result.description = "full-map directory MSI (no E state), the worked example of adding a protocol";
-  result.message_types = kMessageTypes;
-  result.message_name = &message_name;
-  result.make_l1 = &make_l1;
-  result.make_home = &make_home;
-  result.tables_markdown = &tables_markdown;
-  return result;
+  return protocol_entry<L1, Home>(
+      "msi",
+      "full-map directory MSI (no E state), the worked example of adding a protocol",
+      kMessageTypes, &message_name, &tables_markdown);
 }
 
 }  // namespace npuvp::coherence::msi

@@ -38,12 +38,12 @@
 
 #include "coherence/cache_array.h"
 #include "coherence/coherence.h"
+#include "coherence/controller_support.h"
 #include "coherence/protocol_registry.h"
 #include "coherence/protocol_table.h"
 
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <vector>
 
@@ -136,7 +136,7 @@ using HomeTable = ProtocolTable<HomeMachine>;
 const L1Table& l1_table();
 const HomeTable& home_table();
 
-class L1 final : public L1Controller {
+class L1 final : public L1ControllerBase {
  public:
   using State = L1Machine::State;
   using Event = L1Machine::Event;
@@ -152,7 +152,6 @@ class L1 final : public L1Controller {
   bool peek(std::uint64_t address, void* data, unsigned size, bool& owner) const override;
   void poke(std::uint64_t address, const void* data, unsigned size) override;
   void handle(const Message& message) override;
-  std::string name() const override { return "L1 " + std::to_string(tile_); }
   std::string describe(std::uint64_t line) const override;
   bool quiescent() const override;
   void serialize(std::string& out) const override;
@@ -164,14 +163,6 @@ class L1 final : public L1Controller {
   void skip_self_invalidation_for_testing(bool skip) { skip_self_invalidation_ = skip; }
 
  private:
-  struct Pending {
-    bool active = false;
-    bool waiting = false;  // stalled: its line is in the write-back buffer, or every entry is busy
-    Access kind = Access::kLoad;
-    std::uint64_t address = 0, line = 0;
-    void* data = nullptr;
-    unsigned size = 0;
-  };
   struct WritebackEntry {
     std::uint64_t line = 0;
     State state = State::kINV;  // kINV: free
@@ -200,11 +191,6 @@ class L1 final : public L1Controller {
   const std::uint8_t* line_data(const Context& context) const;
   [[noreturn]] void fail(const char* state, const char* event, const Context& context) const;
 
-  unsigned tile_;
-  Geometry geometry_;
-  CacheShape shape_;
-  Environment& environment_;
-  CacheArray array_;
   // SHD lines record the synchronisation epoch of their fill: an older
   // epoch means SUS (the flash conversion is one increment).
   std::vector<std::uint32_t> epoch_;
@@ -214,19 +200,14 @@ class L1 final : public L1Controller {
   Cycles next_periodic_ = 0;
   bool skip_self_invalidation_ = false;
   std::vector<WritebackEntry> writeback_;
-  Pending pending_;
   bool in_access_ = false;  // a hit performs inside access()
   bool performed_ = false;
   bool validated_current_ = false;
   bool fill_is_suspect_ = false;  // a synchronisation happened while a load miss was outstanding
   bool writeback_freed_ = false;
-  bool locked_ = false;
-  std::uint64_t locked_line_ = 0;
-  bool retrying_ = false;
-  std::deque<Message> stalled_;
 };
 
-class Home final : public HomeController {
+class Home final : public HomeControllerBase<HomeMachine> {
  public:
   using State = HomeMachine::State;
   using Event = HomeMachine::Event;
@@ -236,13 +217,9 @@ class Home final : public HomeController {
   Home(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment);
 
   void handle(const Message& message) override;
-  std::string name() const override { return "home " + std::to_string(tile_); }
   std::string describe(std::uint64_t line) const override;
   bool quiescent() const override;
   void serialize(std::string& out) const override;
-  bool peek(std::uint64_t address, void* data, unsigned size) const override;
-  void poke(std::uint64_t address, const void* data, unsigned size) override;
-  State state_of_line(std::uint64_t line) const;
   int owner_of(std::uint64_t line) const;  // -1 when none (or absent)
 
  private:
@@ -263,23 +240,12 @@ class Home final : public HomeController {
   void perform(Action action, Context& context);
   void process(const Message& message);
   bool make_room(std::uint64_t line);
-  void stall(const Message& message);
-  void wake();
   unsigned requester(const Context& context) const;
   void send_to_l1(unsigned type, unsigned tile, const Context& context, bool with_data);
   void send_to_memory(unsigned type, const Context& context, bool with_data);
   [[noreturn]] void fail(const char* state, const char* event, const Context& context) const;
 
-  unsigned tile_;
-  Geometry geometry_;
-  CacheShape shape_;
-  Environment& environment_;
-  CacheArray array_;
   std::vector<Entry> entries_;
-  std::deque<Message> stalled_;
-  bool waking_ = false;
-  bool stalled_now_ = false;
-  std::uint64_t transitions_ = 0;
 };
 
 // The registry entry (parameter periodic_synchronisation_cycles).

@@ -18,25 +18,13 @@ bool stable(HomeMachine::State state) {
 }  // namespace
 
 Home::Home(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment)
-    : tile_(tile),
-      geometry_(geometry),
-      shape_(shape),
-      environment_(environment),
-      array_("home " + std::to_string(tile), shape, geometry.line_bytes, geometry.tiles),
+    : HomeControllerBase(tile, geometry, shape, environment, State::kINV, State::kINV_D),
       entries_(array_.entries()) {
   if (tile >= geometry.tiles)
     throw std::invalid_argument(name() + ": tile out of range (tiles " + std::to_string(geometry.tiles) + ")");
 }
 
-Home::State Home::state_of(const Context& context) const {
-  return context.way == CacheArray::kNone ? State::kINV : static_cast<State>(array_.state(context.way));
-}
-
-Home::State Home::state_of_line(std::uint64_t line) const {
-  Context context;
-  context.way = array_.find(geometry_.line_of(line));
-  return state_of(context);
-}
+Home::State Home::state_of(const Context& context) const { return state_of_way(context.way); }
 
 int Home::owner_of(std::uint64_t line) const {
   const int way = array_.find(geometry_.line_of(line));
@@ -76,12 +64,7 @@ Home::Event Home::classify(const Message& message, const Context& context) const
       return from_owner ? Event::kReplaceOwner : Event::kReplaceStale;
     case kAckData: return Event::kAckData;
     case kMemoryData: return Event::kMemoryData;
-    default: {
-      std::ostringstream text;
-      text << name() << ": unexpected message " << message_name(message.type) << " from node " << message.source
-           << ", line 0x" << std::hex << message.line << std::dec << ", cycle " << environment_.now();
-      throw ProtocolError(text.str());
-    }
+    default: throw_unexpected_message(name(), message, &message_name, environment_.now());
   }
 }
 
@@ -92,16 +75,7 @@ void Home::fire(Event event, Context& context) {
   home_table().fired(row);
   if (!(row->action_count == 1 && row->actions[0] == Action::kStall)) ++transitions_;
   for (unsigned i = 0; i < row->action_count; ++i) perform(row->actions[i], context);
-  if (context.way == CacheArray::kNone) {
-    if (row->next != State::kINV)
-      throw ProtocolError(name() + ": internal error, state " + HomeMachine::name(row->next) + " without a way");
-  } else if (row->next == State::kINV) {
-    array_.release(context.way);
-    entries_[context.way] = Entry{};
-    context.way = CacheArray::kNone;
-  } else {
-    array_.set_state(context.way, static_cast<std::uint8_t>(row->next));
-  }
+  enter_state<HomeMachine>(array_, context.way, row->next, State::kINV, name(), [&](int way) { entries_[way] = Entry{}; });
 }
 
 unsigned Home::requester(const Context& context) const {
@@ -219,27 +193,20 @@ void Home::perform(Action action, Context& context) {
   }
 }
 
-void Home::stall(const Message& message) {
-  if (!waking_) ++statistics_.stalled_messages;
-  stalled_now_ = true;
-  stalled_.push_back(message);
-}
-
 bool Home::make_room(std::uint64_t line) {
-  if (array_.free_way(line) != CacheArray::kNone) return true;
-  const int victim = array_.victim(line, [](std::uint8_t state) {
+  const auto evictable = [](std::uint8_t state) {
     const auto s = static_cast<State>(state);
     return s == State::kEXC || s == State::kMOD;
+  };
+  return coherence::make_room(array_, line, evictable, [&](int victim) {
+    Context evicted;
+    evicted.line = array_.line(victim);
+    evicted.way = victim;
+    ++statistics_.evictions;
+    const bool owned = entries_[victim].owner >= 0;
+    if (owned) ++statistics_.recalls;
+    fire(owned ? Event::kEvictOwned : Event::kEvict, evicted);
   });
-  if (victim == CacheArray::kNone) return false;  // every way is busy: wait
-  Context evicted;
-  evicted.line = array_.line(victim);
-  evicted.way = victim;
-  ++statistics_.evictions;
-  const bool owned = entries_[victim].owner >= 0;
-  if (owned) ++statistics_.recalls;
-  fire(owned ? Event::kEvictOwned : Event::kEvict, evicted);
-  return array_.free_way(line) != CacheArray::kNone;
 }
 
 void Home::process(const Message& message) {
@@ -257,68 +224,14 @@ void Home::process(const Message& message) {
 }
 
 void Home::handle(const Message& message) {
-  if (message.destination_port != Port::kHome || message.destination != tile_ ||
-      geometry_.home_of(message.line) != tile_ || geometry_.line_of(message.line) != message.line) {
-    std::ostringstream text;
-    text << name() << ": message " << message_name(message.type) << " for line 0x" << std::hex << message.line
-         << std::dec << " (home " << geometry_.home_of(message.line) << ") addressed to node " << message.destination
-         << " delivered here";
-    throw ProtocolError(text.str());
-  }
+  check_addressed_to_home(name(), tile_, geometry_, message, &message_name);
   const bool request = message.type == kRead || message.type == kRdEx || message.type == kUpgrade ||
                        message.type == kReplace;
   if (request && message.type != kReplace)
     ++(array_.find(message.line) == CacheArray::kNone ? statistics_.misses : statistics_.hits);
-  bool queued = false;
-  if (request)
-    for (const Message& waiting : stalled_)
-      if (waiting.line == message.line) {
-        queued = true;
-        break;
-      }
-  if (queued)
-    stall(message);  // behind the line's earlier requests: arrival order per line
-  else
-    process(message);
-  if (!stalled_.empty()) wake();
-}
-
-void Home::wake() {
-  if (waking_) return;
-  waking_ = true;
-  std::vector<std::uint64_t> blocked;
-  for (;;) {
-    const std::uint64_t before = transitions_;
-    std::deque<Message> queue;
-    queue.swap(stalled_);
-    blocked.clear();
-    for (const Message& message : queue) {
-      bool line_blocked = false;
-      for (std::uint64_t line : blocked) line_blocked |= line == message.line;
-      if (line_blocked) {
-        stalled_.push_back(message);
-        continue;
-      }
-      stalled_now_ = false;
-      process(message);
-      if (stalled_now_) blocked.push_back(message.line);
-    }
-    if (transitions_ == before || stalled_.empty()) break;
-  }
-  waking_ = false;
-}
-
-bool Home::peek(std::uint64_t address, void* data, unsigned size) const {
-  const int way = array_.find(geometry_.line_of(address));
-  if (way == CacheArray::kNone || static_cast<State>(array_.state(way)) == State::kINV_D) return false;
-  std::memcpy(data, array_.data(way) + (address - geometry_.line_of(address)), size);
-  return true;
-}
-
-void Home::poke(std::uint64_t address, const void* data, unsigned size) {
-  const int way = array_.find(geometry_.line_of(address));
-  if (way == CacheArray::kNone || static_cast<State>(array_.state(way)) == State::kINV_D) return;
-  std::memcpy(array_.data(way) + (address - geometry_.line_of(address)), data, size);
+  const auto serve = [&](const Message& each) { process(each); };
+  receive(message, request, serve);
+  retry_while_lines_change(serve);
 }
 
 std::string Home::describe(std::uint64_t line) const {
@@ -330,14 +243,13 @@ std::string Home::describe(std::uint64_t line) const {
   text << HomeMachine::name(static_cast<State>(array_.state(way))) << " owner " << entry.owner
        << (entry.dirty ? " dirty" : " clean");
   if (!stable(static_cast<State>(array_.state(way)))) text << " (requester " << entry.requester << ")";
-  unsigned waiting = 0;
-  for (const Message& message : stalled_) waiting += message.line == line;
+  const unsigned waiting = waiting_.on_line(line);
   if (waiting) text << " (" << waiting << " requests waiting)";
   return text.str();
 }
 
 bool Home::quiescent() const {
-  if (!stalled_.empty()) return false;
+  if (!waiting_.empty()) return false;
   for (unsigned way = 0; way < array_.entries(); ++way)
     if (!stable(static_cast<State>(array_.state(static_cast<int>(way))))) return false;
   return true;
@@ -356,9 +268,7 @@ void Home::serialize(std::string& out) const {
     out.append(reinterpret_cast<const char*>(array_.data(index)), geometry_.line_bytes);
     out += ';';
   }
-  for (const Message& message : stalled_)
-    out += "stalled" + std::to_string(message.type) + '@' + std::to_string(message.line) + '/' +
-           std::to_string(message.source) + ';';
+  waiting_.serialize(out);
   out += '}';
 }
 

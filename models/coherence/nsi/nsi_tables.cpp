@@ -311,31 +311,15 @@ std::unique_ptr<L1Controller> make_l1_with_options(unsigned tile, const Geometry
                                                    Environment& environment, const ProtocolOptions& options) {
   return std::make_unique<L1>(tile, geometry, shape, environment, periodic_cycles(options));
 }
-std::unique_ptr<L1Controller> make_l1(unsigned tile, const Geometry& geometry, const CacheShape& shape,
-                                      Environment& environment) {
-  return std::make_unique<L1>(tile, geometry, shape, environment);
-}
-std::unique_ptr<HomeController> make_home(unsigned tile, const Geometry& geometry, const CacheShape& shape,
-                                          Environment& environment) {
-  return std::make_unique<Home>(tile, geometry, shape, environment);
-}
-std::string tables_markdown() {
-  return "#### NSI L1 controller\n\n" + l1_table().markdown() + "\n#### NSI home controller\n\n" +
-         home_table().markdown();
-}
+std::string tables_markdown() { return controller_tables_markdown("NSI", l1_table(), home_table()); }
 
 }  // namespace
 
 Protocol protocol() {
-  Protocol result;
-  result.name = "nsi";
-  result.description =
-      "NSI: no sharer list (owner only), no invalidations; cores self-invalidate (SHD -> SUS) at synchronisations";
-  result.message_types = kMessageTypes;
-  result.message_name = &message_name;
-  result.make_l1 = &make_l1;
-  result.make_home = &make_home;
-  result.tables_markdown = &tables_markdown;
+  Protocol result = protocol_entry<L1, Home>(
+      "nsi",
+      "NSI: no sharer list (owner only), no invalidations; cores self-invalidate (SHD -> SUS) at synchronisations",
+      kMessageTypes, &message_name, &tables_markdown);
   result.parameters.push_back(
       {kPeriodicSynchronisationParameter, kDefaultPeriodicSynchronisationCycles, "cycles",
        "NSI: each L1 self-invalidates (SHD -> SUS) at least this often, so spin loops on plain loads end; 0 = never"});

@@ -1,0 +1,355 @@
+// Pieces every protocol's controllers share, so that a protocol's files keep
+// only what is specific to it (its tables and its actions):
+//  - L1ControllerBase, HomeControllerBase: the members and the plumbing
+//    (name, peek/poke of the LLC, a line's state) of every protocol's
+//    controllers, which derive from them;
+//  - ParkedForwards: an L1's queue of forwards it cannot take in its line's
+//    current (transient) state, retried in arrival order after each event;
+//  - WaitingRequests: a home's queue of requests waiting for a busy line or
+//    a free way, served per line in arrival order;
+//  - message_to_home(): the header of a message from an L1 to its line's
+//    home; the errors for a misdelivered or unexpected message;
+//  - enter_state(): a table row's next state applied to a cache way;
+//  - make_room(): choosing and evicting an LLC victim; peek/poke of an LLC
+//    bank's data;
+//  - protocol_entry(): the registry entry of a protocol whose controllers
+//    take no options.
+#pragma once
+
+#include "coherence/cache_array.h"
+#include "coherence/coherence.h"
+#include "coherence/protocol_registry.h"
+
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace npuvp::coherence {
+
+class ParkedForwards {
+ public:
+  // Parks `message`; one parked again while being retried is not counted twice.
+  void park(const Message& message, std::uint64_t& stalled_messages) {
+    if (!retrying_) ++stalled_messages;
+    queue_.push_back(message);
+  }
+  // Hands every parked forward, oldest first, to `process`, which parks
+  // again (in order) those whose line is still busy.
+  template <typename Process>
+  void retry(Process&& process) {
+    if (queue_.empty()) return;
+    std::deque<Message> queue;
+    queue.swap(queue_);
+    retrying_ = true;
+    for (const Message& message : queue) process(message);
+    retrying_ = false;
+  }
+  bool empty() const { return queue_.empty(); }
+  unsigned on_line(std::uint64_t line) const {
+    unsigned count = 0;
+    for (const Message& message : queue_) count += message.line == line;
+    return count;
+  }
+  // The explorer's state key of the queue.
+  void serialize(std::string& out) const {
+    for (const Message& message : queue_)
+      out += "stalled" + std::to_string(message.type) + '@' + std::to_string(message.line) + ';';
+  }
+
+ private:
+  std::deque<Message> queue_;
+  bool retrying_ = false;
+};
+
+class WaitingRequests {
+ public:
+  // Queues `message`; one queued again while being retried is not counted twice.
+  void park(const Message& message, std::uint64_t& stalled_messages) {
+    if (!retrying_) ++stalled_messages;
+    queue_.push_back(message);
+  }
+  bool empty() const { return queue_.empty(); }
+  bool retrying() const { return retrying_; }
+  // Whether a request for `line` waits already (a new one goes behind it).
+  bool has_line(std::uint64_t line) const {
+    for (const Message& message : queue_)
+      if (message.line == line) return true;
+    return false;
+  }
+  unsigned on_line(std::uint64_t line) const {
+    unsigned count = 0;
+    for (const Message& message : queue_) count += message.line == line;
+    return count;
+  }
+  // Serves waiting requests, oldest first, in passes: `serve(message)`
+  // returns false when the request had to wait again (it re-queued itself),
+  // which blocks the later requests of its line for the rest of the pass.
+  // After each pass `another_pass(served_any)` says whether the pass made
+  // progress worth another one. Not re-entered from inside a pass.
+  template <typename Serve, typename AnotherPass>
+  void retry(Serve&& serve, AnotherPass&& another_pass) {
+    if (retrying_ || queue_.empty()) return;
+    retrying_ = true;
+    std::vector<std::uint64_t> blocked;
+    for (;;) {
+      std::deque<Message> waiting;
+      waiting.swap(queue_);
+      blocked.clear();
+      bool served_any = false;
+      for (const Message& message : waiting) {
+        bool line_blocked = false;
+        for (std::uint64_t line : blocked) line_blocked |= line == message.line;
+        if (line_blocked)
+          queue_.push_back(message);
+        else if (serve(message))
+          served_any = true;
+        else
+          blocked.push_back(message.line);
+      }
+      if (!another_pass(served_any) || queue_.empty()) break;
+    }
+    retrying_ = false;
+  }
+  // The explorer's state key of the queue; `data_bytes` > 0 appends the
+  // data of the requests carrying some.
+  void serialize(std::string& out, unsigned data_bytes = 0) const {
+    for (const Message& message : queue_) {
+      out += "stalled" + std::to_string(message.type) + '@' + std::to_string(message.line) + '/' +
+             std::to_string(message.source) + ';';
+      if (data_bytes && message.has_data) out.append(reinterpret_cast<const char*>(message.data.data()), data_bytes);
+    }
+  }
+
+ private:
+  std::deque<Message> queue_;
+  bool retrying_ = false;
+};
+
+// Applies next state `next` of a `Machine` table row to `way` of `array`:
+// state `absent` frees the way (after `on_free(way)` resets the protocol's
+// per-way entry) and sets `way` to kNone. `controller` names the caller in
+// the error for a present state without a way.
+template <typename Machine, typename OnFree>
+void enter_state(CacheArray& array, int& way, typename Machine::State next, typename Machine::State absent,
+                 const std::string& controller, OnFree&& on_free) {
+  if (way == CacheArray::kNone) {
+    if (next != absent)
+      throw ProtocolError(controller + ": internal error, state " + Machine::name(next) + " without a way");
+  } else if (next == absent) {
+    array.release(way);
+    on_free(way);
+    way = CacheArray::kNone;
+  } else {
+    array.set_state(way, static_cast<std::uint8_t>(next));
+  }
+}
+
+// Frees a way in `line`'s set of `array` for a new line: done when one is
+// free, else `evict(way)` fires the protocol's eviction of the least recently
+// used way whose state passes `evictable`. False when no way is free after
+// that (every way busy, or the eviction waits for a recall): the request waits.
+template <typename Evictable, typename Evict>
+bool make_room(CacheArray& array, std::uint64_t line, Evictable&& evictable, Evict&& evict) {
+  if (array.free_way(line) != CacheArray::kNone) return true;
+  const int victim = array.victim(line, evictable);
+  if (victim == CacheArray::kNone) return false;  // every way is busy: wait
+  evict(victim);
+  return array.free_way(line) != CacheArray::kNone;
+}
+
+// The debugger's view of an LLC bank: `size` bytes at `address` if its line
+// is present with data (not in state `filling`, waiting for MemoryData).
+inline bool peek_llc(const CacheArray& array, const Geometry& geometry, std::uint8_t filling, std::uint64_t address,
+                     void* data, unsigned size) {
+  const int way = array.find(geometry.line_of(address));
+  if (way == CacheArray::kNone || array.state(way) == filling) return false;
+  std::memcpy(data, array.data(way) + (address - geometry.line_of(address)), size);
+  return true;
+}
+inline void poke_llc(CacheArray& array, const Geometry& geometry, std::uint8_t filling, std::uint64_t address,
+                     const void* data, unsigned size) {
+  const int way = array.find(geometry.line_of(address));
+  if (way == CacheArray::kNone || array.state(way) == filling) return;
+  std::memcpy(array.data(way) + (address - geometry.line_of(address)), data, size);
+}
+
+// ProtocolError unless `message` is addressed to the L1 of `tile`
+// (`controller` names the receiver, `message_name` the protocol's names).
+void check_addressed_to_l1(const std::string& controller, unsigned tile, const Message& message,
+                           std::string (*message_name)(unsigned));
+// ProtocolError unless `message` is for a line of the home of `tile`.
+void check_addressed_to_home(const std::string& controller, unsigned tile, const Geometry& geometry,
+                             const Message& message, std::string (*message_name)(unsigned));
+// The ProtocolError for a message type `controller` never receives.
+[[noreturn]] void throw_unexpected_message(const std::string& controller, const Message& message,
+                                           std::string (*message_name)(unsigned), Cycles now);
+
+// What every protocol's L1 has: its identity, its cache array, the core's
+// one outstanding access, the line an atomic holds locked, and the forwards
+// parked until their line's transaction ends.
+class L1ControllerBase : public L1Controller {
+ public:
+  std::string name() const override { return "L1 " + std::to_string(tile_); }
+
+ protected:
+  L1ControllerBase(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment)
+      : tile_(tile),
+        geometry_(geometry),
+        shape_(shape),
+        environment_(environment),
+        array_("L1 " + std::to_string(tile), shape, geometry.line_bytes) {}
+
+  // std::invalid_argument for a bad access (size not 1/2/4/8, or
+  // misaligned); ProtocolError while one is outstanding.
+  void check_access(std::uint64_t address, unsigned size) const;
+  // What a ProtocolError of this L1 was handling: `message`, else the core's
+  // pending access (empty when neither).
+  std::string failure_cause(const Message* message, std::string (*message_name)(unsigned)) const;
+
+  struct Pending {  // the core's one outstanding access
+    bool active = false;
+    bool waiting = false;  // stalled until the protocol frees what it needs (a way, a write-back entry)
+    Access kind = Access::kLoad;
+    std::uint64_t address = 0, line = 0;
+    void* data = nullptr;
+    unsigned size = 0;
+  };
+
+  unsigned tile_;
+  Geometry geometry_;
+  CacheShape shape_;
+  Environment& environment_;
+  CacheArray array_;
+  Pending pending_;
+  bool locked_ = false;  // an atomic holds locked_line_ (kMakeWritable until its store)
+  std::uint64_t locked_line_ = 0;
+  ParkedForwards parked_;  // forwards waiting until their line's transaction ends
+};
+
+// What every protocol's home (one LLC bank) has: its identity, the bank's
+// tags and data, and the requests waiting for a busy line or a free way.
+// `Machine` is the protocol's home table traits; `absent` is its state of a
+// line not in the bank, `filling` of one waiting for MemoryData.
+template <typename Machine>
+class HomeControllerBase : public HomeController {
+ public:
+  using State = typename Machine::State;
+
+  std::string name() const override { return "home " + std::to_string(tile_); }
+  bool peek(std::uint64_t address, void* data, unsigned size) const override {
+    return peek_llc(array_, geometry_, static_cast<std::uint8_t>(filling_), address, data, size);
+  }
+  void poke(std::uint64_t address, const void* data, unsigned size) override {
+    poke_llc(array_, geometry_, static_cast<std::uint8_t>(filling_), address, data, size);
+  }
+  // The stable or transient state of `line` here (`absent` when not in the bank).
+  State state_of_line(std::uint64_t line) const { return state_of_way(array_.find(geometry_.line_of(line))); }
+
+ protected:
+  HomeControllerBase(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment,
+                     State absent, State filling)
+      : tile_(tile),
+        geometry_(geometry),
+        shape_(shape),
+        environment_(environment),
+        array_("home " + std::to_string(tile), shape, geometry.line_bytes, geometry.tiles),
+        absent_(absent),
+        filling_(filling) {}
+
+  State state_of_way(int way) const {
+    return way == CacheArray::kNone ? absent_ : static_cast<State>(array_.state(way));
+  }
+  // Queues `message` to wait (stalled_now_ tells a retry it waited again).
+  void stall(const Message& message) {
+    waiting_.park(message, statistics_.stalled_messages);
+    stalled_now_ = true;
+  }
+  // A new message: a request behind waiting ones of its line waits too
+  // (arrival order per line); anything else goes to `process`.
+  template <typename Process>
+  void receive(const Message& message, bool request, Process&& process) {
+    if (request && waiting_.has_line(message.line))
+      stall(message);
+    else
+      process(message);
+  }
+  // Retries the waiting requests with `process`, in passes while the last
+  // pass changed some line's state (`transitions_`, counted by the protocol's
+  // fire() for every row but a lone stall).
+  template <typename Process>
+  void retry_while_lines_change(Process&& process) {
+    std::uint64_t before = transitions_;
+    waiting_.retry(
+        [&](const Message& message) {
+          stalled_now_ = false;
+          process(message);
+          return !stalled_now_;
+        },
+        [&](bool) {
+          const bool changed = transitions_ != before;
+          before = transitions_;
+          return changed;
+        });
+  }
+
+  unsigned tile_;
+  Geometry geometry_;
+  CacheShape shape_;
+  Environment& environment_;
+  CacheArray array_;
+  WaitingRequests waiting_;  // requests waiting for a busy line or a free way, in arrival order
+  bool stalled_now_ = false;  // the request being served had to wait (again)
+  std::uint64_t transitions_ = 0;  // rows fired, lone stalls excepted (for retry_while_lines_change)
+
+ private:
+  State absent_, filling_;
+};
+
+// A message from L1 `tile` to the home of `line` on virtual network `vnet`
+// (the caller sets data and dirty).
+inline Message message_to_home(unsigned type, std::uint64_t line, unsigned tile, const Geometry& geometry,
+                               VirtualNetwork vnet) {
+  Message message;
+  message.type = type;
+  message.line = line;
+  message.source = tile;
+  message.source_port = Port::kL1;
+  message.destination = geometry.home_of(line);
+  message.destination_port = Port::kHome;
+  message.requester = tile;
+  message.vnet = vnet;
+  return message;
+}
+
+// Controller factories for Protocol::make_l1 / make_home.
+template <typename L1>
+std::unique_ptr<L1Controller> make_l1_of(unsigned tile, const Geometry& geometry, const CacheShape& shape,
+                                         Environment& environment) {
+  return std::make_unique<L1>(tile, geometry, shape, environment);
+}
+template <typename Home>
+std::unique_ptr<HomeController> make_home_of(unsigned tile, const Geometry& geometry, const CacheShape& shape,
+                                             Environment& environment) {
+  return std::make_unique<Home>(tile, geometry, shape, environment);
+}
+
+// The registry entry of a protocol with controllers L1 and Home; a protocol
+// with parameters adds them and make_l1_with_options to the result.
+template <typename L1, typename Home>
+Protocol protocol_entry(std::string name, std::string description, unsigned message_types,
+                        std::string (*message_name)(unsigned), std::string (*tables_markdown)()) {
+  Protocol result;
+  result.name = std::move(name);
+  result.description = std::move(description);
+  result.message_types = message_types;
+  result.message_name = message_name;
+  result.make_l1 = &make_l1_of<L1>;
+  result.make_home = &make_home_of<Home>;
+  result.tables_markdown = tables_markdown;
+  return result;
+}
+
+}  // namespace npuvp::coherence
