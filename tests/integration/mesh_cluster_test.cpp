@@ -77,6 +77,19 @@ TEST(MeshCluster, AtomicCountersAreExactUnderMesi) {
   EXPECT_GT(statistics["soc.cluster.memory.ddr.reads"].get<double>(), 0.0);
 }
 
+// The same exact totals under the other protocols: atomics and LR/SC hold
+// the line writable until their store, and NSI's self-invalidation at the
+// LR keeps it from reading a stale copy.
+TEST(MeshCluster, AtomicCountersAreExactUnderMsiAndNsi) {
+  for (const char* protocol : {"msi", "nsi"}) {
+    auto result = run_npuvp("run --elf " + firmware("tests/cluster-atomics.elf") +
+                            " --cluster --quiet --set mesh.coherence=" + protocol);
+    EXPECT_EQ(result.status, 0) << protocol << ": " << result.err;
+    EXPECT_THAT(result.out, HasSubstr("cluster-atomics: PASS harts=16 amo=3200 lrsc=3200 locked=3200 expected=3200"))
+        << protocol;
+  }
+}
+
 // Console output is printed from buffers in the harts' caches (printf's
 // buffer, written with stores that stay in an L1): the UART and semihosting
 // paths see the coherent value. Every workload then checks its own result.
