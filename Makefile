@@ -9,7 +9,7 @@ DEBIAN_PACKAGES := cmake ninja-build g++ pkg-config make \
   libgtest-dev libgmock-dev libbenchmark-dev \
   gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc gdb-multiarch
 
-.PHONY: all deps build demo test bench clean
+.PHONY: all deps build demo test bench reproduce-nsi clean
 
 all: build
 
@@ -43,6 +43,12 @@ bench: build
 	$(BUILD)/tests/bench/npuvp_cluster_bench
 	$(BUILD)/tests/bench/npuvp_coherence_bench
 	$(BUILD)/tests/bench/npuvp_coherence_explore_bench
+
+# Reproduction study (issue 7, part 1): every cluster workload under MESI and NSI
+# with the thesis's Table 5.2 parameters, our numbers beside the thesis's
+# (docs/reproduce-nsi.md); the report goes to $(BUILD)/reproduce-nsi/report.md.
+reproduce-nsi: build
+	python3 tools/reproduce_nsi.py --npuvp $(BUILD)/platform/npuvp --out $(BUILD)/reproduce-nsi
 
 clean:
 	rm -rf $(BUILD)
