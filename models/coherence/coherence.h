@@ -47,6 +47,7 @@ struct Message {
   int acks = 0;                   // acknowledgements the receiver must collect (or carries)
   bool has_data = false;          // data[0 .. line_bytes) is valid; sized into flits by the network
   bool dirty = false;             // the data differs from memory's
+  std::uint64_t version = 0;      // NSI: the line's data version (in the header; 0 = none)
   std::array<std::uint8_t, kMaxLineBytes> data{};
 };
 

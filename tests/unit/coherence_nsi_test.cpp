@@ -210,7 +210,81 @@ TEST(CoherenceNsiTest, SuspectLoadValidatedCurrentCostsAHit) {
   EXPECT_TRUE(cluster.l1s[1]->last_miss_speculated_correctly());  // ...charged as a hit
   EXPECT_EQ(cluster.l1s[1]->statistics().load_hits, hits + 1);
   EXPECT_EQ(cluster.l1s[1]->statistics().suspect_validated_current, 1u);
-  EXPECT_EQ(cluster.l1_state(1, kLine), S::kSHD);  // RepShd: the owner is L1 0
+  EXPECT_EQ(cluster.l1_state(1, kLine), S::kSHD);  // RepValidShd: the owner is L1 0
+}
+
+// The version of L1 1's copy is the line's: the home confirms it without
+// data (one flit), and the L1 keeps its copy.
+TEST(CoherenceNsiTest, CurrentSuspectCopyIsConfirmedWithoutData) {
+  Cluster cluster;
+  cluster.store64(0, kLine, 7);
+  EXPECT_EQ(cluster.load64(1, kLine), 7u);
+  cluster.l1s[1]->synchronise();
+  cluster.log.clear();
+  static std::uint64_t value = 0;
+  EXPECT_FALSE(cluster.l1s[1]->access(L1Controller::Access::kLoad, kLine, &value, 8));
+  ASSERT_EQ(cluster.in_flight.size(), 1u);
+  EXPECT_EQ(cluster.in_flight[0].type, kRead);
+  EXPECT_NE(cluster.in_flight[0].version, 0u);  // a validation carries its copy's version
+  cluster.run([](const Message& message) { return message.type == kRepValidShd; });
+  ASSERT_EQ(cluster.in_flight.size(), 1u);
+  EXPECT_EQ(cluster.in_flight[0].type, kRepValidShd);
+  EXPECT_FALSE(cluster.in_flight[0].has_data);
+  EXPECT_EQ(cluster.in_flight[0].vnet, VirtualNetwork::kResponse);
+  cluster.run();
+  EXPECT_EQ(value, 7u);
+  EXPECT_FALSE(cluster.sent("RepShd 2->1"));
+  EXPECT_TRUE(cluster.l1s[1]->last_miss_speculated_correctly());
+}
+
+// No owner (L1 0 wrote the line back): a current copy is confirmed with
+// ownership, as a Read of an unowned line (A4).
+TEST(CoherenceNsiTest, CurrentSuspectCopyOfAnUnownedLineBecomesExclusive) {
+  Cluster cluster(1);  // one-way L1s
+  cluster.store64(0, kLine, 9);
+  EXPECT_EQ(cluster.load64(1, kLine), 9u);   // L1 0: MOD -> EXC (ShdIntervention)
+  cluster.load64(0, kLine + 0x80);           // same set: L1 0 replaces the line, no owner left
+  EXPECT_EQ(cluster.home_of(kLine).owner_of(kLine), -1);
+  cluster.l1s[1]->synchronise();
+  cluster.log.clear();
+  EXPECT_EQ(cluster.load64(1, kLine), 9u);
+  EXPECT_TRUE(cluster.sent("RepValidExc 2->1"));
+  EXPECT_FALSE(cluster.sent("RepExc 2->1"));
+  EXPECT_EQ(cluster.l1_state(1, kLine), S::kEXC);
+  EXPECT_EQ(cluster.home_of(kLine).owner_of(kLine), 1);
+  cluster.store64(1, kLine, 10);  // the owner upgrades
+  EXPECT_TRUE(cluster.sent("Upgrade 1->2"));
+}
+
+// A write grant renews the version even when the value does not change:
+// the home answers with data, which still validates current by value.
+TEST(CoherenceNsiTest, RewrittenSameValueIsAnsweredWithDataAndCountsCurrent) {
+  Cluster cluster;
+  cluster.store64(0, kLine, 7);
+  EXPECT_EQ(cluster.load64(1, kLine), 7u);
+  cluster.store64(0, kLine, 7);  // EXC -> Upgrade: a new version, same value
+  cluster.l1s[1]->synchronise();
+  cluster.log.clear();
+  EXPECT_EQ(cluster.load64(1, kLine), 7u);
+  EXPECT_TRUE(cluster.sent("RepShd 2->1"));
+  EXPECT_FALSE(cluster.sent("RepValidShd 2->1"));
+  EXPECT_TRUE(cluster.l1s[1]->last_miss_speculated_correctly());
+  EXPECT_EQ(cluster.l1s[1]->statistics().suspect_validated_current, 1u);
+}
+
+// Versions are unique per bank: a line evicted from the LLC and refilled
+// never confirms a copy of its earlier residence.
+TEST(CoherenceNsiTest, LineRefilledAfterLlcEvictionAnswersWithData) {
+  Cluster cluster(2, 1);  // one-way LLC banks
+  cluster.store64(0, kLine, 5);
+  EXPECT_EQ(cluster.load64(1, kLine), 5u);
+  cluster.load64(2, kLine + 0x80);  // same home and set: evicts kLine from the LLC (owner recalled)
+  cluster.l1s[1]->synchronise();
+  cluster.log.clear();
+  EXPECT_EQ(cluster.load64(1, kLine), 5u);
+  EXPECT_FALSE(cluster.sent("RepValidShd 2->1"));
+  EXPECT_FALSE(cluster.sent("RepValidExc 2->1"));
+  EXPECT_EQ(cluster.l1s[1]->statistics().suspect_validated_current, 1u);  // by value
 }
 
 TEST(CoherenceNsiTest, SuspectLoadValidatedStaleIsAMissWithFreshData) {
@@ -225,6 +299,7 @@ TEST(CoherenceNsiTest, SuspectLoadValidatedStaleIsAMissWithFreshData) {
   EXPECT_EQ(cluster.l1s[1]->statistics().load_misses, misses + 1);
   EXPECT_EQ(cluster.l1s[1]->statistics().suspect_validated_stale, 1u);
   EXPECT_EQ(cluster.l1_state(0, kLine), S::kEXC);  // ShdIntervention: MOD -> EXC
+  EXPECT_FALSE(cluster.sent("RepValidShd 2->1"));  // a stale copy gets data
 }
 
 // A2c: a fill requested before a synchronisation and arriving after it is

@@ -18,9 +18,15 @@
 //    line) turns MOD into EXC; both answer AckData with the data.
 //  - synchronise() (fence, AMO, LR, SC) flash-turns every SHD line SUS (an
 //    epoch counter: O(1), no scan). A load on SUS sends Read (validation)
-//    and returns the current data from the reply; equal to the old copy it
-//    counts as a hit (last_miss_speculated_correctly()), else as a miss.
-//    The reply's type decides the state (RepShd -> SHD, RepExc -> EXC, A4).
+//    carrying the copy's version. Each LLC line has a version, renewed
+//    (from a per-bank counter) when the line is filled from memory and
+//    before every grant of write permission (RdEx, Upgrade), and sent with
+//    every data reply: an equal version means the copy is current, and the
+//    home answers without data (RepValidShd / RepValidExc, one flit);
+//    otherwise RepShd / RepExc with the data, which the L1 compares with
+//    its old copy. Current (by version or by value) counts as a hit
+//    (last_miss_speculated_correctly()), else as a miss. The reply's type
+//    decides the state (...Shd -> SHD, ...Exc -> EXC, A4).
 //  - Periodic synchronisation (parameter periodic_synchronisation_cycles,
 //    default 100000, 0 = off): applied lazily, at the core's first access at
 //    or after the deadline, which for a blocking core is indistinguishable
@@ -33,7 +39,7 @@
 //    ShdIntervention, ExcIntervention AND AckChange on forwards (so an
 //    AckChange and any later forward from the home reach the L1 in order,
 //    which removes the Upgrade/intervention race of A2a); AckData, RepShd,
-//    RepExc on responses.
+//    RepExc, RepValidShd, RepValidExc on responses.
 #pragma once
 
 #include "coherence/cache_array.h"
@@ -60,6 +66,8 @@ enum MessageType : unsigned {
   kRepShd,
   kRepExc,
   kAckChange,
+  kRepValidShd,  // a validated copy is current: no data, stay SHD
+  kRepValidExc,  // a validated copy is current: no data, become the owner (EXC)
   kMessageTypes  // one past the last
 };
 std::string message_name(unsigned type);
@@ -82,13 +90,13 @@ struct L1Machine {
   };
   enum class Event : std::uint8_t {
     kLoad, kStore, kMakeWritable, kReplacement, kUnlock, kSynchronise,
-    kShdIntervention, kExcIntervention, kRepShd, kRepExc, kAckChange,
+    kShdIntervention, kExcIntervention, kRepShd, kRepExc, kAckChange, kRepValidShd, kRepValidExc,
     kCount
   };
   enum class Action : std::uint8_t {
     kAllocate, kSendRead, kSendRdEx, kSendUpgrade, kPerform, kInstallData, kValidate,
     kSendReplace, kSendReplaceData, kMoveToWritebackBuffer, kDropSilently, kSendAckData,
-    kStallForward, kStallAccess, kFreeWritebackEntry, kFlashSuspect,
+    kStallForward, kStallAccess, kFreeWritebackEntry, kFlashSuspect, kConfirmCurrent,
     kCount
   };
   static const char* name(State state);
@@ -114,13 +122,14 @@ struct HomeMachine {
   enum class Event : std::uint8_t {
     kRead, kReadOwned, kRdEx, kRdExOwned, kUpgrade, kRequestFromOwner,
     kReplace, kReplaceOwner, kReplaceStale, kAckData, kMemoryData, kEvict, kEvictOwned,
+    kReadCurrent, kReadCurrentOwned,
     kCount
   };
   enum class Action : std::uint8_t {
     kAllocate, kFetchFromMemory, kStall, kInstallMemoryData, kRecordRequest,
     kSendRepExc, kSendRepShd, kSendAckChange, kMakeOwner, kClearOwner,
     kSendShdIntervention, kSendExcIntervention, kRecallOwner,
-    kWriteAckData, kWriteReplaceData, kWriteBack,
+    kWriteAckData, kWriteReplaceData, kWriteBack, kNewVersion, kSendRepValidShd, kSendRepValidExc,
     kCount
   };
   static const char* name(State state);
@@ -186,7 +195,7 @@ class L1 final : public L1ControllerBase {
   void retry_stalled_forwards();
   void unlock();
   void self_invalidate();
-  void send_to_home(unsigned type, const Context& context, bool with_data, bool dirty);
+  void send_to_home(unsigned type, const Context& context, bool with_data, bool dirty, std::uint64_t version = 0);
   std::uint8_t* line_data(const Context& context);
   const std::uint8_t* line_data(const Context& context) const;
   [[noreturn]] void fail(const char* state, const char* event, const Context& context) const;
@@ -194,6 +203,9 @@ class L1 final : public L1ControllerBase {
   // SHD lines record the synchronisation epoch of their fill: an older
   // epoch means SUS (the flash conversion is one increment).
   std::vector<std::uint32_t> epoch_;
+  // The home's version of each way's data (from its data reply); a
+  // validation Read carries it.
+  std::vector<std::uint64_t> version_;
   std::uint32_t current_epoch_ = 1;
   std::uint64_t shd_in_epoch_ = 0;  // SHD lines of the current epoch (become SUS at the next sync)
   std::uint64_t periodic_cycles_;
@@ -227,6 +239,7 @@ class Home final : public HomeControllerBase<HomeMachine> {
     int owner = -1;          // the L1 holding the line EXC or MOD
     bool dirty = false;      // the LLC data differs from memory's
     unsigned requester = 0;  // the transaction in progress
+    std::uint64_t version = 0;  // renewed at the fill and before each write grant
   };
   struct Context {
     std::uint64_t line = 0;
@@ -246,6 +259,7 @@ class Home final : public HomeControllerBase<HomeMachine> {
   [[noreturn]] void fail(const char* state, const char* event, const Context& context) const;
 
   std::vector<Entry> entries_;
+  std::uint64_t last_version_ = 0;  // versions are unique per bank, so a refilled line never matches an old copy
 };
 
 // The registry entry (parameter periodic_synchronisation_cycles).

@@ -49,6 +49,10 @@ Home::Event Home::classify(const Message& message, const Context& context) const
   switch (message.type) {
     case kRead:
       if (from_owner && !busy) return Event::kRequestFromOwner;
+      // A validation whose copy has the line's version: its data is the
+      // LLC's. (In MOD the version was renewed for the owner's writes.)
+      if (state == State::kEXC && message.version != 0 && message.version == entries_[context.way].version)
+        return owner >= 0 ? Event::kReadCurrentOwned : Event::kReadCurrent;
       return owner >= 0 ? Event::kReadOwned : Event::kRead;
     case kRdEx:
       if (from_owner && !busy) return Event::kRequestFromOwner;
@@ -97,6 +101,7 @@ void Home::send_to_l1(unsigned type, unsigned tile, const Context& context, bool
   message.requester = context.way == CacheArray::kNone ? tile : entries_[context.way].requester;
   message.vnet = virtual_network_of(type);
   message.has_data = with_data;
+  if (context.way != CacheArray::kNone) message.version = entries_[context.way].version;
   if (with_data) std::memcpy(message.data.data(), array_.data(context.way), geometry_.line_bytes);
   environment_.send(message, shape_.latency);
 }
@@ -148,6 +153,12 @@ void Home::perform(Action action, Context& context) {
       break;
     case Action::kSendRepExc: send_to_l1(kRepExc, requester(context), context, true); break;
     case Action::kSendRepShd: send_to_l1(kRepShd, requester(context), context, true); break;
+    case Action::kSendRepValidExc: send_to_l1(kRepValidExc, requester(context), context, false); break;
+    case Action::kSendRepValidShd: send_to_l1(kRepValidShd, requester(context), context, false); break;
+    case Action::kNewVersion:
+      need_entry();
+      entry->version = ++last_version_;
+      break;
     case Action::kSendAckChange: send_to_l1(kAckChange, context.message->source, context, false); break;
     case Action::kMakeOwner:
       need_entry();
@@ -264,11 +275,13 @@ void Home::serialize(std::string& out) const {
     const Entry& entry = entries_[way];
     out += std::to_string(array_.line(index)) + ':' + HomeMachine::name(static_cast<State>(array_.state(index))) +
            ':' + std::to_string(entry.owner) + ':' + std::to_string(entry.dirty) + ':' +
-           std::to_string(entry.requester) + ':' + std::to_string(array_.lru_rank(index)) + ':';
+           std::to_string(entry.requester) + ':' + std::to_string(array_.lru_rank(index)) + ":v" +
+           std::to_string(entry.version) + ':';
     out.append(reinterpret_cast<const char*>(array_.data(index)), geometry_.line_bytes);
     out += ';';
   }
   waiting_.serialize(out);
+  out += "last" + std::to_string(last_version_) + ';';
   out += '}';
 }
 

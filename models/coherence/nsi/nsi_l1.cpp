@@ -27,6 +27,7 @@ L1::L1(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environ
        std::uint64_t periodic_synchronisation_cycles, unsigned writeback_entries)
     : L1ControllerBase(tile, geometry, shape, environment),
       epoch_(array_.entries(), 0),
+      version_(array_.entries(), 0),
       periodic_cycles_(periodic_synchronisation_cycles),
       next_periodic_(periodic_synchronisation_cycles),
       writeback_(writeback_entries == 0 ? 1 : writeback_entries) {
@@ -110,10 +111,11 @@ void L1::fire(Event event, Context& context) {
   set_state(context, row->next);
 }
 
-void L1::send_to_home(unsigned type, const Context& context, bool with_data, bool dirty) {
+void L1::send_to_home(unsigned type, const Context& context, bool with_data, bool dirty, std::uint64_t version) {
   Message message = message_to_home(type, context.line, tile_, geometry_, virtual_network_of(type));
   message.has_data = with_data;
   message.dirty = dirty;
+  message.version = version;
   if (with_data) std::memcpy(message.data.data(), line_data(context), geometry_.line_bytes);
   environment_.send(message, shape_.latency);
 }
@@ -127,7 +129,12 @@ void L1::perform(Action action, Context& context) {
       context.way = way;
       break;
     }
-    case Action::kSendRead: send_to_home(kRead, context, false, false); break;
+    case Action::kSendRead: {
+      // A validation (SUS) carries its copy's version; a miss carries none.
+      const bool suspect = state_of(context) == State::kSUS;
+      send_to_home(kRead, context, false, false, suspect ? version_[static_cast<unsigned>(context.way)] : 0);
+      break;
+    }
     case Action::kSendRdEx: send_to_home(kRdEx, context, false, false); break;
     case Action::kSendUpgrade:
       ++statistics_.upgrades;
@@ -165,11 +172,18 @@ void L1::perform(Action action, Context& context) {
           std::memcmp(array_.data(context.way), context.message->data.data(), geometry_.line_bytes) == 0;
       ++(validated_current_ ? statistics_.suspect_validated_current : statistics_.suspect_validated_stale);
       std::memcpy(array_.data(context.way), context.message->data.data(), geometry_.line_bytes);
+      version_[static_cast<unsigned>(context.way)] = context.message->version;
+      break;
+    case Action::kConfirmCurrent:
+      // The home found the copy's version current: the data stays.
+      validated_current_ = true;
+      ++statistics_.suspect_validated_current;
       break;
     case Action::kInstallData:
       if (!context.message || !context.message->has_data)
         fail(L1Machine::name(state_of(context)), "install data (message without data)", context);
       std::memcpy(array_.data(context.way), context.message->data.data(), geometry_.line_bytes);
+      version_[static_cast<unsigned>(context.way)] = context.message->version;
       break;
     case Action::kSendReplace: send_to_home(kReplace, context, false, false); break;
     case Action::kSendReplaceData:
@@ -281,6 +295,8 @@ void L1::process(const Message& message) {
     case kRepShd: event = Event::kRepShd; break;
     case kRepExc: event = Event::kRepExc; break;
     case kAckChange: event = Event::kAckChange; break;
+    case kRepValidShd: event = Event::kRepValidShd; break;
+    case kRepValidExc: event = Event::kRepValidExc; break;
     default: throw_unexpected_message(name(), message, &message_name, environment_.now());
   }
   Context context = locate(message.line);
@@ -388,7 +404,7 @@ void L1::serialize(std::string& out) const {
     context.line = array_.line(index);
     context.way = index;
     out += std::to_string(array_.line(index)) + ':' + L1Machine::name(state_of(context)) + ':' +
-           std::to_string(array_.lru_rank(index)) + ':';
+           std::to_string(array_.lru_rank(index)) + ":v" + std::to_string(version_[way]) + ':';
     out.append(reinterpret_cast<const char*>(array_.data(index)), geometry_.line_bytes);
     out += ';';
   }

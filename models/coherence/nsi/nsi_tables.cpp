@@ -8,7 +8,8 @@ namespace npuvp::coherence::nsi {
 std::string message_name(unsigned type) {
   if (const char* memory = memory_message_name(type)) return memory;
   static const char* const names[] = {"Read",    "RdEx",   "Upgrade", "Replace",   "ShdIntervention",
-                                      "ExcIntervention", "AckData", "RepShd", "RepExc", "AckChange"};
+                                      "ExcIntervention", "AckData", "RepShd", "RepExc", "AckChange",
+                                      "RepValidShd", "RepValidExc"};
   if (type >= kFirstProtocolMessage && type < kMessageTypes) return names[type - kFirstProtocolMessage];
   return "?";
 }
@@ -41,7 +42,8 @@ const char* L1Machine::meaning(State state) {
       "load miss: Read sent, waiting for RepShd/RepExc",
       "store miss: RdEx sent, waiting for RepExc",
       "make-writable miss: RdEx sent, waiting for RepExc",
-      "load on SUS: validation Read sent, waiting for RepShd/RepExc",
+      "load on SUS: validation Read (with the copy's version) sent, waiting for RepValidShd/RepValidExc "
+      "(current) or RepShd/RepExc (changed)",
       "store on EXC: Upgrade sent, waiting for AckChange",
       "make-writable on EXC: Upgrade sent, waiting for AckChange",
       "evicted MOD: Replace with data sent, in the write-back buffer, waiting for AckChange",
@@ -52,7 +54,8 @@ const char* L1Machine::meaning(State state) {
 const char* L1Machine::name(Event event) {
   static const char* const names[] = {"Load",            "Store",           "MakeWritable", "Replacement",
                                       "Unlock",          "Synchronise",     "ShdIntervention",
-                                      "ExcIntervention", "RepShd",          "RepExc",       "AckChange"};
+                                      "ExcIntervention", "RepShd",          "RepExc",       "AckChange",
+                                      "RepValidShd",     "RepValidExc"};
   return names[static_cast<unsigned>(event)];
 }
 const char* L1Machine::meaning(Event event) {
@@ -65,9 +68,11 @@ const char* L1Machine::meaning(Event event) {
       "a synchronisation (fence, AMO, LR, SC, or the periodic one): applies to every SHD line at once",
       "the home asks the owner of a MOD line for the data; the owner keeps it, clean",
       "the home takes ownership for another L1's RdEx (or an LLC eviction); the owner keeps a SHD copy",
-      "shared data from the home",
-      "exclusive data from the home (the L1 becomes the owner)",
-      "the home acknowledges an Upgrade or a Replace (forwards vnet)"};
+      "shared data (and its version) from the home",
+      "exclusive data (and its version) from the home (the L1 becomes the owner)",
+      "the home acknowledges an Upgrade or a Replace (forwards vnet)",
+      "no data: the validated copy is current, the line has an owner (the L1 keeps SHD)",
+      "no data: the validated copy is current, the line had no owner (the L1 becomes the owner)"};
   return meanings[static_cast<unsigned>(event)];
 }
 const char* L1Machine::name(Action action) {
@@ -76,7 +81,7 @@ const char* L1Machine::name(Action action) {
                                       "validate",         "send Replace",    "send Replace+data",
                                       "move to write-back buffer", "drop silently", "send AckData",
                                       "stall forward",    "stall access",    "free write-back entry",
-                                      "flash suspect"};
+                                      "flash suspect",   "confirm current"};
   return names[static_cast<unsigned>(action)];
 }
 const char* L1Machine::meaning(Action action) {
@@ -97,7 +102,8 @@ const char* L1Machine::meaning(Action action) {
       "park the forward until the line's transaction ends (its data is already on its way)",
       "the access waits until the write-back entry of its line is freed",
       "the write-back buffer entry becomes free; a waiting access retries",
-      "every SHD line becomes SUS in one step (the L1's synchronisation epoch advances)"};
+      "every SHD line becomes SUS in one step (the L1's synchronisation epoch advances)",
+      "the home found the suspect copy's version current: keep the data, count a hit (validated current)"};
   return meanings[static_cast<unsigned>(action)];
 }
 
@@ -152,6 +158,8 @@ const L1Table& l1_table() {
 
           L1Table::row(S::kSV_D, E::kRepShd, {A::kValidate, A::kPerform}, S::kSHD),
           L1Table::row(S::kSV_D, E::kRepExc, {A::kValidate, A::kPerform}, S::kEXC),
+          L1Table::row(S::kSV_D, E::kRepValidShd, {A::kConfirmCurrent, A::kPerform}, S::kSHD),
+          L1Table::row(S::kSV_D, E::kRepValidExc, {A::kConfirmCurrent, A::kPerform}, S::kEXC),
           L1Table::row(S::kSV_D, E::kExcIntervention, {A::kStallForward}, S::kSV_D),
 
           L1Table::row(S::kIM_D, E::kRepExc, {A::kInstallData, A::kPerform}, S::kMOD),
@@ -208,7 +216,8 @@ const char* HomeMachine::meaning(State state) {
 const char* HomeMachine::name(Event event) {
   static const char* const names[] = {"Read",         "ReadOwned",    "RdEx",         "RdExOwned",   "Upgrade",
                                       "RequestFromOwner", "Replace",  "ReplaceOwner", "ReplaceStale",
-                                      "AckData",      "MemoryData",   "Evict",        "EvictOwned"};
+                                      "AckData",      "MemoryData",   "Evict",        "EvictOwned",
+                                      "ReadCurrent",  "ReadCurrentOwned"};
   return names[static_cast<unsigned>(event)];
 }
 const char* HomeMachine::meaning(Event event) {
@@ -225,7 +234,9 @@ const char* HomeMachine::meaning(Event event) {
       "the owner's data, answering an intervention",
       "the line's data from memory",
       "the line without owner is the LLC's victim for a fill into its set",
-      "the owned line is the LLC's victim for a fill into its set"};
+      "the owned line is the LLC's victim for a fill into its set",
+      "a validation Read whose copy has the line's version, line without owner (stable EXC only)",
+      "a validation Read whose copy has the line's version, line owned by another L1 (stable EXC only)"};
   return meanings[static_cast<unsigned>(event)];
 }
 const char* HomeMachine::name(Action action) {
@@ -233,7 +244,8 @@ const char* HomeMachine::name(Action action) {
       "allocate",       "fetch from memory",    "stall",                "install memory data",
       "record request", "send RepExc",          "send RepShd",          "send AckChange",
       "make owner",     "clear owner",          "send ShdIntervention", "send ExcIntervention",
-      "recall owner",   "write AckData",        "write Replace data",   "write back"};
+      "recall owner",   "write AckData",        "write Replace data",   "write back",
+      "new version",    "send RepValidShd",     "send RepValidExc"};
   return names[static_cast<unsigned>(action)];
 }
 const char* HomeMachine::meaning(Action action) {
@@ -243,8 +255,8 @@ const char* HomeMachine::meaning(Action action) {
       "the request waits at the home (per line, in arrival order) and is handled again when the line is stable",
       "copy MemoryData into the LLC line (clean), no owner",
       "remember the requester of the transaction",
-      "RepExc with the LLC data to the requester (or the recorded one)",
-      "RepShd with the LLC data to the requester (or the recorded one)",
+      "RepExc with the LLC data and its version to the requester (or the recorded one)",
+      "RepShd with the LLC data and its version to the requester (or the recorded one)",
       "AckChange to the sender (forwards vnet)",
       "the requester (or the recorded one) becomes the owner",
       "no owner (-1)",
@@ -253,7 +265,10 @@ const char* HomeMachine::meaning(Action action) {
       "ExcIntervention to the owner for the LLC eviction; no owner",
       "copy the AckData into the LLC line (dirty if the owner's was)",
       "copy the Replace's data, if any, into the LLC line (dirty)",
-      "MemoryWrite of the line if it is dirty; the way becomes free"};
+      "MemoryWrite of the line if it is dirty; the way becomes free",
+      "the line gets a fresh version (the bank's next): copies of older versions are no longer current",
+      "RepValidShd (no data: the requester's copy is current) to the requester",
+      "RepValidExc (no data: the requester's copy is current, it becomes the owner) to the requester"};
   return meanings[static_cast<unsigned>(action)];
 }
 
@@ -268,13 +283,15 @@ const HomeTable& home_table() {
             HomeTable::row(S::kINV, E::kRead, {A::kAllocate, A::kFetchFromMemory, A::kStall}, S::kINV_D),
             HomeTable::row(S::kINV, E::kRdEx, {A::kAllocate, A::kFetchFromMemory, A::kStall}, S::kINV_D),
             HomeTable::row(S::kINV, E::kReplaceStale, {A::kSendAckChange}, S::kINV),
-            HomeTable::row(S::kINV_D, E::kMemoryData, {A::kInstallMemoryData}, S::kEXC),
+            HomeTable::row(S::kINV_D, E::kMemoryData, {A::kInstallMemoryData, A::kNewVersion}, S::kEXC),
 
             HomeTable::row(S::kEXC, E::kRead, {A::kSendRepExc, A::kMakeOwner}, S::kEXC),
             HomeTable::row(S::kEXC, E::kReadOwned, {A::kSendRepShd}, S::kEXC),
-            HomeTable::row(S::kEXC, E::kRdEx, {A::kSendRepExc, A::kMakeOwner}, S::kMOD),
+            HomeTable::row(S::kEXC, E::kReadCurrent, {A::kSendRepValidExc, A::kMakeOwner}, S::kEXC),
+            HomeTable::row(S::kEXC, E::kReadCurrentOwned, {A::kSendRepValidShd}, S::kEXC),
+            HomeTable::row(S::kEXC, E::kRdEx, {A::kNewVersion, A::kSendRepExc, A::kMakeOwner}, S::kMOD),
             HomeTable::row(S::kEXC, E::kRdExOwned, {A::kRecordRequest, A::kSendExcIntervention}, S::kB_X),
-            HomeTable::row(S::kEXC, E::kUpgrade, {A::kSendAckChange}, S::kMOD),
+            HomeTable::row(S::kEXC, E::kUpgrade, {A::kNewVersion, A::kSendAckChange}, S::kMOD),
             HomeTable::row(S::kEXC, E::kReplaceOwner, {A::kWriteReplaceData, A::kClearOwner, A::kSendAckChange},
                            S::kEXC),
             HomeTable::row(S::kEXC, E::kReplaceStale, {A::kSendAckChange}, S::kEXC),
@@ -289,7 +306,8 @@ const HomeTable& home_table() {
             HomeTable::row(S::kMOD, E::kEvictOwned, {A::kRecallOwner}, S::kB_R),
 
             HomeTable::row(S::kB_S, E::kAckData, {A::kWriteAckData, A::kSendRepShd}, S::kEXC),
-            HomeTable::row(S::kB_X, E::kAckData, {A::kWriteAckData, A::kSendRepExc, A::kMakeOwner}, S::kMOD),
+            HomeTable::row(S::kB_X, E::kAckData, {A::kWriteAckData, A::kNewVersion, A::kSendRepExc, A::kMakeOwner},
+                           S::kMOD),
             HomeTable::row(S::kB_R, E::kAckData, {A::kWriteAckData, A::kWriteBack}, S::kINV),
         });
     // A busy line: every request waits.
