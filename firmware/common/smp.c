@@ -156,8 +156,10 @@ void npuvp_smp_start(unsigned long hart, uintptr_t device_tree)
         /* Everything above happens before any other hart leaves the loop below. */
         smp_store_release32(&smp_ready, SMP_READY_MAGIC);
     } else {
-        while (smp_load_acquire32(&smp_ready) != SMP_READY_MAGIC)
+        unsigned polls = 0;
+        while (smp_poll32(&smp_ready, &polls) != SMP_READY_MAGIC)
             ;
+        smp_acquire_after_poll();
     }
     if (hart >= hart_count)
         park();
@@ -189,9 +191,10 @@ void smp_relax(unsigned *polls)
 
 void smp_wait_until_equal32(const volatile uint32_t *p, uint32_t value)
 {
-    unsigned polls = 0;
-    while (smp_load_acquire32(p) != value)
-        smp_relax(&polls);
+    unsigned polls = 0, relax = 0;
+    while (smp_poll32(p, &polls) != value)
+        smp_relax(&relax);
+    smp_acquire_after_poll();
 }
 
 /* ---- barrier ------------------------------------------------------------------------- */
@@ -223,13 +226,14 @@ static void barrier_wait(smp_barrier_t *b, int may_sleep)
         /* The spinning variant polls a while before it relaxes (which may sleep), so
          * participants arriving close together also leave close together, without
          * starving an oversubscribed host (QEMU running 16 harts on a few CPUs). */
-        unsigned polls = 0, spins = may_sleep ? 0 : SMP_POLLS_BEFORE_RELAX_SPIN;
-        while (smp_load_acquire32(&b->sense) != sense) {
+        unsigned polls = 0, relax = 0, spins = may_sleep ? 0 : SMP_POLLS_BEFORE_RELAX_SPIN;
+        while (smp_poll32(&b->sense, &polls) != sense) {
             if (spins)
                 spins--;
             else
-                smp_relax(&polls);
+                smp_relax(&relax);
         }
+        smp_acquire_after_poll();
     }
 }
 

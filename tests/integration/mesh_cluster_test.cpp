@@ -214,6 +214,28 @@ TEST(MeshCluster, NsiModelCheckerRejectsForbiddenOutcomes) {
   EXPECT_EQ(litmus::violations(run, {"CoRR", "MP"}).size(), 2u);
 }
 
+// The runtime's wait loops poll with plain loads and fence every
+// NPUVP_SMP_POLLS_PER_FENCE polls (docs/smp-runtime.md, "Waiting"). Under NSI
+// with the periodic synchronisation off, only those fences make a waiter see
+// the release: hello's turn-taking (16 waits in a row) must still finish, and
+// well within one former period, while the polls themselves are L1 hits.
+TEST(MeshCluster, NsiWaitLoopsEndWithoutThePeriodicSynchronisation) {
+  std::string stats = temp_path("hello-nsi-no-periodic.json");
+  auto result = run_npuvp("run " + scenario("mesh-hello") +
+                          " --quiet --set mesh.coherence=nsi --set mesh.nsi.periodic_synchronisation_cycles=0"
+                          " --set sim.limit.sim_time=2ms --stats " + stats);
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr(hello_lines()));
+  auto statistics = statistics_of(stats);
+  std::remove(stats.c_str());
+  EXPECT_EQ(statistics["soc.cluster.memory.l1.periodic_synchronisations"].get<double>(), 0.0);
+  const double hits = statistics["soc.cluster.memory.l1.load_hits"].get<double>();
+  const double validations = statistics["soc.cluster.memory.l1.suspect_validated_current"].get<double>() +
+                             statistics["soc.cluster.memory.l1.suspect_validated_stale"].get<double>();
+  // A fence per poll would validate on every poll (validations ~ polls).
+  EXPECT_GT(hits, 8 * validations) << "hits " << hits << ", validations " << validations;
+}
+
 // hello and the five workloads pass (their own self-checks and the scenario's checks)
 // under every registered protocol, and the run really used that protocol: only the
 // invalidation-based ones send Invalidation messages.

@@ -6,8 +6,9 @@
  * ordered coherence protocol (NSI) in which a store by one hart becomes visible to another
  * only when both pass a synchronisation instruction (fence, AMO, LR/SC). Every primitive
  * here therefore synchronises through explicit RISC-V acquire/release annotations or
- * fences, never through plain loads and stores, and every spin loop executes a fence or
- * an AMO per iteration. Programs must order all sharing through them: data written before
+ * fences, never through plain loads and stores alone, and every spin loop executes a fence
+ * at least every NPUVP_SMP_POLLS_PER_FENCE polls (smp_poll32). Programs must order all
+ * sharing through them: data written before
  * smp_barrier_wait() / smp_unlock() / smp_store_release() is visible to a hart after its
  * matching smp_barrier_wait() / smp_lock() / smp_load_acquire().
  */
@@ -115,7 +116,34 @@ static inline uint32_t smp_compare_swap32(volatile uint32_t *p, uint32_t expecte
  * cluster without a device tree) it returns at once: a pure spin. */
 void smp_relax(unsigned *polls);
 
-/* Waits until *p == value, polling with acquire loads (a fence per poll). */
+/*
+ * Polls between two fences in a wait loop. Waiters poll with plain loads, which hit
+ * their cached copy without any traffic, and synchronise every this many polls: under
+ * self-invalidation (NSI) the fence marks the copy suspect, so the next poll fetches the
+ * current value; under an invalidation protocol (MESI) the copy is refreshed anyway and
+ * the fence costs nothing. A fence on every poll would make each NSI poll a round trip
+ * to the home node. The cost: under NSI a waiter notices a change up to this many polls
+ * late. Override with -DNPUVP_SMP_POLLS_PER_FENCE=N (1 = a fence on every poll).
+ */
+#ifndef NPUVP_SMP_POLLS_PER_FENCE
+#define NPUVP_SMP_POLLS_PER_FENCE 32
+#endif
+
+/* One poll of a wait loop: *p, with a full fence before every
+ * NPUVP_SMP_POLLS_PER_FENCE-th poll (`polls` counts them; start it at 0). Not an
+ * acquire: once the condition holds, call smp_acquire_after_poll(). */
+static inline uint32_t smp_poll32(const volatile uint32_t *p, unsigned *polls)
+{
+    if (++*polls >= NPUVP_SMP_POLLS_PER_FENCE) {
+        *polls = 0;
+        smp_fence();
+    }
+    return *p;
+}
+/* Orders the poll that ended a wait loop before every later access (acquire). */
+static inline void smp_acquire_after_poll(void) { __asm__ volatile("fence r, rw" ::: "memory"); }
+
+/* Waits until *p == value (smp_poll32 and smp_relax in the loop), then acquires. */
 void smp_wait_until_equal32(const volatile uint32_t *p, uint32_t value);
 
 /* ---- spinlocks ----------------------------------------------------------------------- */
@@ -127,19 +155,20 @@ typedef struct {
 #define SMP_SPINLOCK_INIT { 0 }
 
 /* AMO lock (test-and-test-and-set): acquire with amoswap.w.aq, release with
- * amoswap.w.rl. Waiting reads the lock with an acquire load (a fence per iteration, so
- * the waiter sees the release even under self-invalidation). */
+ * amoswap.w.rl. Waiting polls the lock with smp_poll32 (a fence every
+ * NPUVP_SMP_POLLS_PER_FENCE polls, so the waiter sees the release even under
+ * self-invalidation); the amoswap.w.aq that takes the lock is the acquire. */
 static inline void smp_lock_amo(smp_spinlock_t *l)
 {
-    unsigned polls = 0;
+    unsigned polls = 0, relax = 0;
     for (;;) {
         uint32_t old;
         __asm__ volatile("amoswap.w.aq %0, %2, (%1)"
                          : "=r"(old) : "r"(&l->value), "r"(1u) : "memory");
         if (old == 0)
             return;
-        while (smp_load_acquire32(&l->value) != 0)
-            smp_relax(&polls);
+        while (smp_poll32(&l->value, &polls) != 0)
+            smp_relax(&relax);
     }
 }
 static inline void smp_unlock_amo(smp_spinlock_t *l)
@@ -171,10 +200,10 @@ static inline int smp_trylock_lrsc(smp_spinlock_t *l)
 }
 static inline void smp_lock_lrsc(smp_spinlock_t *l)
 {
-    unsigned polls = 0;
+    unsigned polls = 0, relax = 0;
     while (!smp_trylock_lrsc(l))
-        while (smp_load_acquire32(&l->value) != 0)
-            smp_relax(&polls);
+        while (smp_poll32(&l->value, &polls) != 0)
+            smp_relax(&relax);
 }
 static inline void smp_unlock_lrsc(smp_spinlock_t *l)
 {
