@@ -21,6 +21,7 @@ extern const uint64_t __npuvp_layout[];     /* crt0_smp.S; [7] = __npuvp_smp_har
  * others already poll the flag) and holds a magic value once hart 0 has finished.
  */
 #define SMP_READY_MAGIC 0x534d5052u         /* "SMPR" */
+#define SMP_START_POLLS_PER_FENCE 1024
 static volatile uint32_t smp_ready __attribute__((section(".data"))) = 0;
 
 /* Written by hart 0 before the release, read-only afterwards. */
@@ -156,9 +157,14 @@ void npuvp_smp_start(unsigned long hart, uintptr_t device_tree)
         /* Everything above happens before any other hart leaves the loop below. */
         smp_store_release32(&smp_ready, SMP_READY_MAGIC);
     } else {
+        /* Hart 0's start-up (zeroing .bss, constructors) takes long: fence only every
+         * SMP_START_POLLS_PER_FENCE polls, so NSI validates the flag rarely. */
         unsigned polls = 0;
-        while (smp_poll32(&smp_ready, &polls) != SMP_READY_MAGIC)
-            ;
+        while (smp_ready != SMP_READY_MAGIC)
+            if (++polls == SMP_START_POLLS_PER_FENCE) {
+                polls = 0;
+                smp_fence();
+            }
         smp_acquire_after_poll();
     }
     if (hart >= hart_count)
@@ -176,9 +182,13 @@ void npuvp_smp_start(unsigned long hart, uintptr_t device_tree)
 
 void smp_relax(unsigned *polls)
 {
-    if (!idle_with_timer || ++*polls < SMP_POLLS_BEFORE_IDLE)
+    /* The counter first: idle_with_timer is shared, and reading it on every poll would
+     * cost an NSI validation after every fence of the wait loop. */
+    if (++*polls < SMP_POLLS_BEFORE_IDLE)
         return;
     *polls = 0;
+    if (!idle_with_timer)
+        return;
     /* Wake on this hart's own timer; MIE stays off, so no trap is taken: wfi only
      * returns once MTIP is pending (or earlier, which is harmless). */
     unsigned h = smp_hart_id();
