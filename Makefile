@@ -9,17 +9,31 @@ DEBIAN_PACKAGES := cmake ninja-build g++ pkg-config make \
   libgtest-dev libgmock-dev libbenchmark-dev \
   gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc gdb-multiarch
 
-.PHONY: all deps build demo test bench reproduce-nsi clean
+# Only `make reproduce-nsi` needs these (its plots), so `deps` does not install them.
+STUDY_PACKAGES := python3-matplotlib
+# The study's interpreter: Debian's, which sees python3-matplotlib (a python3 from pyenv
+# or a virtualenv earlier on PATH would not).
+PYTHON ?= /usr/bin/python3
+
+.PHONY: all deps study-deps build demo test bench reproduce-nsi clean
 
 all: build
 
-deps:
-	@missing=$$(for p in $(DEBIAN_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+# Installs the Debian packages of the list $(1) that are missing.
+define install_missing
+	@missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  echo "Installing Debian packages:" $$missing; \
 	  $(SUDO) apt-get update -qq && \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
+endef
+
+deps:
+	$(call install_missing,$(DEBIAN_PACKAGES))
+
+study-deps:
+	$(call install_missing,$(STUDY_PACKAGES))
 
 build: deps
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
@@ -44,11 +58,13 @@ bench: build
 	$(BUILD)/tests/bench/npuvp_coherence_bench
 	$(BUILD)/tests/bench/npuvp_coherence_explore_bench
 
-# Reproduction study (issue 7, part 1): every cluster workload under MESI and NSI
-# with the thesis's Table 5.2 parameters, our numbers beside the thesis's
-# (docs/reproduce-nsi.md); the report goes to $(BUILD)/reproduce-nsi/report.md.
-reproduce-nsi: build
-	python3 tools/reproduce_nsi.py --npuvp $(BUILD)/platform/npuvp --out $(BUILD)/reproduce-nsi
+# Reproduction study (issue 7): every cluster workload and the synthetic
+# synchronisation-interval and footprint sweeps under MESI and NSI with the thesis's
+# Table 5.2 parameters, our numbers beside the thesis's (docs/reproduce-nsi.md); the
+# report and the plots go to $(BUILD)/reproduce-nsi/. Pass e.g.
+# STUDY_OPTIONS="--part interval" to run one part.
+reproduce-nsi: build study-deps
+	$(PYTHON) tools/reproduce_nsi.py --npuvp $(BUILD)/platform/npuvp --out $(BUILD)/reproduce-nsi $(STUDY_OPTIONS)
 
 clean:
 	rm -rf $(BUILD)

@@ -1,13 +1,22 @@
 #!/usr/bin/env python3
-"""Reproduction study, part 1: NSI against MESI on the mesh-cluster workloads.
+"""Reproduction study: NSI against MESI on the mesh cluster (issue 7, scope 4).
 
-Runs every cluster workload scenario (scenarios/mesh-{lu,fft,radix,ocean,nbody}.yaml)
-under mesh.coherence=mesi and =nsi with the thesis's Table 5.2 parameters, collects
+Part "workloads": every cluster workload scenario (scenarios/mesh-{lu,fft,radix,ocean,
+nbody}.yaml) under mesh.coherence=mesi and =nsi with the thesis's Table 5.2 parameters:
 execution time, network flits and energy, L1 miss rate and the fate of NSI's suspect
-(SUS) lines from each run's statistics JSON, and prints a Markdown report with the
-thesis's published numbers beside ours (also written to OUT/report.md).
+(SUS) lines, with the thesis's published numbers beside ours.
 
-Standard library only.  Usage: tools/reproduce_nsi.py [--npuvp PATH] [--out DIR]
+Parts "interval" and "footprint": the thesis's synthetic random programs (Figs. 5.11,
+5.12) with firmware/mesh/synthetic.c (scenarios/mesh-synthetic.yaml, parameters patched
+per run): the synchronisation interval swept at a fixed footprint and the footprint
+swept at a fixed interval, NSI/MESI per point beside the thesis's (qualitative) claims,
+and two PNG plots of the time ratio when matplotlib can be imported.
+
+The Markdown report is printed and written to OUT/report.md. The tables need only the
+standard library; plotting imports matplotlib (Debian: python3-matplotlib) and is
+skipped, with the reason in the report, when it cannot.
+
+Usage: tools/reproduce_nsi.py [--npuvp PATH] [--out DIR] [--part workloads,interval,footprint]
 """
 import argparse
 import concurrent.futures
@@ -16,9 +25,35 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 WORKLOADS = ["lu", "fft", "radix", "ocean", "nbody"]
 PROTOCOLS = ["mesi", "nsi"]
+PARTS = ["workloads", "interval", "footprint"]
+
+# The synthetic sweeps (Figs. 5.11 and 5.12; docs/reproduce-nsi.md explains the choices).
+SYNTHETIC_SCENARIO = "scenarios/mesh-synthetic.yaml"
+SYNC_INTERVALS = [60, 80, 100, 120, 140, 160, 180, 200, 400, 1000]   # memory instructions per sync
+FOOTPRINTS = [256, 1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20]
+# Interval sweep: 16 KiB fits in every L1 (64 KiB), so misses come from sharing and
+# synchronisation only, never from capacity, and the LLC always hits.
+INTERVAL_SWEEP_FOOTPRINT = 16 << 10
+# Footprint sweep: one sync per 200 memory instructions, inside the range where the
+# thesis says NSI wins (>= 120), so the footprint is what changes.
+FOOTPRINT_SWEEP_INTERVAL = 200
+# Memory instructions per hart: 16 x 65,536 = 1,048,576 accesses, which touch ~825,000
+# distinct 32-byte lines of the 64 MiB region (2,097,152 lines): 1.6x the LLC's 524,288.
+SYNTHETIC_OPERATIONS = 65536
+STORE_PERCENT = 30
+SYNTHETIC_SEED = 1
+HARTS = 16
+# Ratios within 0.5% of 1 are a tie: seeds 1, 2 and 3 give 1.003, 0.999 and 1.001 at 64 MiB.
+TIE_BAND = 0.005
+# The thesis's claims (reference nsi-coherence.md §7; the bar values are lost).
+THESIS_INTERVAL_CLAIM_FROM = 120
+THESIS_INTERVAL_CLAIM = "NSI still beats MESI at one sync per 120 instructions (Fig. 5.11)"
+THESIS_FOOTPRINT_CLAIM = ("NSI beats MESI at every footprint and the advantage grows with footprint "
+                          "(Fig. 5.12)")
 
 # Table 5.2 of the thesis (reference: nsi-coherence.md §6.2) as npuvp parameters:
 # (parameter, expected value, value as the thesis writes it).  The periodic
@@ -200,12 +235,11 @@ def geomean(values):
     return product ** (1.0 / len(values)) if values else float("nan")
 
 
-def report(results, param_rows, settings, workloads):
-    lines = ["# NSI vs MESI on the npuvp mesh cluster (reproduction study, part 1)", ""]
-    lines += ["Every cluster workload run under `mesh.coherence=mesi` and `=nsi`; ratios are NSI/MESI "
-              "(below 1 = NSI better). Thesis numbers: reference `nsi-coherence.md` §7 (thesis §5.6.2); "
-              "`—` where the thesis gives none (its per-benchmark bars are lost). The thesis column "
-              "names the benchmark the number is for.", ""]
+def parameter_report(param_rows, settings, parts):
+    lines = ["# NSI vs MESI on the npuvp mesh cluster (reproduction study)", ""]
+    lines += ["Every program run under `mesh.coherence=mesi` and `=nsi`; ratios are NSI/MESI "
+              "(below 1 = NSI better). Thesis numbers: reference `nsi-coherence.md` §7 (thesis §5.6.2). "
+              "Parts in this report: " + ", ".join(parts) + ".", ""]
     lines += ["## Table 5.2 parameters", "",
               "| parameter | thesis | npuvp default | applied |", "| --- | --- | --- | --- |"]
     for name, thesis_text, ours, action in param_rows:
@@ -215,8 +249,14 @@ def report(results, param_rows, settings, workloads):
               + ". Not modelled from Table 5.2: out-of-order 4-issue cores with GShare and a 64-entry "
               "ROQ (our harts are in-order, one instruction at a time), and SimpleScalar's MIPS ISA "
               "(ours is RV64).", ""]
+    return lines
 
-    lines += ["## Per workload", "",
+
+def workload_report(results, workloads):
+    lines = ["## Cluster workloads", "",
+             "`—` where the thesis gives no number (its per-benchmark bars are lost); the thesis "
+             "column names the benchmark the number is for.", ""]
+    lines += ["### Per workload", "",
               "| workload | metric | MESI | NSI | NSI/MESI | thesis |", "| --- | --- | --- | --- | --- | --- |"]
     ratios = {"time": [], "flits": [], "energy": [], "miss_rate": [], "misses": [], "accesses": []}
     for w in workloads:
@@ -237,14 +277,14 @@ def report(results, param_rows, settings, workloads):
             ratio = nsi[key] / mesi[key] if mesi[key] else float("nan")
             ratios[key].append(ratio)
             lines.append(f"| {w} | {label} | {fmt(mesi[key])} | {fmt(nsi[key])} | {change(ratio)} | {tc} |")
-    lines += ["", "## Average over the workloads (geometric mean of NSI/MESI)", "",
+    lines += ["", "### Average over the workloads (geometric mean of NSI/MESI)", "",
               "| metric | NSI/MESI (ours) | thesis average |", "| --- | --- | --- |"]
     for label, key, tkey in (("execution time", "time", "time"), ("network flits", "flits", "flits"),
                              ("network energy", "energy", "energy"), ("L1 miss rate", "miss_rate", "miss"),
                              ("L1 misses", "misses", None), ("L1 accesses", "accesses", None)):
         lines.append(f"| {label} | {change(geomean(ratios[key]))} | {THESIS_AVERAGE.get(tkey, '—')} |")
 
-    lines += ["", "## Fate of NSI's suspect (SUS) lines", "",
+    lines += ["", "### Fate of NSI's suspect (SUS) lines", "",
               "Shares of the SUS lines created (SHD lines turned suspect by a synchronisation, "
               "`soc.cluster.memory.l1.suspect_*`). \"Never read\" = dropped unread (evicted or written "
               "before any read) + still suspect when the program ended; the thesis's \"never accessed "
@@ -266,24 +306,275 @@ def report(results, param_rows, settings, workloads):
     lines.append(f"| all (pooled) | | {totals['created']:,} | {pct(totals['never'], totals['created'])} | "
                  f"{pct(totals['current'], totals['created'])} | {pct(totals['stale'], totals['created'])} |")
     lines.append("| thesis average (Fig. 5.7) | | | 68.58% | 28.07% | 3.35% |")
-    lines += ["", "Not yet done: the synthetic random-program sweeps (synchronisation interval, "
-              "memory footprint; Figs. 5.11, 5.12) and the PNG plots.", ""]
-    return "\n".join(lines)
+    lines.append("")
+    return lines
+
+
+# ---- synthetic random programs (Figs. 5.11 and 5.12) -----------------------------------
+
+def size_text(size):
+    """256 -> '256 B', 4096 -> '4 KiB', 67108864 -> '64 MiB'."""
+    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= scale and size % scale == 0:
+            return f"{size // scale} {unit}"
+    return f"{size} B"
+
+
+def synthetic_points(parts, operations, seed):
+    """[(sweep, swept value, patch values)] for the requested sweeps."""
+    points = []
+    common = {"synthetic_operations": operations, "synthetic_store_percent": STORE_PERCENT,
+              "synthetic_seed": seed}
+    if "interval" in parts:
+        for interval in SYNC_INTERVALS:
+            points.append(("interval", interval, dict(common, synthetic_interval=interval,
+                                                      synthetic_footprint=INTERVAL_SWEEP_FOOTPRINT)))
+    if "footprint" in parts:
+        for footprint in FOOTPRINTS:
+            points.append(("footprint", footprint, dict(common, synthetic_interval=FOOTPRINT_SWEEP_INTERVAL,
+                                                        synthetic_footprint=footprint)))
+    return points
+
+
+def write_synthetic_scenario(template, patch, path):
+    """The shipped scenario with the values of its `patch:` entries replaced (comments kept)."""
+    text = template
+    for symbol, value in patch.items():
+        text, count = re.subn(rf"(?m)^(\s+{symbol}:\s*)\S+", rf"\g<1>{value}", text)
+        if count != 1:
+            sys.exit(f"reproduce_nsi: {SYNTHETIC_SCENARIO} has no single '{symbol}:' patch entry")
+    with open(path, "w") as handle:
+        handle.write(text)
+
+
+def parse_summary(console):
+    """The key=value fields of synthetic.c's summary line (lists left as text)."""
+    match = re.search(r"^synthetic: (interval=.*)$", console, re.MULTILINE)
+    if not match:
+        return None
+    return dict(token.split("=", 1) for token in match.group(1).split() if "=" in token)
+
+
+def run_synthetic(npuvp, sweep, value, patch, protocol, settings, scenario, out_dir):
+    stats_file = os.path.join(out_dir, f"{sweep}-{value}-{protocol}.json")
+    command = [npuvp, "run", scenario, "--set", f"mesh.coherence={protocol}", *settings,
+               "--stats", stats_file, "--quiet"]
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed (exit {result.returncode}):\n"
+                           f"{result.stdout}{result.stderr}")
+    summary = parse_summary(result.stdout)
+    # The program must have run with the patched values and executed the whole stream.
+    problems = []
+    if summary is None:
+        problems.append("no 'synthetic:' summary line")
+    else:
+        for symbol, expected in patch.items():
+            field = symbol[len("synthetic_"):]
+            if summary.get(field) != str(expected):
+                problems.append(f"{field}={summary.get(field)} (patched {expected})")
+        operations, interval = patch["synthetic_operations"], patch["synthetic_interval"]
+        if int(summary["total_loads"]) + int(summary["total_stores"]) != HARTS * operations:
+            problems.append("loads + stores != harts x operations")
+        if int(summary["total_syncs"]) != HARTS * (operations // interval):
+            problems.append("syncs != harts x (operations / interval)")
+    if problems:
+        raise RuntimeError(f"{' '.join(command)}: {'; '.join(problems)}\n{result.stdout}")
+    with open(stats_file) as handle:
+        data = json.load(handle)
+    return sweep, value, protocol, data, summary
+
+
+def synthetic_metrics(data, summary, clock_hz):
+    m = metrics(data)
+    s = flatten(data["statistics"])
+    # Execution time = the random program's: hart 0's cycles from the start barrier to the
+    # end barrier. Start-up and the summary line's printing (about 0.18 ms, the same under
+    # both protocols) would otherwise dilute the ratio.
+    m["time"] = int(summary["cycles"]) / clock_hz
+    m["program_accesses"] = int(summary["total_loads"]) + int(summary["total_stores"])
+    for key in ("misses", "evictions", "recalls"):
+        name = "soc.cluster.memory.llc." + key
+        if name not in s:
+            sys.exit(f"reproduce_nsi: statistic {name} missing from the stats JSON")
+        m["llc_" + key] = s[name]
+    return m
+
+
+def verdict(ratio):
+    """NSI faster, slower, or a tie: within TIE_BAND of MESI."""
+    if ratio < 1 - TIE_BAND:
+        return "faster"
+    return "slower" if ratio > 1 + TIE_BAND else "tie"
+
+
+def agreement(ratio, claimed):
+    """Whether a point supports the thesis's "NSI faster" (ties do not)."""
+    outcome = verdict(ratio)
+    if not claimed:
+        return {"faster": "— (no claim; NSI faster)", "tie": "— (no claim; tie)",
+                "slower": "— (no claim; NSI slower)"}[outcome]
+    return {"faster": "yes", "tie": f"**no**: a tie (±{TIE_BAND:.1%})", "slower": "**no**: NSI slower"}[outcome]
+
+
+def trend_text(values, ratios, label):
+    """Whether NSI's advantage grows along the sweep (ratio non-increasing), in words."""
+    steps = list(zip(ratios, ratios[1:]))
+    falling = sum(1 for a, b in steps if b <= a)
+    return (f"NSI/MESI time {ratios[0]:.3f} at {label(values[0])} → {ratios[-1]:.3f} at "
+            f"{label(values[-1])}; the ratio falls (or stays) in {falling} of {len(steps)} steps")
+
+
+def synthetic_table(sweep, values, results, label):
+    lines = []
+    header = ["point", "time MESI", "time NSI", "time NSI/MESI", "flits NSI/MESI", "energy NSI/MESI",
+              "L1 miss rate MESI / NSI", "L1 misses per access MESI / NSI"]
+    if sweep == "footprint":
+        header += ["LLC misses MESI / NSI", "LLC evictions MESI / NSI"]
+    header += ["thesis", "agrees"]
+    lines.append("| " + " | ".join(header) + " |")
+    lines.append("|" + " --- |" * len(header))
+    ratios = []
+    for value in values:
+        mesi, nsi = results[(sweep, value, "mesi")], results[(sweep, value, "nsi")]
+        ratio = nsi["time"] / mesi["time"]
+        ratios.append(ratio)
+        if sweep == "interval":
+            claimed = value >= THESIS_INTERVAL_CLAIM_FROM
+            thesis = "NSI faster" if claimed else "— (not stated; may lose)"
+        else:
+            claimed = True
+            thesis = "NSI faster"
+        row = [label(value), f"{mesi['time'] * 1e3:.3f} ms", f"{nsi['time'] * 1e3:.3f} ms", change(ratio),
+               change(nsi["flits"] / mesi["flits"]), change(nsi["energy"] / mesi["energy"]),
+               f"{mesi['miss_rate'] * 100:.2f}% / {nsi['miss_rate'] * 100:.2f}%",
+               f"{mesi['misses'] / mesi['program_accesses']:.3f} / {nsi['misses'] / nsi['program_accesses']:.3f}"]
+        if sweep == "footprint":
+            row += [f"{mesi['llc_misses']:,} / {nsi['llc_misses']:,}",
+                    f"{mesi['llc_evictions']:,} / {nsi['llc_evictions']:,}"]
+        row += [thesis, agreement(ratio, claimed)]
+        lines.append("| " + " | ".join(row) + " |")
+    return lines, ratios
+
+
+def synthetic_report(results, parts, operations, seed, plot_note):
+    lines = ["## Synthetic random programs (Figs. 5.11 and 5.12)", "",
+             f"`firmware/mesh/synthetic.c` on all {HARTS} harts: each performs {operations:,} random 64-bit "
+             f"loads and stores ({STORE_PERCENT}% stores, seed {seed}) in one region shared by all harts, "
+             "with a `fence rw, rw` (a synchronisation) after every *interval* of them, and nothing else "
+             "between them but the address arithmetic. Execution time: the random program's, from the "
+             "start barrier to the end barrier (hart 0's cycles at 1 GHz). Flits, energy, miss rates and "
+             "LLC counts are over the whole run (start-up and the barriers included). \"L1 misses per "
+             f"access\" divides the L1 misses by the program's {HARTS * operations:,} accesses, the same "
+             "for both protocols (the miss rate's denominator also counts the barriers' spinning loads). "
+             "Thesis: reference `nsi-coherence.md` §7; only its qualitative claims survive.", ""]
+    if "interval" in parts:
+        lines += [f"### Synchronisation interval (Fig. 5.11): footprint {size_text(INTERVAL_SWEEP_FOOTPRINT)}", "",
+                  f"Thesis: {THESIS_INTERVAL_CLAIM}; the wording implies NSI may lose at 60–100.", ""]
+        table, ratios = synthetic_table("interval", SYNC_INTERVALS, results, lambda v: f"{v}")
+        lines += table
+        claimed = [r for v, r in zip(SYNC_INTERVALS, ratios) if v >= THESIS_INTERVAL_CLAIM_FROM]
+        wins = sum(1 for r in claimed if verdict(r) == "faster")
+        lines += ["", f"Ours: NSI faster (by more than {TIE_BAND:.1%}) at {wins} of the {len(claimed)} intervals ≥ "
+                      f"{THESIS_INTERVAL_CLAIM_FROM} the claim covers "
+                      f"({'agrees' if wins == len(claimed) else 'disagrees'}) and at "
+                      f"{sum(1 for r in ratios if verdict(r) == 'faster')} of all {len(ratios)}; "
+                      + trend_text(SYNC_INTERVALS, ratios, lambda v: f"interval {v}") + ".", ""]
+    if "footprint" in parts:
+        lines += [f"### Memory footprint (Fig. 5.12): one sync per {FOOTPRINT_SWEEP_INTERVAL} memory instructions", "",
+                  f"Thesis: {THESIS_FOOTPRINT_CLAIM}. The LLC holds 16 MiB (524,288 lines); the L1s 64 KiB each.", ""]
+        table, ratios = synthetic_table("footprint", FOOTPRINTS, results, size_text)
+        lines += table
+        wins = sum(1 for r in ratios if verdict(r) == "faster")
+        grows = ratios[-1] < ratios[0] - TIE_BAND
+        lines += ["", f"Ours: NSI faster (by more than {TIE_BAND:.1%}) at {wins} of {len(ratios)} footprints "
+                      f"({'agrees' if wins == len(ratios) else 'disagrees'}); the advantage "
+                      f"{'grows' if grows else 'does not grow'} from the smallest to the largest footprint "
+                      f"({'agrees' if grows else 'disagrees'}): "
+                      + trend_text(FOOTPRINTS, ratios, size_text) + ".", ""]
+    lines += [plot_note, ""]
+    return lines
+
+
+def write_plots(results, parts, out_dir):
+    """PNG plots of the NSI/MESI time ratio; returns a sentence for the report."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as error:
+        return (f"**Plots skipped**: matplotlib cannot be imported by `{sys.executable}` ({error}). "
+                "Install it (Debian: `python3-matplotlib`) and run the script with that Python; "
+                "`make reproduce-nsi` does both (`PYTHON ?= /usr/bin/python3`).")
+    written = []
+    for sweep, values, label, xlabel, fixed in (
+            ("interval", SYNC_INTERVALS, str, "memory instructions per synchronisation (log scale)",
+             f"footprint {size_text(INTERVAL_SWEEP_FOOTPRINT)}"),
+            ("footprint", FOOTPRINTS, size_text, "shared footprint (log scale)",
+             f"one sync per {FOOTPRINT_SWEEP_INTERVAL} memory instructions")):
+        if sweep not in parts:
+            continue
+        ratios = [results[(sweep, v, "nsi")]["time"] / results[(sweep, v, "mesi")]["time"] for v in values]
+        flits = [results[(sweep, v, "nsi")]["flits"] / results[(sweep, v, "mesi")]["flits"] for v in values]
+        figure, axes = plt.subplots(figsize=(8, 4.8))
+        low = min(ratios + flits + [1.0]) - 0.05
+        high = max(ratios + flits + [1.0]) + 0.05
+        if sweep == "interval":
+            axes.axvspan(THESIS_INTERVAL_CLAIM_FROM, values[-1] * 1.3, ymin=0, ymax=(1 - low) / (high - low),
+                         color="tab:green", alpha=0.12, label="thesis: NSI faster (interval ≥ 120)")
+        else:
+            axes.axvspan(values[0] / 1.3, values[-1] * 1.3, ymin=0, ymax=(1 - low) / (high - low),
+                         color="tab:green", alpha=0.12,
+                         label="thesis: NSI faster at every footprint,\nadvantage grows with footprint")
+            for size, name in ((64 << 10, "L1 (64 KiB)"), (16 << 20, "LLC (16 MiB)")):
+                axes.axvline(size, color="grey", linestyle=":", linewidth=1)
+                axes.text(size * 1.1, high - 0.02, name, color="grey", fontsize=8, va="top")
+        axes.axhline(1.0, color="black", linewidth=1, label="MESI (ratio 1.0)")
+        axes.plot(values, ratios, marker="o", color="tab:blue", label="execution time NSI/MESI (ours)")
+        axes.plot(values, flits, marker=".", linestyle="--", color="tab:orange", alpha=0.8,
+                  label="network flits NSI/MESI (ours)")
+        axes.set_xscale("log")
+        axes.set_xticks(values)
+        axes.set_xticklabels([label(v) for v in values], rotation=45 if sweep == "footprint" else 0, fontsize=8)
+        axes.minorticks_off()
+        axes.set_xlim(values[0] / 1.3, values[-1] * 1.3)
+        axes.set_ylim(low, high)
+        axes.set_xlabel(xlabel)
+        axes.set_ylabel("NSI / MESI (below 1: NSI better)")
+        axes.set_title(f"Synthetic random programs, 16 harts: {fixed}")
+        axes.legend(fontsize=8, loc="best")
+        figure.tight_layout()
+        path = os.path.join(out_dir, f"reproduce-nsi-{sweep}.png")
+        figure.savefig(path, dpi=100, metadata={"Software": None})
+        plt.close(figure)
+        written.append(os.path.basename(path))
+    return "Plots: " + ", ".join(f"`{name}`" for name in written) + " (in the output directory)."
 
 
 def main():
+    started = time.monotonic()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--npuvp", default=os.path.join(root, "build", "platform", "npuvp"),
                         help="the simulator (default: build/platform/npuvp)")
     parser.add_argument("--out", default=os.path.join(root, "build", "reproduce-nsi"),
-                        help="directory for the stats JSON files and report.md")
+                        help="directory for the stats JSON files, report.md and the plots")
     parser.add_argument("--jobs", type=int, default=2, help="simulations run at once (default 2)")
+    parser.add_argument("--part", default=",".join(PARTS),
+                        help="comma-separated parts to run: " + ",".join(PARTS) + " (default: all)")
     parser.add_argument("--workloads", default=",".join(WORKLOADS),
                         help="comma-separated subset of " + ",".join(WORKLOADS))
+    parser.add_argument("--operations", type=int, default=SYNTHETIC_OPERATIONS,
+                        help=f"synthetic: memory instructions per hart (default {SYNTHETIC_OPERATIONS})")
+    parser.add_argument("--seed", type=int, default=SYNTHETIC_SEED,
+                        help=f"synthetic: random seed (default {SYNTHETIC_SEED})")
     args = parser.parse_args()
 
-    workloads = [w for w in args.workloads.split(",") if w]
+    parts = [p for p in PARTS if p in args.part.split(",")]
+    unknown = [p for p in args.part.split(",") if p and p not in PARTS]
+    if unknown or not parts:
+        sys.exit(f"reproduce_nsi: unknown part(s) {', '.join(unknown) or '(none given)'} (known: {', '.join(PARTS)})")
+    workloads = [w for w in args.workloads.split(",") if w] if "workloads" in parts else []
     for w in workloads:
         if w not in WORKLOADS:
             sys.exit(f"reproduce_nsi: unknown workload '{w}' (known: {', '.join(WORKLOADS)})")
@@ -291,29 +582,70 @@ def main():
         sys.exit(f"reproduce_nsi: simulator '{args.npuvp}' not found or not executable (build first)")
     if args.jobs < 1:
         sys.exit("reproduce_nsi: --jobs must be at least 1")
+    if args.operations < 1:
+        sys.exit("reproduce_nsi: --operations must be at least 1")
     os.chdir(root)
     os.makedirs(args.out, exist_ok=True)
 
-    param_rows, settings = check_table_5_2(args.npuvp, f"scenarios/mesh-{workloads[0]}.yaml")
-    results = {}
+    reference = f"scenarios/mesh-{workloads[0]}.yaml" if workloads else SYNTHETIC_SCENARIO
+    param_rows, settings = check_table_5_2(args.npuvp, reference)
+    clock_hz = next(expected for name, expected, _ in TABLE_5_2 if name == "soc.cluster.hart0.clock")
+
+    # Synthetic points: one scenario file per point, written before any run starts.
+    points = synthetic_points(parts, args.operations, args.seed)
+    synthetic_dir = os.path.join(args.out, "synthetic")
+    if points:
+        os.makedirs(synthetic_dir, exist_ok=True)
+        with open(SYNTHETIC_SCENARIO) as handle:
+            template = handle.read()
+    jobs = []
+    # The longest runs first (large footprints, then the workloads), so two jobs finish together.
+    for sweep, value, patch in sorted(points, key=lambda p: (p[0] != "footprint", -p[1])):
+        scenario = os.path.join(synthetic_dir, f"{sweep}-{value}.yaml")
+        write_synthetic_scenario(template, patch, scenario)
+        for protocol in PROTOCOLS:
+            jobs.append((run_synthetic, (args.npuvp, sweep, value, patch, protocol, settings, scenario,
+                                         synthetic_dir)))
+    for w in workloads:
+        for protocol in PROTOCOLS:
+            jobs.append((run, (args.npuvp, w, protocol, settings, args.out)))
+
+    workload_results, synthetic_results = {}, {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [pool.submit(run, args.npuvp, w, p, settings, args.out)
-                   for w in workloads for p in PROTOCOLS]
+        futures = [pool.submit(function, *arguments) for function, arguments in jobs]
         for future in concurrent.futures.as_completed(futures):
             try:
-                w, p, data = future.result()
+                outcome = future.result()
             except RuntimeError as error:
+                for other in futures:
+                    other.cancel()
                 sys.exit(f"reproduce_nsi: {error}")
-            results[(w, p)] = metrics(data)
-            print(f"reproduce_nsi: {w} under {p}: {results[(w, p)]['time'] * 1e3:.3f} ms simulated",
-                  file=sys.stderr)
+            if len(outcome) == 3:
+                w, p, data = outcome
+                workload_results[(w, p)] = metrics(data)
+                print(f"reproduce_nsi: {w} under {p}: {workload_results[(w, p)]['time'] * 1e3:.3f} ms simulated",
+                      file=sys.stderr)
+            else:
+                sweep, value, p, data, summary = outcome
+                m = synthetic_metrics(data, summary, clock_hz)
+                synthetic_results[(sweep, value, p)] = m
+                shown = size_text(value) if sweep == "footprint" else value
+                print(f"reproduce_nsi: synthetic {sweep}={shown} under {p}: {m['time'] * 1e3:.3f} ms "
+                      f"(program), {data['npuvp']['wall_seconds']:.1f} s wall", file=sys.stderr)
 
-    text = report(results, param_rows, settings, workloads)
+    lines = parameter_report(param_rows, settings, parts)
+    if workloads:
+        lines += workload_report(workload_results, workloads)
+    if points:
+        plot_note = write_plots(synthetic_results, parts, args.out)
+        lines += synthetic_report(synthetic_results, parts, args.operations, args.seed, plot_note)
+    text = "\n".join(lines)
     path = os.path.join(args.out, "report.md")
     with open(path, "w") as handle:
         handle.write(text)
     print(text)
-    print(f"reproduce_nsi: report written to {path}", file=sys.stderr)
+    print(f"reproduce_nsi: report written to {path}; the study took {time.monotonic() - started:.0f} s",
+          file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -614,6 +614,7 @@ void CoherentMemorySystem::add_statistics() {
     stat(bank + "hits", "", "requests served from the LLC bank", [&h] { return h.hits; });
     stat(bank + "misses", "", "requests that needed memory", [&h] { return h.misses; });
     stat(bank + "recalls", "", "LLC evictions of lines cached in L1s (inclusion)", [&h] { return h.recalls; });
+    stat(bank + "evictions", "", "lines the LLC bank replaced to make room", [&h] { return h.evictions; });
     stat(bank + "memory_reads", "", "lines read from memory", [&h] { return h.memory_reads; });
     stat(bank + "memory_writes", "", "lines written to memory", [&h] { return h.memory_writes; });
     stat(bank + "invalidations_sent", "", "invalidations sent to sharers", [&h] { return h.invalidations_sent; });
@@ -680,6 +681,7 @@ void CoherentMemorySystem::add_statistics() {
   stat("llc.hits", "", "all LLC banks", sum_home(&HS::hits));
   stat("llc.misses", "", "all LLC banks", sum_home(&HS::misses));
   stat("llc.recalls", "", "all LLC banks", sum_home(&HS::recalls));
+  stat("llc.evictions", "", "all LLC banks", sum_home(&HS::evictions));
   stat("llc.invalidations_sent", "", "all LLC banks", sum_home(&HS::invalidations_sent));
   stat("llc.interventions_sent", "", "all LLC banks", sum_home(&HS::interventions_sent));
   stat("ddr.reads", "", "lines read from DDR by the memory controllers", [this] { return memory_reads_; });
