@@ -23,6 +23,10 @@ CacheArray::CacheArray(const std::string& what, const CacheShape& shape, unsigne
     fail("the size must be a whole number of sets (ways x line size)");
   if (shape.size_bytes / set_bytes > (1u << 30)) fail("too many sets");
   sets_ = static_cast<unsigned>(shape.size_bytes / set_bytes);
+  const auto power_of_two = [](unsigned value) { return value != 0 && (value & (value - 1)) == 0; };
+  shift_and_mask_ = power_of_two(interleave_) && power_of_two(sets_);
+  if (shift_and_mask_)
+    for (unsigned bytes = line_bytes_ * interleave_; bytes > 1; bytes >>= 1) ++set_shift_;
   line_.assign(entries(), 0);
   state_.assign(entries(), 0);
   last_use_.assign(entries(), 0);

@@ -30,6 +30,8 @@ class CacheArray {
   unsigned line_bytes() const { return line_bytes_; }
   unsigned entries() const { return sets_ * ways_; }
   unsigned set_of(std::uint64_t line) const {
+    // Every lookup (each hit) computes this: shifts when the shape allows.
+    if (shift_and_mask_) return static_cast<unsigned>((line >> set_shift_) & (sets_ - 1));
     return static_cast<unsigned>((line / line_bytes_ / interleave_) % sets_);
   }
 
@@ -86,6 +88,9 @@ class CacheArray {
 
  private:
   unsigned sets_ = 1, ways_ = 1, line_bytes_ = 32, interleave_ = 1;
+  // interleave_ and sets_ powers of two: set = (line >> set_shift_) mod sets_.
+  bool shift_and_mask_ = false;
+  unsigned set_shift_ = 0;
   std::uint64_t clock_ = 0;
   std::vector<std::uint64_t> line_;
   std::vector<std::uint8_t> state_;

@@ -122,6 +122,25 @@ TEST(CoherenceCacheArrayTest, BankInterleaveSpreadsTheBanksLinesOverItsSets) {
   EXPECT_EQ(bank.set_of(17 * 32), 0u);
 }
 
+// set_of() shifts and masks when the interleave and the set count are powers
+// of two and divides otherwise (a 3 x 3 mesh has 9 banks); both must give
+// (line / line_bytes / interleave) mod sets.
+TEST(CoherenceCacheArrayTest, SetIndexIsTheSameWithShiftsAndWithDivision) {
+  struct Shape {
+    std::uint64_t size;
+    unsigned ways, line_bytes, interleave;
+  };
+  for (const Shape& shape : {Shape{64 * 1024, 4, 32, 1}, Shape{1 << 20, 4, 32, 16}, Shape{64 * 128, 2, 64, 4},
+                             Shape{9 * 4 * 32, 4, 32, 9}, Shape{3 * 2 * 32, 2, 32, 1}, Shape{6 * 2 * 32, 2, 32, 4}}) {
+    CacheArray array("bank", CacheShape{shape.size, shape.ways, 10}, shape.line_bytes, shape.interleave);
+    for (std::uint64_t line = 0; line < 4096; ++line) {
+      const std::uint64_t address = 0x8000'0000 + line * shape.line_bytes;
+      ASSERT_EQ(array.set_of(address), (address / shape.line_bytes / shape.interleave) % array.sets())
+          << "size " << shape.size << ", interleave " << shape.interleave << ", line 0x" << std::hex << address;
+    }
+  }
+}
+
 // docs/coherence.md shows each protocol's tables between
 // <!-- tables:NAME begin --> and <!-- tables:NAME end -->, exactly as printed.
 TEST(CoherenceTableTest, DocumentationShowsTheTablesTheCodeExecutes) {
