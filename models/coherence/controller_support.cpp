@@ -7,7 +7,7 @@
 namespace npuvp::coherence {
 
 void L1ControllerBase::check_access(std::uint64_t address, unsigned size) const {
-  if ((size != 1 && size != 2 && size != 4 && size != 8) || address % size != 0) {
+  if ((size != 1 && size != 2 && size != 4 && size != 8) || (address & (size - 1)) != 0) {
     std::ostringstream text;
     text << name() << ": misaligned or bad-sized access of " << size << " bytes at 0x" << std::hex << address;
     throw std::invalid_argument(text.str());

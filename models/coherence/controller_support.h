@@ -209,6 +209,21 @@ class L1ControllerBase : public L1Controller {
   // What a ProtocolError of this L1 was handling: `message`, else the core's
   // pending access (empty when neither).
   std::string failure_cause(const Message* message, std::string (*message_name)(unsigned)) const;
+  // Copies the pending access's bytes between the core and `line_bytes` (the
+  // accessed bytes inside the line): a load copies out, a store in. Sizes are
+  // 1, 2, 4 or 8 (check_access), so each copy is a fixed-size move rather
+  // than a library call: this runs on every hit.
+  void copy_to_core(const std::uint8_t* line_bytes) const { copy_sized(pending_.data, line_bytes, pending_.size); }
+  void copy_from_core(std::uint8_t* line_bytes) const { copy_sized(line_bytes, pending_.data, pending_.size); }
+  static void copy_sized(void* to, const void* from, unsigned size) {
+    switch (size) {
+      case 8: std::memcpy(to, from, 8); break;
+      case 4: std::memcpy(to, from, 4); break;
+      case 2: std::memcpy(to, from, 2); break;
+      case 1: std::memcpy(to, from, 1); break;
+      default: std::memcpy(to, from, size); break;
+    }
+  }
 
   struct Pending {  // the core's one outstanding access
     bool active = false;

@@ -73,11 +73,11 @@ void L1::perform(Action action, Context& context) {
       std::uint8_t* bytes = array_.data(context.way) + (pending_.address - context.line);
       switch (pending_.kind) {
         case Access::kLoad:
-          std::memcpy(pending_.data, bytes, pending_.size);
+          copy_to_core(bytes);
           ++(hit_ ? statistics_.load_hits : statistics_.load_misses);
           break;
         case Access::kStore:
-          std::memcpy(bytes, pending_.data, pending_.size);
+          copy_from_core(bytes);
           ++(hit_ ? statistics_.store_hits : statistics_.store_misses);
           if (locked_ && locked_line_ == context.line) locked_ = false;  // the atomic's store ends its lock
           break;

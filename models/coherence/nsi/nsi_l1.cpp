@@ -145,11 +145,11 @@ void L1::perform(Action action, Context& context) {
       const bool hit = in_access_;
       switch (pending_.kind) {
         case Access::kLoad:
-          std::memcpy(pending_.data, bytes, pending_.size);
+          copy_to_core(bytes);
           ++(hit || validated_current_ ? statistics_.load_hits : statistics_.load_misses);
           break;
         case Access::kStore:
-          std::memcpy(bytes, pending_.data, pending_.size);
+          copy_from_core(bytes);
           ++(hit ? statistics_.store_hits : statistics_.store_misses);
           if (locked_ && locked_line_ == context.line) locked_ = false;
           break;
