@@ -167,15 +167,20 @@ def format_param(value):
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def run(npuvp, workload, protocol, settings, out_dir):
-    scenario = f"scenarios/mesh-{workload}.yaml"
-    stats_file = os.path.join(out_dir, f"{workload}-{protocol}.json")
+def run_scenario(npuvp, scenario, protocol, settings, stats_file):
+    """Runs SCENARIO under PROTOCOL; raises RuntimeError with the output if it fails."""
     command = [npuvp, "run", scenario, "--set", f"mesh.coherence={protocol}", *settings,
                "--stats", stats_file, "--quiet"]
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} failed (exit {result.returncode}):\n"
                            f"{result.stdout}{result.stderr}")
+    return result
+
+
+def run(npuvp, workload, protocol, settings, out_dir):
+    stats_file = os.path.join(out_dir, f"{workload}-{protocol}.json")
+    run_scenario(npuvp, f"scenarios/mesh-{workload}.yaml", protocol, settings, stats_file)
     with open(stats_file) as handle:
         data = json.load(handle)
     return workload, protocol, data
@@ -357,12 +362,7 @@ def parse_summary(console):
 
 def run_synthetic(npuvp, sweep, value, patch, protocol, settings, scenario, out_dir):
     stats_file = os.path.join(out_dir, f"{sweep}-{value}-{protocol}.json")
-    command = [npuvp, "run", scenario, "--set", f"mesh.coherence={protocol}", *settings,
-               "--stats", stats_file, "--quiet"]
-    result = subprocess.run(command, capture_output=True, text=True)
-    if result.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed (exit {result.returncode}):\n"
-                           f"{result.stdout}{result.stderr}")
+    result = run_scenario(npuvp, scenario, protocol, settings, stats_file)
     summary = parse_summary(result.stdout)
     # The program must have run with the patched values and executed the whole stream.
     problems = []
@@ -379,7 +379,7 @@ def run_synthetic(npuvp, sweep, value, patch, protocol, settings, scenario, out_
         if int(summary["total_syncs"]) != HARTS * (operations // interval):
             problems.append("syncs != harts x (operations / interval)")
     if problems:
-        raise RuntimeError(f"{' '.join(command)}: {'; '.join(problems)}\n{result.stdout}")
+        raise RuntimeError(f"{' '.join(result.args)}: {'; '.join(problems)}\n{result.stdout}")
     with open(stats_file) as handle:
         data = json.load(handle)
     return sweep, value, protocol, data, summary
