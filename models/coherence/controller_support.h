@@ -20,6 +20,7 @@
 #include "coherence/coherence.h"
 #include "coherence/protocol_registry.h"
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <deque>
@@ -127,6 +128,69 @@ class WaitingRequests {
  private:
   std::deque<Message> queue_;
   bool retrying_ = false;
+};
+
+// An L1's write-back buffer (MESI, NSI): an evicted line that must tell the
+// home (Replace) leaves the cache array and waits here, in a transient
+// state, for the AckChange; loads and forwards still find it by line.
+// `kFree` is the protocol's absent state, which marks an unused entry.
+template <typename State, State kFree>
+class WritebackBuffer {
+ public:
+  explicit WritebackBuffer(unsigned entries) : entries_(entries == 0 ? 1 : entries) {}
+
+  // The entry holding `line`, or -1.
+  int find(std::uint64_t line) const {
+    for (unsigned i = 0; i < entries_.size(); ++i)
+      if (entries_[i].state != kFree && entries_[i].line == line) return static_cast<int>(i);
+    return -1;
+  }
+  bool has_free_entry() const {
+    for (const Entry& entry : entries_)
+      if (entry.state == kFree) return true;
+    return false;
+  }
+  bool empty() const {
+    for (const Entry& entry : entries_)
+      if (entry.state != kFree) return false;
+    return true;
+  }
+  // Takes `line` in `state` with its `bytes` of `data`; returns the entry.
+  // ProtocolError (naming `controller`) when every entry is taken: callers
+  // check has_free_entry() before they evict.
+  int insert(std::uint64_t line, State state, const std::uint8_t* data, unsigned bytes,
+             const std::string& controller) {
+    for (unsigned i = 0; i < entries_.size(); ++i) {
+      Entry& entry = entries_[i];
+      if (entry.state != kFree) continue;
+      entry.line = line;
+      entry.state = state;
+      std::memcpy(entry.data.data(), data, bytes);
+      return static_cast<int>(i);
+    }
+    throw ProtocolError(controller + ": internal error, write-back buffer full");
+  }
+  State state(int entry) const { return entries_[static_cast<unsigned>(entry)].state; }
+  void set_state(int entry, State state) { entries_[static_cast<unsigned>(entry)].state = state; }
+  std::uint8_t* data(int entry) { return entries_[static_cast<unsigned>(entry)].data.data(); }
+  const std::uint8_t* data(int entry) const { return entries_[static_cast<unsigned>(entry)].data.data(); }
+  // The explorer's state key: "wb<line>:<state>:<data>;" per taken entry.
+  void serialize(std::string& out, const char* (*state_name)(State), unsigned bytes) const {
+    for (const Entry& entry : entries_) {
+      if (entry.state == kFree) continue;
+      out += "wb" + std::to_string(entry.line) + ':' + state_name(entry.state) + ':';
+      out.append(reinterpret_cast<const char*>(entry.data.data()), bytes);
+      out += ';';
+    }
+  }
+
+ private:
+  struct Entry {
+    std::uint64_t line = 0;
+    State state = kFree;
+    std::array<std::uint8_t, kMaxLineBytes> data{};
+  };
+  std::vector<Entry> entries_;
 };
 
 // Applies next state `next` of a `Machine` table row to `way` of `array`:

@@ -155,11 +155,6 @@ class L1 final : public L1ControllerBase {
   State state_of_line(std::uint64_t line) const;
 
  private:
-  struct WritebackEntry {
-    std::uint64_t line = 0;
-    State state = State::kI;  // kI: free
-    std::array<std::uint8_t, kMaxLineBytes> data{};
-  };
   struct Context {
     std::uint64_t line = 0;
     int way = CacheArray::kNone;
@@ -182,7 +177,7 @@ class L1 final : public L1ControllerBase {
   const std::uint8_t* line_data(const Context& context) const;
   [[noreturn]] void fail(const char* state, const char* event, const Context& context) const;
 
-  std::vector<WritebackEntry> writeback_;
+  WritebackBuffer<State, State::kI> writeback_;
   bool in_access_ = false;  // a hit performs inside access()
   bool performed_ = false;
   bool writeback_freed_ = false;

@@ -172,11 +172,6 @@ class L1 final : public L1ControllerBase {
   void skip_self_invalidation_for_testing(bool skip) { skip_self_invalidation_ = skip; }
 
  private:
-  struct WritebackEntry {
-    std::uint64_t line = 0;
-    State state = State::kINV;  // kINV: free
-    std::array<std::uint8_t, kMaxLineBytes> data{};
-  };
   struct Context {
     std::uint64_t line = 0;
     int way = CacheArray::kNone;
@@ -211,7 +206,7 @@ class L1 final : public L1ControllerBase {
   std::uint64_t periodic_cycles_;
   Cycles next_periodic_ = 0;
   bool skip_self_invalidation_ = false;
-  std::vector<WritebackEntry> writeback_;
+  WritebackBuffer<State, State::kINV> writeback_;
   bool in_access_ = false;  // a hit performs inside access()
   bool performed_ = false;
   bool validated_current_ = false;

@@ -30,7 +30,7 @@ L1::L1(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environ
       version_(array_.entries(), 0),
       periodic_cycles_(periodic_synchronisation_cycles),
       next_periodic_(periodic_synchronisation_cycles),
-      writeback_(writeback_entries == 0 ? 1 : writeback_entries) {
+      writeback_(writeback_entries) {
   if (tile >= geometry.tiles)
     throw std::invalid_argument(name() + ": tile out of range (tiles " + std::to_string(geometry.tiles) + ")");
 }
@@ -39,9 +39,7 @@ L1::Context L1::locate(std::uint64_t line) const {
   Context context;
   context.line = line;
   context.way = array_.find(line);
-  if (context.way == CacheArray::kNone)
-    for (unsigned i = 0; i < writeback_.size(); ++i)
-      if (writeback_[i].state != State::kINV && writeback_[i].line == line) context.buffer = static_cast<int>(i);
+  if (context.way == CacheArray::kNone) context.buffer = writeback_.find(line);
   return context;
 }
 
@@ -51,7 +49,7 @@ L1::State L1::state_of(const Context& context) const {
     if (state == State::kSHD && epoch_[static_cast<unsigned>(context.way)] != current_epoch_) return State::kSUS;
     return state;
   }
-  if (context.buffer >= 0) return writeback_[context.buffer].state;
+  if (context.buffer >= 0) return writeback_.state(context.buffer);
   return State::kINV;
 }
 
@@ -79,7 +77,7 @@ void L1::set_state(Context& context, State state) {
       array_.set_state(context.way, static_cast<std::uint8_t>(state));
     }
   } else if (context.buffer >= 0) {
-    writeback_[context.buffer].state = state;
+    writeback_.set_state(context.buffer, state);
     if (state == State::kINV) context.buffer = -1;
   } else if (state != State::kINV) {
     throw ProtocolError(name() + ": internal error, state " + L1Machine::name(state) + " for a line without storage");
@@ -88,11 +86,11 @@ void L1::set_state(Context& context, State state) {
 
 std::uint8_t* L1::line_data(const Context& context) {
   if (context.way != CacheArray::kNone) return array_.data(context.way);
-  return writeback_[context.buffer].data.data();
+  return writeback_.data(context.buffer);
 }
 const std::uint8_t* L1::line_data(const Context& context) const {
   if (context.way != CacheArray::kNone) return array_.data(context.way);
-  return writeback_[context.buffer].data.data();
+  return writeback_.data(context.buffer);
 }
 
 void L1::fail(const char* state, const char* event, const Context& context) const {
@@ -191,17 +189,11 @@ void L1::perform(Action action, Context& context) {
       send_to_home(kReplace, context, true, true);
       break;
     case Action::kMoveToWritebackBuffer: {
-      int free_entry = -1;
-      for (unsigned i = 0; i < writeback_.size() && free_entry < 0; ++i)
-        if (writeback_[i].state == State::kINV) free_entry = static_cast<int>(i);
-      if (free_entry < 0) throw ProtocolError(name() + ": internal error, write-back buffer full");
-      WritebackEntry& entry = writeback_[free_entry];
-      entry.line = context.line;
-      std::memcpy(entry.data.data(), array_.data(context.way), geometry_.line_bytes);
-      entry.state = state_of(context);
+      const int entry =
+          writeback_.insert(context.line, state_of(context), array_.data(context.way), geometry_.line_bytes, name());
       array_.release(context.way);
       context.way = CacheArray::kNone;
-      context.buffer = free_entry;
+      context.buffer = entry;
       ++statistics_.evictions;
       line_lost(context.line);
       break;
@@ -264,9 +256,7 @@ void L1::dispatch_access() {
     if (victim == CacheArray::kNone) throw ProtocolError(name() + ": internal error, no evictable way");
     const auto victim_state = static_cast<State>(array_.state(victim));
     if (victim_state == State::kEXC || victim_state == State::kMOD) {
-      bool buffer_free = false;
-      for (const WritebackEntry& entry : writeback_) buffer_free |= entry.state == State::kINV;
-      if (!buffer_free) {
+      if (!writeback_.has_free_entry()) {
         // Every write-back entry waits for its AckChange: the miss waits for one.
         pending_.waiting = true;
         return;
@@ -387,8 +377,7 @@ std::string L1::describe(std::uint64_t line) const {
 
 bool L1::quiescent() const {
   if (pending_.active || !parked_.empty()) return false;
-  for (const WritebackEntry& entry : writeback_)
-    if (entry.state != State::kINV) return false;
+  if (!writeback_.empty()) return false;
   for (unsigned way = 0; way < array_.entries(); ++way)
     if (!stable(static_cast<State>(array_.state(static_cast<int>(way))))) return false;
   return true;
@@ -408,12 +397,7 @@ void L1::serialize(std::string& out) const {
     out.append(reinterpret_cast<const char*>(array_.data(index)), geometry_.line_bytes);
     out += ';';
   }
-  for (const WritebackEntry& entry : writeback_) {
-    if (entry.state == State::kINV) continue;
-    out += "wb" + std::to_string(entry.line) + ':' + L1Machine::name(entry.state) + ':';
-    out.append(reinterpret_cast<const char*>(entry.data.data()), geometry_.line_bytes);
-    out += ';';
-  }
+  writeback_.serialize(out, &L1Machine::name, geometry_.line_bytes);
   if (pending_.active)
     out += "pending" + std::to_string(static_cast<int>(pending_.kind)) + '/' + std::to_string(pending_.address) + '/' +
            std::to_string(pending_.size) + (pending_.waiting ? "w;" : ";");
