@@ -48,7 +48,9 @@ struct Message {
   bool has_data = false;          // data[0 .. line_bytes) is valid; sized into flits by the network
   bool dirty = false;             // the data differs from memory's
   std::uint64_t version = 0;      // NSI: the line's data version (in the header; 0 = none)
-  std::array<std::uint8_t, kMaxLineBytes> data{};
+  // Valid only when has_data. Not zeroed: every message is built and copied
+  // on the simulation's fast path, and no reader looks at it without data.
+  std::array<std::uint8_t, kMaxLineBytes> data;
 };
 
 // The surroundings of a controller.

@@ -25,19 +25,19 @@ std::string L1ControllerBase::failure_cause(const Message* message, std::string 
   return text.str();
 }
 
-void check_addressed_to_l1(const std::string& controller, unsigned tile, const Message& message,
+void check_addressed_to_l1(const Controller& controller, unsigned tile, const Message& message,
                            std::string (*message_name)(unsigned)) {
   if (message.destination_port != Port::kL1 || message.destination != tile)
-    throw ProtocolError(controller + ": message " + message_name(message.type) + " addressed to node " +
+    throw ProtocolError(controller.name() + ": message " + message_name(message.type) + " addressed to node " +
                         std::to_string(message.destination) + " delivered here");
 }
 
-void check_addressed_to_home(const std::string& controller, unsigned tile, const Geometry& geometry,
+void check_addressed_to_home(const Controller& controller, unsigned tile, const Geometry& geometry,
                              const Message& message, std::string (*message_name)(unsigned)) {
   if (message.destination_port != Port::kHome || message.destination != tile ||
       geometry.home_of(message.line) != tile || geometry.line_of(message.line) != message.line) {
     std::ostringstream text;
-    text << controller << ": message " << message_name(message.type) << " for line 0x" << std::hex << message.line
+    text << controller.name() << ": message " << message_name(message.type) << " for line 0x" << std::hex << message.line
          << std::dec << " (home " << geometry.home_of(message.line) << ") addressed to node " << message.destination
          << " delivered here";
     throw ProtocolError(text.str());

@@ -159,7 +159,7 @@ class WritebackBuffer {
   // ProtocolError (naming `controller`) when every entry is taken: callers
   // check has_free_entry() before they evict.
   int insert(std::uint64_t line, State state, const std::uint8_t* data, unsigned bytes,
-             const std::string& controller) {
+             const Controller& controller) {
     for (unsigned i = 0; i < entries_.size(); ++i) {
       Entry& entry = entries_[i];
       if (entry.state != kFree) continue;
@@ -168,7 +168,7 @@ class WritebackBuffer {
       std::memcpy(entry.data.data(), data, bytes);
       return static_cast<int>(i);
     }
-    throw ProtocolError(controller + ": internal error, write-back buffer full");
+    throw ProtocolError(controller.name() + ": internal error, write-back buffer full");
   }
   State state(int entry) const { return entries_[static_cast<unsigned>(entry)].state; }
   void set_state(int entry, State state) { entries_[static_cast<unsigned>(entry)].state = state; }
@@ -196,13 +196,14 @@ class WritebackBuffer {
 // Applies next state `next` of a `Machine` table row to `way` of `array`:
 // state `absent` frees the way (after `on_free(way)` resets the protocol's
 // per-way entry) and sets `way` to kNone. `controller` names the caller in
-// the error for a present state without a way.
+// the error for a present state without a way (only then: this runs for
+// every message, and a name is a string).
 template <typename Machine, typename OnFree>
 void enter_state(CacheArray& array, int& way, typename Machine::State next, typename Machine::State absent,
-                 const std::string& controller, OnFree&& on_free) {
+                 const Controller& controller, OnFree&& on_free) {
   if (way == CacheArray::kNone) {
     if (next != absent)
-      throw ProtocolError(controller + ": internal error, state " + Machine::name(next) + " without a way");
+      throw ProtocolError(controller.name() + ": internal error, state " + Machine::name(next) + " without a way");
   } else if (next == absent) {
     array.release(way);
     on_free(way);
@@ -243,10 +244,10 @@ inline void poke_llc(CacheArray& array, const Geometry& geometry, std::uint8_t f
 
 // ProtocolError unless `message` is addressed to the L1 of `tile`
 // (`controller` names the receiver, `message_name` the protocol's names).
-void check_addressed_to_l1(const std::string& controller, unsigned tile, const Message& message,
+void check_addressed_to_l1(const Controller& controller, unsigned tile, const Message& message,
                            std::string (*message_name)(unsigned));
 // ProtocolError unless `message` is for a line of the home of `tile`.
-void check_addressed_to_home(const std::string& controller, unsigned tile, const Geometry& geometry,
+void check_addressed_to_home(const Controller& controller, unsigned tile, const Geometry& geometry,
                              const Message& message, std::string (*message_name)(unsigned));
 // The ProtocolError for a message type `controller` never receives.
 [[noreturn]] void throw_unexpected_message(const std::string& controller, const Message& message,

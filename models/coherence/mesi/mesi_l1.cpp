@@ -139,7 +139,7 @@ void L1::perform(Action action, Context& context) {
       break;
     case Action::kMoveToWritebackBuffer: {
       const int entry =
-          writeback_.insert(context.line, state_of(context), array_.data(context.way), geometry_.line_bytes, name());
+          writeback_.insert(context.line, state_of(context), array_.data(context.way), geometry_.line_bytes, *this);
       array_.release(context.way);
       context.way = CacheArray::kNone;
       context.buffer = entry;
@@ -207,7 +207,7 @@ void L1::dispatch_access() {
 }
 
 void L1::handle(const Message& message) {
-  check_addressed_to_l1(name(), tile_, message, &message_name);
+  check_addressed_to_l1(*this, tile_, message, &message_name);
   performed_ = false;
   process(message);
   after_event();

@@ -77,7 +77,7 @@ void Home::fire(Event event, Context& context) {
   }
   home_table().fired(row);
   for (unsigned i = 0; i < row->action_count; ++i) perform(row->actions[i], context);
-  enter_state<HomeMachine>(array_, context.way, row->next, State::kNP, name(), [&](int way) { directory_[way] = Directory{}; });
+  enter_state<HomeMachine>(array_, context.way, row->next, State::kNP, *this, [&](int way) { directory_[way] = Directory{}; });
 }
 
 // The L1 a grant goes to: the sender of the request being handled, or the
@@ -216,7 +216,7 @@ bool Home::process(const Message& message) {
 }
 
 void Home::handle(const Message& message) {
-  check_addressed_to_home(name(), tile_, geometry_, message, &message_name);
+  check_addressed_to_home(*this, tile_, geometry_, message, &message_name);
   const bool request = message.type == kRead || message.type == kRdEx || message.type == kReplace;
   if (message.type == kRead || message.type == kRdEx)
     ++(array_.find(message.line) == CacheArray::kNone ? statistics_.misses : statistics_.hits);

@@ -44,7 +44,7 @@ void L1::fire(Event event, Context& context) {
                                             failure_cause(context.message, &message_name), environment_.now()));
   l1_table().fired(row);
   for (unsigned i = 0; i < row->action_count; ++i) perform(row->actions[i], context);
-  enter_state<L1Machine>(array_, context.way, row->next, State::kI, name(), [](int) {});
+  enter_state<L1Machine>(array_, context.way, row->next, State::kI, *this, [](int) {});
 }
 
 void L1::send_to_home(unsigned type, const Context& context, bool with_data) {
@@ -162,7 +162,7 @@ void L1::start_access() {
 }
 
 void L1::handle(const Message& message) {
-  check_addressed_to_l1(name(), tile_, message, &message_name);
+  check_addressed_to_l1(*this, tile_, message, &message_name);
   performed_ = false;
   way_freed_ = false;
   on_message(message);

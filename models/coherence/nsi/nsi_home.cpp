@@ -79,7 +79,7 @@ void Home::fire(Event event, Context& context) {
   home_table().fired(row);
   if (!(row->action_count == 1 && row->actions[0] == Action::kStall)) ++transitions_;
   for (unsigned i = 0; i < row->action_count; ++i) perform(row->actions[i], context);
-  enter_state<HomeMachine>(array_, context.way, row->next, State::kINV, name(), [&](int way) { entries_[way] = Entry{}; });
+  enter_state<HomeMachine>(array_, context.way, row->next, State::kINV, *this, [&](int way) { entries_[way] = Entry{}; });
 }
 
 unsigned Home::requester(const Context& context) const {
@@ -235,7 +235,7 @@ void Home::process(const Message& message) {
 }
 
 void Home::handle(const Message& message) {
-  check_addressed_to_home(name(), tile_, geometry_, message, &message_name);
+  check_addressed_to_home(*this, tile_, geometry_, message, &message_name);
   const bool request = message.type == kRead || message.type == kRdEx || message.type == kUpgrade ||
                        message.type == kReplace;
   if (request && message.type != kReplace)

@@ -106,7 +106,9 @@ void L1::fire(Event event, Context& context) {
   // A suspect line left without a load: evicted, or written (RdEx).
   if (state == State::kSUS && row->next != State::kSV_D) ++statistics_.suspect_dropped_unread;
   for (unsigned i = 0; i < row->action_count; ++i) perform(row->actions[i], context);
-  set_state(context, row->next);
+  // A row back to its state (a hit, a stall) moves no storage and no epoch:
+  // skipping set_state keeps the hit path short.
+  if (row->next != state) set_state(context, row->next);
 }
 
 void L1::send_to_home(unsigned type, const Context& context, bool with_data, bool dirty, std::uint64_t version) {
@@ -190,7 +192,7 @@ void L1::perform(Action action, Context& context) {
       break;
     case Action::kMoveToWritebackBuffer: {
       const int entry =
-          writeback_.insert(context.line, state_of(context), array_.data(context.way), geometry_.line_bytes, name());
+          writeback_.insert(context.line, state_of(context), array_.data(context.way), geometry_.line_bytes, *this);
       array_.release(context.way);
       context.way = CacheArray::kNone;
       context.buffer = entry;
@@ -271,7 +273,7 @@ void L1::dispatch_access() {
 }
 
 void L1::handle(const Message& message) {
-  check_addressed_to_l1(name(), tile_, message, &message_name);
+  check_addressed_to_l1(*this, tile_, message, &message_name);
   performed_ = false;
   process(message);
   after_event();
