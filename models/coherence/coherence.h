@@ -58,6 +58,11 @@ class Environment {
  public:
   virtual ~Environment() = default;
   virtual Cycles now() const = 0;
+  // now() >= deadline. A controller that checks a deadline on every core
+  // access (NSI's periodic synchronisation) asks this, which an environment
+  // keeping time in finer units answers with a multiplication instead of
+  // now()'s division.
+  virtual bool reached(Cycles deadline) const { return now() >= deadline; }
   // Sends `message` after `delay` cycles of the sender's own processing; the
   // network adds its latency and hands it to the destination's handle().
   // Messages of one (source, destination, vnet) arrive in send order.

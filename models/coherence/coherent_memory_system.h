@@ -131,6 +131,7 @@ class CoherentMemorySystem : public sc_core::sc_module,
 
   // coherence::Environment
   coherence::Cycles now() const override;
+  bool reached(coherence::Cycles deadline) const override { return base_ticks() >= deadline * period_ticks_; }
   void send(const coherence::Message& message, coherence::Cycles delay) override;
   void schedule(coherence::Cycles delay, std::function<void()> action) override;
   // coherence::MemoryBackend

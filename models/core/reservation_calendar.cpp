@@ -4,16 +4,7 @@
 
 namespace npuvp {
 
-ReservationCalendar::Ticks ReservationCalendar::reserve(Ticks earliest, Ticks duration, Ticks now) {
-  // Forget what ended before now: nothing can start earlier than now.
-  while (count_ && at(0).end <= now) pop_front();
-
-  // In time order (the common case): after the last reservation.
-  if (!count_ || earliest >= at(count_ - 1).begin) {
-    const Ticks begin = count_ ? std::max(earliest, at(count_ - 1).end) : earliest;
-    insert(count_, begin, begin + duration);
-    return begin;
-  }
+ReservationCalendar::Ticks ReservationCalendar::reserve_out_of_order(Ticks earliest, Ticks duration) {
   // Out of order: the first gap at or after `earliest` that is long enough.
   // Skip, by bisection, the intervals that end by `earliest` (sorted by end too).
   std::size_t low = 0, high = count_;

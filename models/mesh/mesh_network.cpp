@@ -149,10 +149,14 @@ void MeshNetwork::build() {
   router_ticks_ = shape_.router_latency * shape_.period;
   link_ticks_ = shape_.link_latency * shape_.period;
   built_ = true;  // node_name() and friends may be used from here on
+  places_.clear();
+  for (unsigned node = 0; node < node_count_; ++node) {
+    const unsigned router = router_of(node), w = static_cast<unsigned>(shape_.width);
+    places_.push_back(Place{router, router % w, router / w});
+  }
 
   const std::size_t resources = kDirections * std::size_t{tiles_} + 2 * std::size_t{node_count_};
-  calendars_.assign(resources * shape_.vnets, ReservationCalendar{});
-  channel_flits_.assign(resources * shape_.vnets, 0);
+  channels_.assign(resources * shape_.vnets, Channel{});
   resources_.clear();
   resources_.resize(resources);
   const unsigned w = static_cast<unsigned>(shape_.width), h = static_cast<unsigned>(shape_.height);
@@ -216,11 +220,11 @@ void MeshNetwork::make_resource(std::size_t id, const std::string& prefix) {
     stats.vnet_flits.push_back(std::make_unique<DerivedStatistic>(
         child_name(*this, prefix + ".vnet" + std::to_string(vnet) + ".flits"), "flits",
         "flits over this resource on virtual network " + std::to_string(vnet),
-        [this, channel = first + vnet] { return static_cast<double>(channel_flits_[channel]); },
+        [this, channel = first + vnet] { return static_cast<double>(channels_[channel].flits); },
         /*integral=*/true));
   auto total = [this, first, vnets] {
     std::uint64_t sum = 0;
-    for (std::size_t channel = first; channel < first + vnets; ++channel) sum += channel_flits_[channel];
+    for (std::size_t channel = first; channel < first + vnets; ++channel) sum += channels_[channel].flits;
     return static_cast<double>(sum);
   };
   stats.total_flits = std::make_unique<DerivedStatistic>(child_name(*this, prefix + ".flits"), "flits",
@@ -339,6 +343,18 @@ void MeshNetwork::check_node(unsigned node, const char* role) const {
 }
 
 void MeshNetwork::check_message(const MeshMessage& message, bool needs_receiver) const {
+  // Every send checks: the valid case in a few compares, the checks that
+  // name the error below.
+  if (built_ && message.source < node_count_ && message.destination < node_count_ &&
+      message.vnet < shape_.vnets && message.type < types_.size() && message.data_bytes <= kMaxDataBytes) {
+    if (!needs_receiver) return;
+    const auto& ports = receivers_[message.destination];
+    if (message.port < ports.size() && ports[message.port]) return;
+  }
+  explain_invalid_message(message, needs_receiver);
+}
+
+void MeshNetwork::explain_invalid_message(const MeshMessage& message, bool needs_receiver) const {
   check_node(message.source, "source node");
   check_node(message.destination, "destination node");
   if (message.vnet >= shape_.vnets)
@@ -413,23 +429,22 @@ MeshNetwork::Ticks MeshNetwork::walk(const MeshMessage& message, Ticks send_time
   // Injection port: the head is at the source router when it starts.
   Ticks head = take(injection_resource(message.source), send_time, serialization);
   const unsigned w = static_cast<unsigned>(shape_.width);
-  unsigned router = router_of(message.source);
-  const unsigned target = router_of(message.destination);
-  unsigned x = router % w, y = router / w;
-  const unsigned to_x = target % w, to_y = target / w;
-  unsigned count = 0;
-  auto hop = [&](Direction direction) {
-    const Ticks start = take(kDirections * std::size_t{router} + direction, head + router_ticks_, serialization);
+  const Place& from = places_[message.source];
+  const Place& to = places_[message.destination];
+  unsigned router = from.router;
+  const unsigned x = from.x, y = from.y, to_x = to.x, to_y = to.y;
+  // X first, then Y: |dx| hops east or west, then |dy| south or north.
+  const unsigned x_hops = x < to_x ? to_x - x : x - to_x, y_hops = y < to_y ? to_y - y : y - to_y;
+  const Direction x_direction = x < to_x ? kEast : kWest, y_direction = y < to_y ? kSouth : kNorth;
+  const unsigned x_step = x < to_x ? 1u : -1u, y_step = y < to_y ? w : -w;  // modulo 2^32
+  hop_count = x_hops + y_hops;
+  for (unsigned k = 0; k < hop_count; ++k) {
+    const bool along_x = k < x_hops;
+    const Ticks start = take(kDirections * std::size_t{router} + (along_x ? x_direction : y_direction),
+                             head + router_ticks_, serialization);
     head = start + link_ticks_;
-    ++count;
-  };
-  // X first...
-  for (; x < to_x; ++x, ++router) hop(kEast);
-  for (; x > to_x; --x, --router) hop(kWest);
-  // ...then Y.
-  for (; y < to_y; ++y, router += w) hop(kSouth);
-  for (; y > to_y; --y, router -= w) hop(kNorth);
-  hop_count = count;
+    router += along_x ? x_step : y_step;
+  }
   // Ejection port: the last flit is out `serialization` after it starts.
   return take(ejection_resource(message.destination), head, serialization) + serialization;
 }
@@ -442,9 +457,9 @@ MeshNetwork::Ticks MeshNetwork::reserve(const MeshMessage& message, Ticks send_t
   unsigned h = 0;
   const std::size_t vnets = shape_.vnets;
   Ticks arrival = walk(message, send_time, serialization, h, [&](std::size_t id, Ticks earliest, Ticks duration) {
-    const std::size_t channel = id * vnets + vnet;
-    channel_flits_[channel] += flit_total;
-    const Ticks start = calendars_[channel].reserve(earliest, duration, now);
+    Channel& channel = channels_[id * vnets + vnet];
+    channel.flits += flit_total;
+    const Ticks start = channel.calendar.reserve(earliest, duration, now);
     if (waveform_links_ && id < link_waveform_.size() && link_waveform_[id] >= 0) {
       Waveform::instance().adjust(link_waveform_[id], sc_time::from_value(start), 1);
       Waveform::instance().adjust(link_waveform_[id], sc_time::from_value(start + duration), -1);
@@ -489,7 +504,7 @@ sc_time MeshNetwork::arrival_time(const MeshMessage& message, const sc_time& sen
   // An XY path uses each channel once, so each can be tried on a copy.
   Ticks arrival = walk(message, send_time.value(), flit_count(message.data_bytes) * shape_.period, h,
                        [&](std::size_t id, Ticks earliest, Ticks duration) {
-                         ReservationCalendar calendar = calendars_[id * shape_.vnets + vnet];
+                         ReservationCalendar calendar = channels_[id * shape_.vnets + vnet].calendar;
                          return calendar.reserve(earliest, duration, now);
                        });
   return sc_time::from_value(std::max(arrival, last_arrival_[pair_index(message)]));

@@ -230,6 +230,17 @@ class MeshNetwork : public sc_core::sc_module {
   struct VnetStatistics {
     std::unique_ptr<Counter> messages, flits;
   };
+  // A node's router and its column and row (walks do not divide).
+  struct Place {
+    unsigned router = 0, x = 0, y = 0;
+  };
+  // One channel's state. Messages find the channels of their path out of the
+  // host's L1 cache (the harts run in between), so the flit count and the
+  // calendar's common case (empty or one interval) share one cache line.
+  struct alignas(64) Channel {
+    std::uint64_t flits = 0;
+    ReservationCalendar calendar;
+  };
   // A message waiting for its arrival time.
   struct Pending {
     Ticks time;
@@ -256,6 +267,8 @@ class MeshNetwork : public sc_core::sc_module {
   std::string describe_nodes() const;
   void check_node(unsigned node, const char* role) const;
   void check_message(const MeshMessage& message, bool needs_receiver) const;
+  // Throws the error check_message found (each check in turn).
+  void explain_invalid_message(const MeshMessage& message, bool needs_receiver) const;
   void check_send_time(const sc_core::sc_time& send_time) const;
   std::size_t injection_resource(unsigned node) const { return kDirections * std::size_t{tiles_} + node; }
   std::size_t ejection_resource(unsigned node) const {
@@ -287,12 +300,12 @@ class MeshNetwork : public sc_core::sc_module {
   bool built_ = false, elaborated_ = false;
   Shape shape_;
   unsigned tiles_ = 0, node_count_ = 0;
+  std::vector<Place> places_;  // per node
   Ticks router_ticks_ = 0, link_ticks_ = 0;
   // Resources: [router · 4 + direction] links (unused where the mesh has no
   // neighbour), then the injection port of every node, then the ejection port
   // of every node. Channel = resource · vnets + vnet.
-  std::vector<ReservationCalendar> calendars_;  // per channel
-  std::vector<std::uint64_t> channel_flits_;    // per channel
+  std::vector<Channel> channels_;
   std::vector<ResourceStatistics> resources_;
   std::vector<Ticks> last_arrival_;               // per (source, destination, vnet)
   std::vector<std::vector<Receiver>> receivers_;  // [node][port]

@@ -226,7 +226,7 @@ void L1::perform(Action action, Context& context) {
 bool L1::access(Access kind, std::uint64_t address, void* data, unsigned size) {
   check_access(address, size);
   last_miss_speculated_correctly_ = false;
-  if (periodic_cycles_ != 0 && environment_.now() >= next_periodic_) {
+  if (periodic_cycles_ != 0 && environment_.reached(next_periodic_)) {
     // The periodic synchronisation, applied lazily: SHD lines are only
     // observed through accesses, so doing it now is the same as at the
     // deadline for a blocking core.
