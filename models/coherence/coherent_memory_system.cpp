@@ -370,13 +370,13 @@ void CoherentMemorySystem::send(const Message& message, Cycles delay) {
   mesh_message.vnet = static_cast<unsigned>(message.vnet);
   mesh_message.type = mesh_type(message.type);
   mesh_message.data_bytes = message.has_data ? geometry_.line_bytes : 0;
-  mesh_message.content = slot;  // small: std::any stores it in place
+  mesh_message.tag = slot;
   const Ticks at = base_ticks() + delay * period_ticks_;
   network_.send(std::move(mesh_message), sc_core::sc_time::from_value(at));
 }
 
 void CoherentMemorySystem::deliver(MeshMessage& mesh_message) {
-  const std::uint32_t slot = *std::any_cast<std::uint32_t>(&mesh_message.content);
+  const auto slot = static_cast<std::uint32_t>(mesh_message.tag);
   const Message& message = message_slots_[slot];  // stays in place (and its slot taken) while handled
   coherence::Controller* receiver = receivers_[mesh_message.destination * kPorts + mesh_message.port];
   if (mesh_message.port == static_cast<unsigned>(Port::kHome)) ++home_messages_[mesh_message.destination];

@@ -120,7 +120,6 @@
 
 #include <systemc>
 
-#include <any>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -137,8 +136,10 @@ struct MeshCoordinate {
 };
 
 // One message. The network reads only the addressing, the vnet, the type (for
-// statistics) and the payload size (for the flit count); `content` is the
-// protocol's own message, carried untouched to the receiver.
+// statistics) and the payload size (for the flit count); `tag` is the
+// sender's handle of its own message (e.g. the slot it keeps it in), carried
+// untouched to the receiver. An integer rather than a type-erased payload:
+// every message pays for moving it.
 struct MeshMessage {
   unsigned source = 0;            // node it is sent from (tile, or width·height + memory controller)
   unsigned destination = 0;       // node it goes to
@@ -146,7 +147,7 @@ struct MeshMessage {
   unsigned vnet = 0;              // virtual network, < mesh.virtual_networks
   unsigned type = 0;              // from MeshNetwork::message_type()
   std::uint64_t data_bytes = 0;   // payload data (0: a control message, one flit)
-  std::any content;               // opaque to the network
+  std::uint64_t tag = 0;          // opaque to the network
 };
 
 class MeshNetwork : public sc_core::sc_module {

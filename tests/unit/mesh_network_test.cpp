@@ -52,7 +52,7 @@ std::string link(const std::string& from, const std::string& to) { return "mesh.
 struct Delivery {
   sc_time time;
   unsigned node, port, type, vnet, source;
-  int id;  // MeshMessage::content
+  int id;  // MeshMessage::tag
 };
 
 // A mesh "mesh" with test parameters (or the defaults) and a recording
@@ -75,7 +75,7 @@ struct Fixture {
     for (unsigned node = 0; node < mesh.node_count(); ++node)
       mesh.attach(node, 0, [this, node](MeshMessage& message) {
         deliveries.push_back(Delivery{sc_core::sc_time_stamp(), node, message.port, message.type, message.vnet,
-                                      message.source, std::any_cast<int>(message.content)});
+                                      message.source, static_cast<int>(message.tag)});
       });
     sc_core::sc_start(SC_ZERO_TIME);
   }
@@ -86,7 +86,7 @@ struct Fixture {
     m.vnet = vnet;
     m.type = with_line ? data : control;
     m.data_bytes = with_line ? kLine : 0;
-    m.content = id;
+    m.tag = static_cast<std::uint64_t>(id);
     return m;
   }
   unsigned at(unsigned x, unsigned y) { return mesh.tile(MeshCoordinate{x, y}); }
