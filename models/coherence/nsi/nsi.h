@@ -180,7 +180,16 @@ class L1 final : public L1ControllerBase {
   };
 
   Context locate(std::uint64_t line) const;
-  State state_of(const Context& context) const;
+  // Inline: every access asks it twice (dispatch, fire).
+  State state_of(const Context& context) const {
+    if (context.way != CacheArray::kNone) {
+      const auto state = static_cast<State>(array_.state(context.way));
+      if (state == State::kSHD && epoch_[static_cast<unsigned>(context.way)] != current_epoch_) return State::kSUS;
+      return state;
+    }
+    if (context.buffer >= 0) return writeback_.state(context.buffer);
+    return State::kINV;
+  }
   void set_state(Context& context, State state);
   void fire(Event event, Context& context);
   void perform(Action action, Context& context);

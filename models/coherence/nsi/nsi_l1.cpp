@@ -43,16 +43,6 @@ L1::Context L1::locate(std::uint64_t line) const {
   return context;
 }
 
-L1::State L1::state_of(const Context& context) const {
-  if (context.way != CacheArray::kNone) {
-    const auto state = static_cast<State>(array_.state(context.way));
-    if (state == State::kSHD && epoch_[static_cast<unsigned>(context.way)] != current_epoch_) return State::kSUS;
-    return state;
-  }
-  if (context.buffer >= 0) return writeback_.state(context.buffer);
-  return State::kINV;
-}
-
 L1::State L1::state_of_line(std::uint64_t line) const { return state_of(locate(geometry_.line_of(line))); }
 
 void L1::set_state(Context& context, State state) {
