@@ -536,39 +536,27 @@ void CoherentMemorySystem::attach_hart(unsigned tile, RiscvCpu& cpu, std::uint64
   });
 }
 
+std::uint64_t CoherentMemorySystem::sum_tile_caches(std::uint64_t (*value)(const TileCache&)) const {
+  std::uint64_t total = 0;
+  for (const auto& cache : tile_caches_)
+    if (cache) total += value(*cache);
+  return total;
+}
+
 std::uint64_t CoherentMemorySystem::l1_misses() const {
-  std::uint64_t total = 0;
-  for (const auto& cache : tile_caches_)
-    if (cache) total += cache->misses;
-  return total;
+  return sum_tile_caches([](const TileCache& cache) { return cache.misses; });
 }
-
 std::uint64_t CoherentMemorySystem::l1_hits() const {
-  std::uint64_t total = 0;
-  for (const auto& cache : tile_caches_)
-    if (cache) total += cache->hits;
-  return total;
+  return sum_tile_caches([](const TileCache& cache) { return cache.hits; });
 }
-
 std::uint64_t CoherentMemorySystem::speculated_loads() const {
-  std::uint64_t total = 0;
-  for (const auto& cache : tile_caches_)
-    if (cache) total += cache->speculated;
-  return total;
+  return sum_tile_caches([](const TileCache& cache) { return cache.speculated; });
 }
-
 std::uint64_t CoherentMemorySystem::speculation_cycles_saved() const {
-  std::uint64_t total = 0;
-  for (const auto& cache : tile_caches_)
-    if (cache) total += cache->speculation_cycles_saved;
-  return total;
+  return sum_tile_caches([](const TileCache& cache) { return cache.speculation_cycles_saved; });
 }
-
 std::uint64_t CoherentMemorySystem::lines_lost() const {
-  std::uint64_t total = 0;
-  for (const auto& cache : tile_caches_)
-    if (cache) total += cache->lines_lost();
-  return total;
+  return sum_tile_caches([](const TileCache& cache) { return cache.lines_lost(); });
 }
 
 void CoherentMemorySystem::add_statistics() {

@@ -150,6 +150,8 @@ class CoherentMemorySystem : public sc_core::sc_module,
     return access_ticks_ > now ? access_ticks_ : now;
   }
   void add_statistics();
+  // The sum of `value` over the harts' tile caches (those attached).
+  std::uint64_t sum_tile_caches(std::uint64_t (*value)(const TileCache&)) const;
   void ignore_dmi_invalidation(sc_dt::uint64, sc_dt::uint64) {}
 
   MeshNetwork& network_;

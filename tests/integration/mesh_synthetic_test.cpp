@@ -6,6 +6,8 @@
 #include "integration/run_npuvp.h"
 #include "scenario_patch.h"
 
+#include "mesh_random.h"  // firmware/mesh: the stream the harts draw
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -38,32 +40,14 @@ struct HartStream {
   std::set<std::uint64_t> lines;         // line addresses it touches
 };
 
-// mesh_common.h's mesh_hash (seeding) and mesh_random (xorshift64*), written out again.
-std::uint64_t splitmix_hash(std::uint64_t seed, std::uint64_t index) {
-  std::uint64_t x = seed ^ (index * 0x9e3779b97f4a7c15ull);
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ull;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebull;
-  x ^= x >> 31;
-  return x;
-}
-
-std::uint64_t xorshift64_star(std::uint64_t& state) {
-  state ^= state >> 12;
-  state ^= state << 25;
-  state ^= state >> 27;
-  return state * 0x2545F4914F6CDD1Dull;
-}
-
 HartStream reference_stream(const Parameters& p, unsigned hart) {
   HartStream stream;
-  std::uint64_t state = splitmix_hash(p.seed, hart);
+  std::uint64_t state = mesh_hash(p.seed, hart);
   if (state == 0) state = 1;
   const std::uint64_t words = p.footprint / 8;
   const std::uint64_t store_threshold = (p.store_percent << 32) / 100;
   for (std::uint64_t i = 1; i <= p.operations; ++i) {
-    const std::uint64_t r = xorshift64_star(state);
+    const std::uint64_t r = mesh_random(&state);
     const std::uint64_t address = kRegionBase + 8 * (((r >> 32) * words) >> 32);
     stream.addresses.push_back(address);
     stream.lines.insert(address / kLineSize * kLineSize);

@@ -82,41 +82,39 @@ TEST(CoherentMemorySystem, StoresMoveThroughTheCachesAndDebugAccessSeesTheOwners
   EXPECT_TRUE(cluster.memory->quiescent());
 }
 
-TEST(CoherentMemorySystem, UnknownProtocolListsTheKnownOnes) {
-  ParameterRegistry::instance().set_override("mesh.coherence", "moesi-x", "test");
+// The ConfigError text of building a CoherentMemorySystem on a mesh with
+// `memory_controllers` (null: the mesh's default, none); "" when it builds.
+std::string construction_error(const char* memory_controllers = "0") {
   MeshNetwork mesh("mesh");
-  mesh.memory_controllers.set("0");
+  if (memory_controllers) mesh.memory_controllers.set(memory_controllers);
   try {
     CoherentMemorySystem memory("memory", mesh);
-    FAIL() << "no error for an unknown protocol";
   } catch (const ConfigError& error) {
-    const std::string text = error.what();
-    EXPECT_NE(text.find("mesh.coherence"), std::string::npos) << text;
-    EXPECT_NE(text.find("moesi-x"), std::string::npos) << text;
-    EXPECT_NE(text.find("mesi"), std::string::npos) << text;
+    return error.what();
   }
+  return "";
+}
+
+TEST(CoherentMemorySystem, UnknownProtocolListsTheKnownOnes) {
+  ParameterRegistry::instance().set_override("mesh.coherence", "moesi-x", "test");
+  const std::string text = construction_error();
+  ASSERT_FALSE(text.empty()) << "no error for an unknown protocol";
+  EXPECT_NE(text.find("mesh.coherence"), std::string::npos) << text;
+  EXPECT_NE(text.find("moesi-x"), std::string::npos) << text;
+  EXPECT_NE(text.find("mesi"), std::string::npos) << text;
 }
 
 TEST(CoherentMemorySystem, CacheShapesAreChecked) {
   ParameterRegistry::instance().set_override("memory.l1.size", "49152", "test");
-  MeshNetwork mesh("mesh");
-  mesh.memory_controllers.set("0");
-  try {
-    CoherentMemorySystem memory("memory", mesh);
-    FAIL() << "no error for 48 KiB in 4 ways of 32 bytes (384 sets)";
-  } catch (const ConfigError& error) {
-    EXPECT_NE(std::string(error.what()).find("memory.l1.size"), std::string::npos) << error.what();
-  }
+  const std::string text = construction_error();
+  ASSERT_FALSE(text.empty()) << "no error for 48 KiB in 4 ways of 32 bytes (384 sets)";
+  EXPECT_NE(text.find("memory.l1.size"), std::string::npos) << text;
 }
 
 TEST(CoherentMemorySystem, NeedsAMemoryController) {
-  MeshNetwork mesh("mesh");
-  try {
-    CoherentMemorySystem memory("memory", mesh);
-    FAIL() << "no error without memory controllers";
-  } catch (const ConfigError& error) {
-    EXPECT_NE(std::string(error.what()).find("mesh.memory_controllers"), std::string::npos) << error.what();
-  }
+  const std::string text = construction_error(nullptr);
+  ASSERT_FALSE(text.empty()) << "no error without memory controllers";
+  EXPECT_NE(text.find("mesh.memory_controllers"), std::string::npos) << text;
 }
 
 double statistic(const std::string& name) {
@@ -158,16 +156,10 @@ TEST(CoherentMemorySystem, NsiZeroPeriodicIntervalNeverSynchronises) {
 TEST(CoherentMemorySystem, BadProtocolParameterValueIsAConfigError) {
   ParameterRegistry::instance().set_override("mesh.coherence", "nsi", "test");
   ParameterRegistry::instance().set_override("mesh.nsi.periodic_synchronisation_cycles", "often", "test");
-  MeshNetwork mesh("mesh");
-  mesh.memory_controllers.set("0");
-  try {
-    CoherentMemorySystem memory("memory", mesh);
-    FAIL() << "no error for a non-numeric interval";
-  } catch (const ConfigError& error) {
-    const std::string text = error.what();
-    EXPECT_NE(text.find("mesh.nsi.periodic_synchronisation_cycles"), std::string::npos) << text;
-    EXPECT_NE(text.find("often"), std::string::npos) << text;
-  }
+  const std::string text = construction_error();
+  ASSERT_FALSE(text.empty()) << "no error for a non-numeric interval";
+  EXPECT_NE(text.find("mesh.nsi.periodic_synchronisation_cycles"), std::string::npos) << text;
+  EXPECT_NE(text.find("often"), std::string::npos) << text;
 }
 
 // Every registered protocol's parameters are declared (whichever protocol
