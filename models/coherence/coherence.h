@@ -48,6 +48,10 @@ struct Message {
   bool has_data = false;          // data[0 .. line_bytes) is valid; sized into flits by the network
   bool dirty = false;             // the data differs from memory's
   std::uint64_t version = 0;      // NSI: the line's data version (in the header; 0 = none)
+  // A request the sender's core waits on whose answer is a short, self-
+  // contained exchange (NSI's validation of a suspect copy): the environment
+  // may carry it at once (Environment::send). Not on the network.
+  bool express = false;
   // Valid only when has_data. Not zeroed: every message is built and copied
   // on the simulation's fast path, and no reader looks at it without data.
   std::array<std::uint8_t, kMaxLineBytes> data;
@@ -59,17 +63,39 @@ class Environment {
   virtual ~Environment() = default;
   virtual Cycles now() const = 0;
   // now() >= deadline. A controller that checks a deadline on every core
-  // access (NSI's periodic synchronisation) asks this, which an environment
-  // keeping time in finer units answers with a multiplication instead of
-  // now()'s division.
-  virtual bool reached(Cycles deadline) const { return now() >= deadline; }
+  // access (NSI's periodic synchronisation) asks this: inline, without a
+  // virtual call or now()'s division, while the environment publishes its
+  // time (publish_fine_time).
+  bool reached(Cycles deadline) const {
+    const std::uint64_t fine = fine_time_ ? *fine_time_ : 0;
+    return fine ? fine >= deadline * fine_per_cycle_ : now() >= deadline;
+  }
   // Sends `message` after `delay` cycles of the sender's own processing; the
   // network adds its latency and hands it to the destination's handle().
   // Messages of one (source, destination, vnet) arrive in send order.
+  // An express message that an L1 sends during a core's access may be
+  // carried at once: after the access() call returns, the environment hands
+  // it, and then every message sent while handling it, to its receiver
+  // without waiting for simulated time, each with now() at its arrival
+  // time, as long as nothing sent earlier is still in flight on the same
+  // (source, destination, vnet). Controllers cannot tell this from a
+  // network that happened to deliver these messages first.
   virtual void send(const Message& message, Cycles delay) = 0;
   // Calls `action` after `delay` cycles (e.g. a cache's access latency
   // before it performs), in the controller's own context.
   virtual void schedule(Cycles delay, std::function<void()> action) = 0;
+
+ protected:
+  // `*time`, when not 0, is now() in units of 1/per_cycle cycles (the
+  // cluster: a hart's time in SystemC ticks during its access).
+  void publish_fine_time(const std::uint64_t* time, std::uint64_t per_cycle) {
+    fine_time_ = time;
+    fine_per_cycle_ = per_cycle;
+  }
+
+ private:
+  const std::uint64_t* fine_time_ = nullptr;
+  std::uint64_t fine_per_cycle_ = 1;
 };
 
 // Geometry shared by all controllers of one cluster.

@@ -33,6 +33,8 @@ class CoherentMemorySystem::TileCache : public DataCache {
     l1_latency_ = (system.l1_latency.get() * system.period_ticks_ + core_period_ticks_ - 1) / core_period_ticks_;
     l1_.set_miss_completion([this] {
       completed_ = true;
+      // SystemC's time, or an express message's arrival (carry_express).
+      completion_ticks_ = system_.base_ticks();
       done_.notify();  // the hart's thread waits for it (immediate: same delta)
     });
     const std::uint64_t line_bytes = system.geometry_.line_bytes;
@@ -94,8 +96,10 @@ class CoherentMemorySystem::TileCache : public DataCache {
     MissTrace miss_trace(*this, access, address, start);  // --trace-coherence; nothing when off
     Ticks issued = start;  // when the (first) miss left: the hart's time, or SystemC's if that is later
     for (bool first = true;; first = false) {
-      // The controllers see the hart's own time during the call (a miss starts then).
-      system_.access_ticks_ = first ? start : std::max<Ticks>(start, sc_core::sc_time_stamp().value());
+      // The controllers see the hart's own time during the call (a miss
+      // starts then; now() is SystemC's if the hart lags it, after a load
+      // charged as a speculated hit).
+      system_.access_ticks_ = first ? start : std::max(start, completion_ticks_);
       completed_ = false;
       lost_during_miss_ = lost_after_completion_ = false;
       missed_line_ = address & ~std::uint64_t{system_.geometry_.line_bytes - 1};
@@ -118,6 +122,7 @@ class CoherentMemorySystem::TileCache : public DataCache {
       }
       miss_trace.missed = true;
       if (first) issued = std::max<Ticks>(start, sc_core::sc_time_stamp().value());
+      system_.carry_express();  // may complete the miss at once
       // Blocks this hart's thread until the protocol has performed the access.
       while (!completed_) sc_core::wait(done_);
       completed_ = false;
@@ -130,7 +135,7 @@ class CoherentMemorySystem::TileCache : public DataCache {
       if (!again) break;
       ++retries;
     }
-    const Ticks now = sc_core::sc_time_stamp().value();
+    const Ticks now = completion_ticks_;
     const std::uint64_t waited = now > start ? to_core_cycles(now - start) : 0;
     if (l1_.last_miss_speculated_correctly()) {
       // A speculating core would have used its suspect copy as soon as the
@@ -166,7 +171,7 @@ class CoherentMemorySystem::TileCache : public DataCache {
       static const char* const kAccess[] = {"load", "store", "make writable"};
       const char* kind = kAccess[static_cast<unsigned>(access)];
       timeline.slice(cache.miss_track_, std::string(kind) + " " + hex(line), sc_core::sc_time::from_value(start),
-                     sc_core::sc_time_stamp(),
+                     sc_core::sc_time::from_value(cache.completion_ticks_),
                      {{"line", Timeline::hex(line)},
                       {"access", Timeline::quoted(kind)},
                       {"before", Timeline::quoted(before)},
@@ -195,6 +200,7 @@ class CoherentMemorySystem::TileCache : public DataCache {
   std::uint64_t l1_latency_ = 0;
   std::uint64_t lines_lost_ = 0;
   bool completed_ = false;
+  Ticks completion_ticks_ = 0;  // when the last miss completed
   sc_core::sc_event done_;
 };
 
@@ -226,6 +232,11 @@ CoherentMemorySystem::CoherentMemorySystem(sc_core::sc_module_name name, MeshNet
                "shared S-NUCA LLC, all banks together (one bank per tile: size / tiles)"),
       llc_ways(child_name(*this, "llc.ways"), 4, "", "associativity of the LLC banks"),
       llc_latency(child_name(*this, "llc.latency"), 10, "cycles", "LLC bank access latency (cluster cycles)"),
+      express(child_name(*this, "express"), true, "",
+              "carry express requests (NSI's validations of suspect copies) and the messages they cause at once, "
+              "right after the core's access, when nothing is in flight before them on their (source, "
+              "destination, vnet); their mesh reservations and times are those of timed messages "
+              "(docs/cluster.md, Express requests). false: every message waits for its arrival in simulated time"),
       instruction_cache(child_name(*this, "icache.enable"), true, "",
                         "model the private instruction caches' timing (a line fill from the LLC per miss)"),
       instruction_cache_size(child_name(*this, "icache.size"), 64 * 1024, "bytes",
@@ -274,6 +285,7 @@ void CoherentMemorySystem::build_controllers() {
   geometry_.tiles = network_.tile_count();
   geometry_.memory_controllers = network_.memory_controller_count();
   geometry_.line_bytes = static_cast<unsigned>(line_size.get());
+  express_enabled_ = express.get();
   if (geometry_.memory_controllers == 0)
     throw ConfigError("the coherent memory system needs at least one memory controller in '" +
                       network_.memory_controllers.name() + "' (e.g. 0,3,12,15)");
@@ -305,6 +317,7 @@ void CoherentMemorySystem::build_controllers() {
       options[parameter->name().substr(prefix.size())] = parameter->get();
 
   period_ticks_ = std::max<Ticks>(1, network_.cycle().value());
+  publish_fine_time(&access_ticks_, period_ticks_);
   const unsigned nodes = geometry_.tiles + geometry_.memory_controllers;
   receivers_.assign(nodes * kPorts, nullptr);
   for (unsigned tile = 0; tile < geometry_.tiles; ++tile) {
@@ -371,15 +384,51 @@ void CoherentMemorySystem::send(const Message& message, Cycles delay) {
   mesh_message.type = mesh_type(message.type);
   mesh_message.data_bytes = message.has_data ? geometry_.line_bytes : 0;
   mesh_message.tag = slot;
-  const Ticks at = base_ticks() + delay * period_ticks_;
-  network_.send(std::move(mesh_message), sc_core::sc_time::from_value(at));
+  const auto at = sc_core::sc_time::from_value(base_ticks() + delay * period_ticks_);
+  // Express: an L1's request during its hart's access (access_ticks_ set),
+  // or anything sent while carrying one.
+  sc_core::sc_time arrival;
+  if (express_enabled_ && ((message.express && access_ticks_ != 0) || carrying_) &&
+      !queued_express_like(mesh_message) && network_.transfer_in_order(mesh_message, at, arrival)) {
+    express_.push_back(Express{arrival.value(), express_sequence_++, mesh_message});
+    ++express_messages_;
+    return;
+  }
+  network_.send(std::move(mesh_message), at);
+}
+
+bool CoherentMemorySystem::queued_express_like(const MeshMessage& message) const {
+  for (const Express& queued : express_)
+    if (queued.message.source == message.source && queued.message.destination == message.destination &&
+        queued.message.vnet == message.vnet)
+      return true;
+  return false;
+}
+
+void CoherentMemorySystem::carry_express() {
+  if (express_.empty()) return;
+  carrying_ = true;
+  while (!express_.empty()) {
+    auto next = std::min_element(express_.begin(), express_.end(), [](const Express& a, const Express& b) {
+      return a.time != b.time ? a.time < b.time : a.sequence < b.sequence;
+    });
+    const Express express = *next;
+    express_.erase(next);
+    access_ticks_ = express.time;  // the controllers' time: the message's arrival
+    deliver(express.message.destination, express.message.port, static_cast<std::uint32_t>(express.message.tag));
+  }
+  access_ticks_ = 0;
+  carrying_ = false;
 }
 
 void CoherentMemorySystem::deliver(MeshMessage& mesh_message) {
-  const auto slot = static_cast<std::uint32_t>(mesh_message.tag);
+  deliver(mesh_message.destination, mesh_message.port, static_cast<std::uint32_t>(mesh_message.tag));
+}
+
+void CoherentMemorySystem::deliver(unsigned node, unsigned port, std::uint32_t slot) {
   const Message& message = message_slots_[slot];  // stays in place (and its slot taken) while handled
-  coherence::Controller* receiver = receivers_[mesh_message.destination * kPorts + mesh_message.port];
-  if (mesh_message.port == static_cast<unsigned>(Port::kHome)) ++home_messages_[mesh_message.destination];
+  coherence::Controller* receiver = receivers_[node * kPorts + port];
+  if (port == static_cast<unsigned>(Port::kHome)) ++home_messages_[node];
   try {
     receiver->handle(message);
   } catch (const coherence::ProtocolError& error) {
@@ -650,6 +699,8 @@ void CoherentMemorySystem::add_statistics() {
   stat("l1.speculation_cycles_saved", "cycles",
        "all harts: core cycles those loads waited beyond the L1 latency and were not charged",
        [this] { return static_cast<double>(speculation_cycles_saved()); });
+  stat("express_messages", "", "messages carried at once (express requests and what they caused; docs/cluster.md)",
+       [this] { return static_cast<double>(express_messages_); });
   stat("l1.miss_rate", "", "all L1s: misses / accesses", [this] {
     double misses = 0, all = 0;
     for (const auto& l1 : l1s_) {

@@ -25,7 +25,16 @@
 // reports as speculated correctly (NSI's suspect copy confirmed current):
 // that costs the L1 latency, so the hart's timeline runs as if it had used
 // its copy at once (docs/cluster.md, Time). Hits return the L1 latency
-// and make no SystemC call. schedule() keeps one time-ordered queue served by
+// and make no SystemC call. Express requests (NSI's validations,
+// coherence::Environment::send) are carried at once when `<memory>.express`
+// is on: the request, and every message sent while handling it, is reserved
+// on the mesh like any other (MeshNetwork::transfer) and handed to its
+// receiver right after the L1's access() call, in arrival-time order, with
+// the controllers' time set to its arrival; a message whose (source,
+// destination, vnet) still has one in flight goes through the mesh's timed
+// delivery instead. The hart then waits on nothing: no SystemC event, no
+// thread switch. Its access took (the completion's time − its own), as for a
+// timed miss (docs/cluster.md, Express requests). schedule() keeps one time-ordered queue served by
 // one SC_METHOD; messages wait in a slot pool (the MeshMessage carries the
 // slot number), so neither costs a process or an allocation per event.
 //
@@ -78,6 +87,7 @@ class CoherentMemorySystem : public sc_core::sc_module,
   Parameter<std::uint64_t> line_size;
   Parameter<std::uint64_t> l1_size, l1_ways, l1_latency;
   Parameter<std::uint64_t> llc_size, llc_ways, llc_latency;
+  Parameter<bool> express;  // carry express requests at once
   Parameter<bool> instruction_cache;
   Parameter<std::uint64_t> instruction_cache_size, instruction_cache_ways;
   // `<mesh>.<protocol>.<name>` for every registered protocol's parameters.
@@ -131,7 +141,6 @@ class CoherentMemorySystem : public sc_core::sc_module,
 
   // coherence::Environment
   coherence::Cycles now() const override;
-  bool reached(coherence::Cycles deadline) const override { return base_ticks() >= deadline * period_ticks_; }
   void send(const coherence::Message& message, coherence::Cycles delay) override;
   void schedule(coherence::Cycles delay, std::function<void()> action) override;
   // coherence::MemoryBackend
@@ -142,13 +151,20 @@ class CoherentMemorySystem : public sc_core::sc_module,
   void declare_protocol_parameters(const MeshNetwork& network);
   void build_controllers();
   void deliver(MeshMessage& message);
+  // Hands the message in `slot` to the controller at (node, port).
+  void deliver(unsigned node, unsigned port, std::uint32_t slot);
+  // Delivers the express messages queued during a hart's access, and what
+  // they cause, in (arrival, send) order; returns at once when none is queued.
+  void carry_express();
+  bool queued_express_like(const MeshMessage& message) const;
   void run_scheduled();
   unsigned mesh_type(unsigned protocol_type);
   // The time the controllers live in: SystemC time, or a hart's local time during its access.
   Ticks base_ticks() const {
-    Ticks now = sc_core::sc_get_curr_simcontext()->time_stamp().value();
+    const Ticks now = systemc_ticks();
     return access_ticks_ > now ? access_ticks_ : now;
   }
+  static Ticks systemc_ticks() { return sc_core::sc_get_curr_simcontext()->time_stamp().value(); }
   void add_statistics();
   // The sum of `value` over the harts' tile caches (those attached).
   std::uint64_t sum_tile_caches(std::uint64_t (*value)(const TileCache&)) const;
@@ -157,7 +173,11 @@ class CoherentMemorySystem : public sc_core::sc_module,
   MeshNetwork& network_;
   coherence::Geometry geometry_;
   Ticks period_ticks_ = 1;  // one cluster (mesh) cycle
-  Ticks access_ticks_ = 0;  // a hart's local time while it calls its L1; else 0
+  // While a hart calls its L1: the hart's time; while carrying express
+  // messages: the arrival of the one handled; else 0. Published to the
+  // controllers: a deadline on core accesses (Environment::reached) is
+  // reached in the core's time.
+  std::uint64_t access_ticks_ = 0;
 
   std::vector<std::unique_ptr<coherence::L1Controller>> l1s_;
   std::vector<std::unique_ptr<coherence::HomeController>> homes_;
@@ -172,6 +192,18 @@ class CoherentMemorySystem : public sc_core::sc_module,
   std::deque<coherence::Message> message_slots_;
   std::vector<std::uint32_t> free_message_slots_;
   std::vector<int> mesh_types_;  // protocol message type -> mesh type (-1: not registered yet)
+
+  // Express messages reserved on the mesh and waiting for carry_express(),
+  // with their MeshMessage (node, port, vnet). A handful at a time.
+  struct Express {
+    Ticks time;
+    std::uint64_t sequence;
+    MeshMessage message;  // tag = slot in message_slots_
+  };
+  std::vector<Express> express_;
+  std::uint64_t express_sequence_ = 0, express_messages_ = 0;
+  bool express_enabled_ = true;  // the express parameter, read once
+  bool carrying_ = false;   // carry_express() is running: what receivers send may join
 
   // schedule(): one SC_METHOD over a time-ordered queue.
   std::priority_queue<Scheduled, std::vector<Scheduled>, std::greater<Scheduled>> scheduled_;

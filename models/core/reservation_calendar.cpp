@@ -6,13 +6,10 @@ namespace npuvp {
 
 ReservationCalendar::Ticks ReservationCalendar::reserve_out_of_order(Ticks earliest, Ticks duration) {
   // Out of order: the first gap at or after `earliest` that is long enough.
-  // Skip, by bisection, the intervals that end by `earliest` (sorted by end too).
-  std::size_t low = 0, high = count_;
-  while (low < high) {
-    const std::size_t middle = (low + high) / 2;
-    if (at(middle).end <= earliest) low = middle + 1;
-    else high = middle;
-  }
+  // Skip the intervals that end by `earliest` (sorted by end too), counting
+  // back from the latest: the access is usually only a few intervals late.
+  std::size_t low = count_;
+  while (low > 0 && at(low - 1).end > earliest) --low;
   Ticks begin = earliest;
   std::size_t position = low;
   for (; position < count_; ++position) {

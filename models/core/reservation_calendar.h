@@ -17,7 +17,8 @@
 // gap between them as busy (conservative: an access may then wait where the
 // resource was free, never the reverse). The intervals live in a fixed ring
 // buffer: in time order a reservation is O(1) with no allocation and no
-// copying; only an out-of-order one scans and shifts (at most kMaxIntervals).
+// copying; only an out-of-order one scans and shifts (at most kMaxIntervals),
+// from the latest interval back, because it usually lands among the last few.
 // Most calls find the calendar empty or with one interval once the ended ones
 // are dropped, so an emptied ring restarts at its first entry, and the count
 // comes first: the common case reads one cache line, not two.
@@ -58,6 +59,7 @@ class ReservationCalendar {
     // starts where the last ends extends it.
     const Ticks begin = std::max(earliest, last.end);
     if (begin == last.end) last.end = begin + duration;
+    else if (duration && count_ < kMaxIntervals) at(count_++) = Interval{begin, begin + duration};  // after a gap
     else insert(count_, begin, begin + duration);
     return begin;
   }

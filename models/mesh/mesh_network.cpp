@@ -200,6 +200,7 @@ void MeshNetwork::build() {
     make_resource(ejection_resource(node), "eject." + node_name(node));
   }
   last_arrival_.assign(std::size_t{node_count_} * node_count_ * shape_.vnets, 0);
+  in_flight_.assign(last_arrival_.size(), 0);
   receivers_.assign(node_count_, {});
   vnets_.clear();
   for (unsigned vnet = 0; vnet < shape_.vnets; ++vnet) {
@@ -456,7 +457,7 @@ MeshNetwork::Ticks MeshNetwork::reserve(const MeshMessage& message, Ticks send_t
   const unsigned vnet = message.vnet;
   unsigned h = 0;
   const std::size_t vnets = shape_.vnets;
-  Ticks arrival = walk(message, send_time, serialization, h, [&](std::size_t id, Ticks earliest, Ticks duration) {
+  Ticks arrival = walk(message, send_time, serialization, h, [&](std::size_t id, Ticks earliest, Ticks duration) __attribute__((always_inline)) {
     Channel& channel = channels_[id * vnets + vnet];
     channel.flits += flit_total;
     const Ticks start = channel.calendar.reserve(earliest, duration, now);
@@ -495,6 +496,14 @@ sc_time MeshNetwork::transfer(const MeshMessage& message, const sc_time& send_ti
   return sc_time::from_value(reserve(message, send_time.value()));
 }
 
+bool MeshNetwork::transfer_in_order(const MeshMessage& message, const sc_time& send_time, sc_time& arrival) {
+  check_message(message, false);
+  if (in_flight_[pair_index(message)] != 0) return false;
+  check_send_time(send_time);
+  arrival = sc_time::from_value(reserve(message, send_time.value()));
+  return true;
+}
+
 sc_time MeshNetwork::arrival_time(const MeshMessage& message, const sc_time& send_time) const {
   check_message(message, false);
   check_send_time(send_time);
@@ -530,6 +539,7 @@ sc_time MeshNetwork::send(MeshMessage message, const sc_time& send_time) {
     free_slots_.pop_back();
     slots_[slot] = std::move(message);
   }
+  ++in_flight_[pair_index(slots_[slot])];
   pending_.push_back(Pending{arrival, sequence_++, slot});
   std::push_heap(pending_.begin(), pending_.end(), std::greater<Pending>());
   schedule(arrival);
@@ -553,6 +563,7 @@ void MeshNetwork::deliver() {
     pending_.pop_back();
     MeshMessage message = std::move(slots_[slot]);
     free_slots_.push_back(slot);
+    --in_flight_[pair_index(message)];
     ++delivered_;
     // Receivers are fixed after elaboration, so the reference stays valid
     // while the receiver sends.

@@ -73,7 +73,8 @@
 // send order); no process per message). A receiver may send from the
 // callback. transfer(message, t0) reserves and counts exactly as send() but
 // delivers nothing (for callers that keep their own time, e.g. loosely-timed
-// b_transport-style code); arrival_time(message, t0) answers what send would
+// b_transport-style code), transfer_in_order the same only while the
+// message's triple has nothing in flight; arrival_time(message, t0) answers what send would
 // return now, without reserving or counting anything; zero_load_latency()
 // is the formula without contention. t0 must not be before the current
 // simulated time.
@@ -202,6 +203,11 @@ class MeshNetwork : public sc_core::sc_module {
   sc_core::sc_time send(MeshMessage message) { return send(std::move(message), sc_core::sc_time_stamp()); }
   // Reserves and counts as send(), delivers nothing; returns the arrival time.
   sc_core::sc_time transfer(const MeshMessage& message, const sc_core::sc_time& send_time);
+  // transfer(), for a caller that hands the message over itself at
+  // `arrival`: only when nothing sent earlier from the message's source to
+  // its destination on its vnet is still in flight, which keeps the triple's
+  // order. Otherwise returns false and reserves nothing.
+  bool transfer_in_order(const MeshMessage& message, const sc_core::sc_time& send_time, sc_core::sc_time& arrival);
   // What send() would return now; changes nothing.
   sc_core::sc_time arrival_time(const MeshMessage& message, const sc_core::sc_time& send_time) const;
 
@@ -309,6 +315,7 @@ class MeshNetwork : public sc_core::sc_module {
   std::vector<Channel> channels_;
   std::vector<ResourceStatistics> resources_;
   std::vector<Ticks> last_arrival_;               // per (source, destination, vnet)
+  std::vector<std::uint32_t> in_flight_;          // per (source, destination, vnet): sent, not delivered
   std::vector<std::vector<Receiver>> receivers_;  // [node][port]
   std::vector<TypeStatistics> types_;
   std::vector<VnetStatistics> vnets_;

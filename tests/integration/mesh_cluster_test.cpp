@@ -236,6 +236,48 @@ TEST(MeshCluster, NsiWaitLoopsEndWithoutThePeriodicSynchronisation) {
   EXPECT_GT(hits, 8 * validations) << "hits " << hits << ", validations " << validations;
 }
 
+// NSI's validations are carried at once by default (soc.cluster.memory.express,
+// docs/cluster.md "Express requests"). The same workload with them as timed
+// messages passes too and simulates nearly the same run: the same traffic and
+// fates of suspect lines, within a few percent (only the order in which the
+// homes see concurrent requests differs). Without express, nothing is carried.
+TEST(MeshCluster, NsiExpressValidationsMatchTimedOnes) {
+  nlohmann::json runs[2];
+  for (int express = 0; express < 2; ++express) {
+    std::string stats = temp_path("nbody-nsi-express" + std::to_string(express) + ".json");
+    auto result = run_npuvp("run " + scenario("mesh-nbody") + " --quiet --set mesh.coherence=nsi" +
+                            " --set cluster.memory.express=" + (express ? "true" : "false") + " --stats " + stats);
+    EXPECT_EQ(result.status, 0) << result.err;
+    EXPECT_THAT(last_line(result.err), HasSubstr("npuvp: mesh-nbody: PASS"));
+    runs[express] = statistics_of(stats);
+    std::remove(stats.c_str());
+  }
+  const auto& timed = runs[0];
+  const auto& express = runs[1];
+  EXPECT_EQ(timed["soc.cluster.memory.express_messages"].get<double>(), 0.0);
+  const double validations = express["soc.cluster.memory.l1.suspect_validated_current"].get<double>() +
+                             express["soc.cluster.memory.l1.suspect_validated_stale"].get<double>();
+  // Each validation is a request and its reply; nearly all find their channels free.
+  EXPECT_GT(express["soc.cluster.memory.express_messages"].get<double>(), 1.6 * validations);
+  for (const char* name : {"soc.mesh.messages", "soc.mesh.flits", "soc.cluster.memory.l1.suspect_validated_current",
+                           "soc.cluster.memory.l1.load_misses", "soc.cluster.hart0.cycles"}) {
+    const double a = timed[name].get<double>(), b = express[name].get<double>();
+    EXPECT_GT(a, 0.0) << name;
+    EXPECT_NEAR(b / a, 1.0, 0.03) << name << ": timed " << a << ", express " << b;
+  }
+}
+
+// The litmus outcomes stay within NSI's memory model when validations travel as
+// timed messages (the default carries them at once: MeshClusterLitmus).
+TEST(MeshCluster, NsiLitmusWithTimedValidations) {
+  auto result = run_npuvp("run " + scenario("mesh-litmus") +
+                          " --quiet --set mesh.coherence=nsi --set cluster.memory.express=false");
+  ASSERT_EQ(result.status, 0) << result.err;
+  auto run = litmus::parse_litmus(result.out);
+  EXPECT_TRUE(run.skipped.empty());
+  EXPECT_THAT(litmus::violations(run, litmus::all_tests(), litmus::nsi_model_forbids), IsEmpty());
+}
+
 // hello and the five workloads pass (their own self-checks and the scenario's checks)
 // under every registered protocol, and the run really used that protocol: only the
 // invalidation-based ones send Invalidation messages.

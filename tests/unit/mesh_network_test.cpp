@@ -744,5 +744,30 @@ TEST(MeshNetwork, ParameterChangedAfterFirstUseIsAnError) {
   }
 }
 
+// transfer_in_order() reserves like transfer() only while nothing sent
+// earlier on the same (source, destination, vnet) is in flight.
+TEST(MeshNetwork, TransferInOrderWaitsForTheTriplesMessagesInFlight) {
+  Fixture f;
+  const sc_time sent = f.mesh.send(f.message(0, 5, false, 0, 1), SC_ZERO_TIME);
+  sc_time arrival;
+  EXPECT_FALSE(f.mesh.transfer_in_order(f.message(0, 5, false, 0, 2), SC_ZERO_TIME, arrival));
+  EXPECT_EQ(counter("mesh.messages"), 1u);  // nothing reserved
+  // Another vnet, or the way back, is another triple.
+  const sc_time expected = f.mesh.arrival_time(f.message(0, 5, false, 1), SC_ZERO_TIME);
+  ASSERT_TRUE(f.mesh.transfer_in_order(f.message(0, 5, false, 1), SC_ZERO_TIME, arrival));
+  EXPECT_EQ(arrival, expected);
+  EXPECT_TRUE(f.mesh.transfer_in_order(f.message(5, 0, false, 0), SC_ZERO_TIME, arrival));
+  EXPECT_EQ(counter("mesh.messages"), 3u);
+  // Once the first message is delivered, the triple is free again; the
+  // transfer keeps its order behind it.
+  sc_core::sc_start();
+  ASSERT_EQ(f.deliveries.size(), 1u);
+  ASSERT_TRUE(f.mesh.transfer_in_order(f.message(0, 5, false, 0), sent, arrival));
+  EXPECT_GE(arrival, sent);
+  EXPECT_EQ(f.deliveries.size(), 1u);  // transfers deliver nothing
+  EXPECT_THAT(config_error([&] { f.mesh.transfer_in_order(f.message(0, 16, false, 3), sent, arrival); }),
+              ::testing::HasSubstr("outside the mesh"));
+}
+
 }  // namespace
 }  // namespace npuvp

@@ -199,7 +199,8 @@ class L1 final : public L1ControllerBase {
   void retry_stalled_forwards();
   void unlock();
   void self_invalidate();
-  void send_to_home(unsigned type, const Context& context, bool with_data, bool dirty, std::uint64_t version = 0);
+  void send_to_home(unsigned type, const Context& context, bool with_data, bool dirty, std::uint64_t version = 0,
+                    bool express = false);
   std::uint8_t* line_data(const Context& context);
   const std::uint8_t* line_data(const Context& context) const;
   [[noreturn]] void fail(const char* state, const char* event, const Context& context) const;

@@ -101,11 +101,13 @@ void L1::fire(Event event, Context& context) {
   if (row->next != state) set_state(context, row->next);
 }
 
-void L1::send_to_home(unsigned type, const Context& context, bool with_data, bool dirty, std::uint64_t version) {
+void L1::send_to_home(unsigned type, const Context& context, bool with_data, bool dirty, std::uint64_t version,
+                      bool express) {
   Message message = message_to_home(type, context.line, tile_, geometry_, virtual_network_of(type));
   message.has_data = with_data;
   message.dirty = dirty;
   message.version = version;
+  message.express = express;  // a validation: the environment may answer it at once
   if (with_data) std::memcpy(message.data.data(), line_data(context), geometry_.line_bytes);
   environment_.send(message, shape_.latency);
 }
@@ -122,7 +124,8 @@ void L1::perform(Action action, Context& context) {
     case Action::kSendRead: {
       // A validation (SUS) carries its copy's version; a miss carries none.
       const bool suspect = state_of(context) == State::kSUS;
-      send_to_home(kRead, context, false, false, suspect ? version_[static_cast<unsigned>(context.way)] : 0);
+      send_to_home(kRead, context, false, false, suspect ? version_[static_cast<unsigned>(context.way)] : 0,
+                   suspect);
       break;
     }
     case Action::kSendRdEx: send_to_home(kRdEx, context, false, false); break;
