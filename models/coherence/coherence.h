@@ -48,9 +48,9 @@ struct Message {
   bool has_data = false;          // data[0 .. line_bytes) is valid; sized into flits by the network
   bool dirty = false;             // the data differs from memory's
   std::uint64_t version = 0;      // NSI: the line's data version (in the header; 0 = none)
-  // A request the sender's core waits on whose answer is a short, self-
-  // contained exchange (NSI's validation of a suspect copy): the environment
-  // may carry it at once (Environment::send). Not on the network.
+  // A request the sender's core waits on that its receiver may be able to
+  // answer alone (NSI's validation of a suspect copy): the environment may
+  // then carry it at once (Environment::send). Not on the network.
   bool express = false;
   // Valid only when has_data. Not zeroed: every message is built and copied
   // on the simulation's fast path, and no reader looks at it without data.
@@ -73,13 +73,13 @@ class Environment {
   // Sends `message` after `delay` cycles of the sender's own processing; the
   // network adds its latency and hands it to the destination's handle().
   // Messages of one (source, destination, vnet) arrive in send order.
-  // An express message that an L1 sends during a core's access may be
-  // carried at once: after the access() call returns, the environment hands
-  // it, and then every message sent while handling it, to its receiver
-  // without waiting for simulated time, each with now() at its arrival
-  // time, as long as nothing sent earlier is still in flight on the same
-  // (source, destination, vnet). Controllers cannot tell this from a
-  // network that happened to deliver these messages first.
+  // An express message that an L1 sends during a core's access, to a
+  // receiver that answers it alone, may be carried at once: after the
+  // access() call returns, the environment hands it, and then the replies to
+  // its sender, to their receivers without waiting for simulated time, each
+  // with now() at its arrival time, as long as nothing sent earlier is still
+  // in flight on the same (source, destination, vnet). Controllers cannot
+  // tell this from a network that happened to deliver these messages first.
   virtual void send(const Message& message, Cycles delay) = 0;
   // Calls `action` after `delay` cycles (e.g. a cache's access latency
   // before it performs), in the controller's own context.
@@ -136,6 +136,11 @@ class Controller {
   virtual std::string describe(std::uint64_t line) const = 0;
   // Nothing in flight: no transient state, no queued request.
   virtual bool quiescent() const = 0;
+  // Whether handling `request` now would send nothing but replies to its
+  // sender: no message to a third party (an owner, memory), no waiting. An
+  // environment carries an express request at once only then
+  // (Environment::send), so that no other controller sees it early.
+  virtual bool answers_alone(const Message& /*request*/) const { return false; }
   // Appends this controller's whole state (stable and transient states,
   // data, queues) to `out`, for the explorer's visited-state set.
   virtual void serialize(std::string& out) const = 0;

@@ -111,6 +111,7 @@ class CoherentMemorySystem::TileCache : public DataCache {
         simulation().fail(ExitStatus::kInternalError, std::string(system_.name()) + ": " + error.what());
       }
       system_.access_ticks_ = 0;
+      system_.carry_express();  // may complete a miss at once
       if (hit) {
         missed_line_ = kNoLine;
         if (first) {
@@ -122,7 +123,6 @@ class CoherentMemorySystem::TileCache : public DataCache {
       }
       miss_trace.missed = true;
       if (first) issued = std::max<Ticks>(start, sc_core::sc_time_stamp().value());
-      system_.carry_express();  // may complete the miss at once
       // Blocks this hart's thread until the protocol has performed the access.
       while (!completed_) sc_core::wait(done_);
       completed_ = false;
@@ -385,11 +385,16 @@ void CoherentMemorySystem::send(const Message& message, Cycles delay) {
   mesh_message.data_bytes = message.has_data ? geometry_.line_bytes : 0;
   mesh_message.tag = slot;
   const auto at = sc_core::sc_time::from_value(base_ticks() + delay * period_ticks_);
-  // Express: an L1's request during its hart's access (access_ticks_ set),
-  // or anything sent while carrying one.
+  // Express: an L1's request during its hart's access (access_ticks_ set)
+  // that its receiver will answer alone, and that answer.
+  const bool carried = answering_ >= 0
+                           ? message.destination == static_cast<unsigned>(answering_) &&
+                                 message.destination_port == Port::kL1
+                           : message.express && access_ticks_ != 0 &&
+                                 receivers_[message.destination * kPorts + mesh_message.port]->answers_alone(message);
   sc_core::sc_time arrival;
-  if (express_enabled_ && ((message.express && access_ticks_ != 0) || carrying_) &&
-      !queued_express_like(mesh_message) && network_.transfer_in_order(mesh_message, at, arrival)) {
+  if (express_enabled_ && carried && !queued_express_like(mesh_message) &&
+      network_.transfer_in_order(mesh_message, at, arrival)) {
     express_.push_back(Express{arrival.value(), express_sequence_++, mesh_message});
     ++express_messages_;
     return;
@@ -405,20 +410,21 @@ bool CoherentMemorySystem::queued_express_like(const MeshMessage& message) const
   return false;
 }
 
-void CoherentMemorySystem::carry_express() {
-  if (express_.empty()) return;
-  carrying_ = true;
+void CoherentMemorySystem::carry_queued_express() {
   while (!express_.empty()) {
     auto next = std::min_element(express_.begin(), express_.end(), [](const Express& a, const Express& b) {
       return a.time != b.time ? a.time < b.time : a.sequence < b.sequence;
     });
     const Express express = *next;
     express_.erase(next);
+    const auto slot = static_cast<std::uint32_t>(express.message.tag);
+    // While the receiver answers a request, its replies to the requester join.
+    answering_ = message_slots_[slot].express ? static_cast<int>(express.message.source) : -1;
     access_ticks_ = express.time;  // the controllers' time: the message's arrival
-    deliver(express.message.destination, express.message.port, static_cast<std::uint32_t>(express.message.tag));
+    deliver(express.message.destination, express.message.port, slot);
   }
+  answering_ = -1;
   access_ticks_ = 0;
-  carrying_ = false;
 }
 
 void CoherentMemorySystem::deliver(MeshMessage& mesh_message) {

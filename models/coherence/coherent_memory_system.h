@@ -27,14 +27,15 @@
 // its copy at once (docs/cluster.md, Time). Hits return the L1 latency
 // and make no SystemC call. Express requests (NSI's validations,
 // coherence::Environment::send) are carried at once when `<memory>.express`
-// is on: the request, and every message sent while handling it, is reserved
-// on the mesh like any other (MeshNetwork::transfer) and handed to its
-// receiver right after the L1's access() call, in arrival-time order, with
-// the controllers' time set to its arrival; a message whose (source,
-// destination, vnet) still has one in flight goes through the mesh's timed
-// delivery instead. The hart then waits on nothing: no SystemC event, no
-// thread switch. Its access took (the completion's time − its own), as for a
-// timed miss (docs/cluster.md, Express requests). schedule() keeps one time-ordered queue served by
+// is on and the receiver will answer the request alone
+// (Controller::answers_alone): the request and the replies to its sender are
+// reserved on the mesh like any other message (MeshNetwork::
+// transfer_in_order) and handed over right after the L1's access() call, in
+// arrival-time order, with the controllers' time set to each arrival; a
+// message whose (source, destination, vnet) still has one in flight goes
+// through the mesh's timed delivery instead. The hart then waits on nothing:
+// no SystemC event, no thread switch. Its access took (the completion's time
+// − its own), as for a timed miss (docs/cluster.md, Express requests). schedule() keeps one time-ordered queue served by
 // one SC_METHOD; messages wait in a slot pool (the MeshMessage carries the
 // slot number), so neither costs a process or an allocation per event.
 //
@@ -154,8 +155,11 @@ class CoherentMemorySystem : public sc_core::sc_module,
   // Hands the message in `slot` to the controller at (node, port).
   void deliver(unsigned node, unsigned port, std::uint32_t slot);
   // Delivers the express messages queued during a hart's access, and what
-  // they cause, in (arrival, send) order; returns at once when none is queued.
-  void carry_express();
+  // they cause, in (arrival, send) order. Called after every access.
+  void carry_express() {
+    if (!express_.empty()) carry_queued_express();
+  }
+  void carry_queued_express();
   bool queued_express_like(const MeshMessage& message) const;
   void run_scheduled();
   unsigned mesh_type(unsigned protocol_type);
@@ -203,7 +207,7 @@ class CoherentMemorySystem : public sc_core::sc_module,
   std::vector<Express> express_;
   std::uint64_t express_sequence_ = 0, express_messages_ = 0;
   bool express_enabled_ = true;  // the express parameter, read once
-  bool carrying_ = false;   // carry_express() is running: what receivers send may join
+  int answering_ = -1;  // carrying an express request: its sender's node (its replies join); else -1
 
   // schedule(): one SC_METHOD over a time-ordered queue.
   std::priority_queue<Scheduled, std::vector<Scheduled>, std::greater<Scheduled>> scheduled_;

@@ -41,16 +41,25 @@ void ReservationCalendar::insert(std::size_t position, Ticks begin, Ticks end) {
     return;
   }
   if (count_ == kMaxIntervals) {
-    if (position <= 1) {  // among the oldest: the oldest interval grows to cover it
-      Interval& first = at(0);
-      first.begin = std::min(first.begin, begin);
-      first.end = std::max(first.end, end);
+    // Full: the two neighbours with the shortest gap between them become one,
+    // the gap busy (conservative: an access may then wait where the resource
+    // was free, never the reverse), choosing the smallest such error.
+    std::size_t pair = 0;
+    for (std::size_t i = 1; i + 1 < count_; ++i)
+      if (at(i + 1).begin - at(i).end < at(pair + 1).begin - at(pair).end) pair = i;
+    // The new interval may be the one to fold into a neighbour instead.
+    const Ticks gap_before = position > 0 ? begin - at(position - 1).end : ~Ticks{0};
+    const Ticks gap_after = position < count_ ? at(position).begin - end : ~Ticks{0};
+    const Ticks merged_gap = at(pair + 1).begin - at(pair).end;
+    if (std::min(gap_before, gap_after) <= merged_gap) {
+      if (gap_before <= gap_after) at(position - 1).end = end;
+      else at(position).begin = begin;
       return;
     }
-    // The two oldest intervals become one, the gap between them busy.
-    at(1).begin = at(0).begin;
-    pop_front();
-    --position;
+    at(pair).end = at(pair + 1).end;
+    for (std::size_t i = pair + 1; i + 1 < count_; ++i) at(i) = at(i + 1);
+    --count_;
+    if (position > pair) --position;
   }
   for (std::size_t i = count_; i > position; --i) at(i) = at(i - 1);
   at(position) = Interval{begin, end};

@@ -13,12 +13,14 @@
 // Cost: intervals that touch merge, so a stream of back-to-back transfers is
 // one interval; intervals that ended before the current simulated time are
 // dropped (no access can start before it). The list is bounded by
-// kMaxIntervals: when it overflows, the two oldest intervals merge, filling the
-// gap between them as busy (conservative: an access may then wait where the
-// resource was free, never the reverse). The intervals live in a fixed ring
-// buffer: in time order a reservation is O(1) with no allocation and no
-// copying; only an out-of-order one scans and shifts (at most kMaxIntervals),
-// from the latest interval back, because it usually lands among the last few.
+// kMaxIntervals: when it overflows, the two neighbours with the shortest gap
+// merge, filling the gap as busy (conservative: an access may then wait where
+// the resource was free, never the reverse; the shortest gap errs least,
+// where the oldest one would hold up every initiator that is behind). The
+// intervals live in a fixed ring buffer: in time order a reservation is O(1)
+// with no allocation and no copying; only an out-of-order one scans and
+// shifts (at most kMaxIntervals), from the latest interval back, because it
+// usually lands among the last few.
 // Most calls find the calendar empty or with one interval once the ended ones
 // are dropped, so an emptied ring restarts at its first entry, and the count
 // comes first: the common case reads one cache line, not two.

@@ -450,7 +450,7 @@ MeshNetwork::Ticks MeshNetwork::walk(const MeshMessage& message, Ticks send_time
   return take(ejection_resource(message.destination), head, serialization) + serialization;
 }
 
-MeshNetwork::Ticks MeshNetwork::reserve(const MeshMessage& message, Ticks send_time) {
+MeshNetwork::Ticks MeshNetwork::reserve(const MeshMessage& message, Ticks send_time, bool hold_later) {
   const std::uint64_t flit_total = flit_count(message.data_bytes);
   const Ticks serialization = flit_total * shape_.period;
   const Ticks now = current_time().value();
@@ -467,9 +467,11 @@ MeshNetwork::Ticks MeshNetwork::reserve(const MeshMessage& message, Ticks send_t
     }
     return start;
   });
-  Ticks& last = last_arrival_[pair_index(message)];
-  arrival = std::max(arrival, last);
-  last = arrival;
+  if (hold_later) {
+    Ticks& last = last_arrival_[pair_index(message)];
+    arrival = std::max(arrival, last);
+    last = arrival;
+  }
   horizon_ = std::max(horizon_, arrival);
 
   ++messages_;
@@ -500,7 +502,9 @@ bool MeshNetwork::transfer_in_order(const MeshMessage& message, const sc_time& s
   check_message(message, false);
   if (in_flight_[pair_index(message)] != 0) return false;
   check_send_time(send_time);
-  arrival = sc_time::from_value(reserve(message, send_time.value()));
+  // Delivered by the caller before anything sent after it: the triple's
+  // order holds without holding later messages behind its arrival.
+  arrival = sc_time::from_value(reserve(message, send_time.value(), false));
   return true;
 }
 

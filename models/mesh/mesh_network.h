@@ -204,9 +204,11 @@ class MeshNetwork : public sc_core::sc_module {
   // Reserves and counts as send(), delivers nothing; returns the arrival time.
   sc_core::sc_time transfer(const MeshMessage& message, const sc_core::sc_time& send_time);
   // transfer(), for a caller that hands the message over itself at
-  // `arrival`: only when nothing sent earlier from the message's source to
-  // its destination on its vnet is still in flight, which keeps the triple's
-  // order. Otherwise returns false and reserves nothing.
+  // `arrival`, before anything sent after it: only when nothing sent earlier
+  // from the message's source to its destination on its vnet is still in
+  // flight, which keeps the triple's order; otherwise returns false and
+  // reserves nothing. Later messages of the triple are not held behind its
+  // arrival (its caller may run ahead of them in simulated time).
   bool transfer_in_order(const MeshMessage& message, const sc_core::sc_time& send_time, sc_core::sc_time& arrival);
   // What send() would return now; changes nothing.
   sc_core::sc_time arrival_time(const MeshMessage& message, const sc_core::sc_time& send_time) const;
@@ -299,7 +301,8 @@ class MeshNetwork : public sc_core::sc_module {
   Ticks walk(const MeshMessage& message, Ticks send_time, Ticks serialization, unsigned& hop_count,
              Take&& take) const;
   // Reserves, counts, and returns the arrival.
-  Ticks reserve(const MeshMessage& message, Ticks send_time);
+  // `hold_later`: later messages of the triple arrive no earlier (the ordering rule).
+  Ticks reserve(const MeshMessage& message, Ticks send_time, bool hold_later = true);
   double elapsed_cycles() const;
   void schedule(Ticks time);
   void deliver();

@@ -237,6 +237,44 @@ TEST(CoherenceNsiTest, CurrentSuspectCopyIsConfirmedWithoutData) {
   EXPECT_TRUE(cluster.l1s[1]->last_miss_speculated_correctly());
 }
 
+// The validation Read is express, and the home says it answers it alone
+// exactly when the line is stable in the LLC with its data there (EXC):
+// not while the owner holds it modified (an intervention), not for a line
+// the LLC lacks (memory), not while the line is busy (the request waits).
+TEST(CoherenceNsiTest, HomeAnswersAloneOnlyFromItsOwnData) {
+  Cluster cluster;
+  Home& home = cluster.home_of(kLine);
+  Message absent;
+  absent.type = kRead;
+  absent.line = kLine;
+  absent.source = 1;
+  absent.destination = 2;
+  EXPECT_FALSE(home.answers_alone(absent));  // not in the LLC
+  cluster.store64(0, kLine, 7);               // L1 0 owns it, modified
+  EXPECT_FALSE(home.answers_alone(absent));   // needs a ShdIntervention
+  EXPECT_EQ(cluster.load64(1, kLine), 7u);    // owner MOD -> EXC, LLC current
+  cluster.l1s[1]->synchronise();
+  static std::uint64_t value = 0;
+  EXPECT_FALSE(cluster.l1s[1]->access(L1Controller::Access::kLoad, kLine, &value, 8));
+  ASSERT_EQ(cluster.in_flight.size(), 1u);
+  const Message validation = cluster.in_flight[0];
+  EXPECT_TRUE(validation.express);
+  EXPECT_TRUE(home.answers_alone(validation));  // RepValidShd
+  Message other = validation;
+  other.type = kRdEx;
+  EXPECT_FALSE(home.answers_alone(other));  // a write takes ownership: an intervention
+  cluster.run();
+  EXPECT_EQ(value, 7u);
+  // A plain miss is not express; a busy line (an intervention in flight) is not answered alone.
+  static std::uint64_t stored = 8;
+  EXPECT_FALSE(cluster.l1s[3]->access(L1Controller::Access::kStore, kLine, &stored, 8));
+  ASSERT_EQ(cluster.in_flight.size(), 1u);
+  EXPECT_FALSE(cluster.in_flight[0].express);
+  cluster.deliver(kRdEx, 2);  // the home sends an ExcIntervention to the owner: busy
+  EXPECT_FALSE(home.answers_alone(validation));
+  cluster.run();
+}
+
 // No owner (L1 0 wrote the line back): a current copy is confirmed with
 // ownership, as a Read of an unowned line (A4).
 TEST(CoherenceNsiTest, CurrentSuspectCopyOfAnUnownedLineBecomesExclusive) {

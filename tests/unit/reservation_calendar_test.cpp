@@ -51,14 +51,31 @@ TEST(ReservationCalendar, ZeroLengthReservationsOccupyNothing) {
   EXPECT_EQ(calendar.reserve(12, 0, 0), 15u);  // still waits for the resource
 }
 
-TEST(ReservationCalendar, OverflowMergesTheOldestGapConservatively) {
+TEST(ReservationCalendar, OverflowMergesTheShortestGapConservatively) {
   ReservationCalendar calendar;
-  for (std::uint64_t i = 0; i <= ReservationCalendar::kMaxIntervals; ++i) calendar.reserve(100 * i, 10, 0);
+  // [100 i, 100 i + 10) for every i, except that interval 11 starts at 1015:
+  // the gap [1010, 1015) is the shortest.
+  for (std::uint64_t i = 0; i < ReservationCalendar::kMaxIntervals; ++i)
+    calendar.reserve(i == 11 ? 1015 : 100 * i, 10, 0);
   EXPECT_EQ(calendar.interval_count(), ReservationCalendar::kMaxIntervals);
-  // The gap [10, 100) is now counted as busy: an access there waits until 110.
-  EXPECT_EQ(calendar.reserve(50, 10, 0), 110u);
-  // Younger gaps are still free.
+  EXPECT_EQ(calendar.reserve(3500, 10, 0), 3500u);  // one more than it keeps
+  EXPECT_EQ(calendar.interval_count(), ReservationCalendar::kMaxIntervals);
+  // The shortest gap is now counted as busy: an access there waits until 1025.
+  EXPECT_EQ(calendar.reserve(1010, 5, 0), 1025u);
+  // The other gaps, the oldest included, are still free.
+  EXPECT_EQ(calendar.reserve(50, 10, 0), 50u);
   EXPECT_EQ(calendar.reserve(250, 10, 0), 250u);
+}
+
+// A new reservation closer to a neighbour than any two intervals are to each
+// other is folded into that neighbour instead: it is still reserved.
+TEST(ReservationCalendar, OverflowFoldsANewReservationIntoItsNearNeighbour) {
+  ReservationCalendar calendar;
+  for (std::uint64_t i = 0; i < ReservationCalendar::kMaxIntervals; ++i) calendar.reserve(100 * i, 10, 0);
+  EXPECT_EQ(calendar.reserve(1012, 10, 0), 1012u);  // 2 after [1000, 1010): the gap becomes busy
+  EXPECT_EQ(calendar.interval_count(), ReservationCalendar::kMaxIntervals);
+  EXPECT_EQ(calendar.reserve(1010, 2, 0), 1022u);
+  EXPECT_EQ(calendar.reserve(50, 10, 0), 50u);
 }
 
 // Against a brute-force model (a busy bit per tick), in random order: every

@@ -237,6 +237,9 @@ class Home final : public HomeControllerBase<HomeMachine> {
   std::string describe(std::uint64_t line) const override;
   bool quiescent() const override;
   void serialize(std::string& out) const override;
+  // A Read of a stable LLC line that no request waits for, answered from
+  // the LLC (RepExc, RepShd, RepValid*): no intervention, no memory access.
+  bool answers_alone(const Message& request) const override;
   int owner_of(std::uint64_t line) const;  // -1 when none (or absent)
 
  private:

@@ -234,6 +234,28 @@ void Home::process(const Message& message) {
   fire(event, context);
 }
 
+bool Home::answers_alone(const Message& request) const {
+  if (request.type != kRead) return false;
+  Context context;
+  context.line = request.line;
+  context.way = array_.find(request.line);
+  context.message = &request;
+  if (context.way == CacheArray::kNone || waiting_.on_line(request.line) != 0) return false;
+  const HomeTable::Row* row = home_table().find(state_of(context), classify(request, context));
+  if (!row) return false;
+  for (unsigned i = 0; i < row->action_count; ++i) {
+    switch (row->actions[i]) {
+      case Action::kSendRepExc:
+      case Action::kSendRepShd:
+      case Action::kSendRepValidExc:
+      case Action::kSendRepValidShd:
+      case Action::kMakeOwner: break;
+      default: return false;  // an intervention, memory, a stall
+    }
+  }
+  return true;
+}
+
 void Home::handle(const Message& message) {
   check_addressed_to_home(*this, tile_, geometry_, message, &message_name);
   const bool request = message.type == kRead || message.type == kRdEx || message.type == kUpgrade ||
