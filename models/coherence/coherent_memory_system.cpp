@@ -233,10 +233,11 @@ CoherentMemorySystem::CoherentMemorySystem(sc_core::sc_module_name name, MeshNet
       llc_ways(child_name(*this, "llc.ways"), 4, "", "associativity of the LLC banks"),
       llc_latency(child_name(*this, "llc.latency"), 10, "cycles", "LLC bank access latency (cluster cycles)"),
       express(child_name(*this, "express"), true, "",
-              "carry express requests (NSI's validations of suspect copies) and the messages they cause at once, "
-              "right after the core's access, when nothing is in flight before them on their (source, "
-              "destination, vnet); their mesh reservations and times are those of timed messages "
-              "(docs/cluster.md, Express requests). false: every message waits for its arrival in simulated time"),
+              "carry express requests (NSI's validations of suspect copies) that the home answers alone, and "
+              "the reply, at once, right after the core's access, when nothing is in flight before them on "
+              "their (source, destination, vnet); their mesh reservations and times are those of timed "
+              "messages (docs/cluster.md, Express requests). false: every message waits for its arrival in "
+              "simulated time"),
       instruction_cache(child_name(*this, "icache.enable"), true, "",
                         "model the private instruction caches' timing (a line fill from the LLC per miss)"),
       instruction_cache_size(child_name(*this, "icache.size"), 64 * 1024, "bytes",
@@ -387,13 +388,14 @@ void CoherentMemorySystem::send(const Message& message, Cycles delay) {
   const auto at = sc_core::sc_time::from_value(base_ticks() + delay * period_ticks_);
   // Express: an L1's request during its hart's access (access_ticks_ set)
   // that its receiver will answer alone, and that answer.
-  const bool carried = answering_ >= 0
-                           ? message.destination == static_cast<unsigned>(answering_) &&
-                                 message.destination_port == Port::kL1
-                           : message.express && access_ticks_ != 0 &&
-                                 receivers_[message.destination * kPorts + mesh_message.port]->answers_alone(message);
+  const bool carried =
+      express_enabled_ &&
+      (answering_ >= 0 ? message.destination == static_cast<unsigned>(answering_) &&
+                             message.destination_port == Port::kL1
+                       : message.express && access_ticks_ != 0 &&
+                             receivers_[message.destination * kPorts + mesh_message.port]->answers_alone(message));
   sc_core::sc_time arrival;
-  if (express_enabled_ && carried && !queued_express_like(mesh_message) &&
+  if (carried && !queued_express_like(mesh_message) &&
       network_.transfer_in_order(mesh_message, at, arrival)) {
     express_.push_back(Express{arrival.value(), express_sequence_++, mesh_message});
     ++express_messages_;

@@ -35,8 +35,8 @@
 // message whose (source, destination, vnet) still has one in flight goes
 // through the mesh's timed delivery instead. The hart then waits on nothing:
 // no SystemC event, no thread switch. Its access took (the completion's time
-// − its own), as for a timed miss (docs/cluster.md, Express requests). schedule() keeps one time-ordered queue served by
-// one SC_METHOD; messages wait in a slot pool (the MeshMessage carries the
+// − its own), as for a timed miss (docs/cluster.md, Express requests).
+// schedule() keeps one time-ordered queue served by one SC_METHOD; messages wait in a slot pool (the MeshMessage carries the
 // slot number), so neither costs a process or an allocation per event.
 //
 // Memory. The memory controllers read and write lines through `memory_socket`
