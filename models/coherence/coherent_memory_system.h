@@ -165,10 +165,9 @@ class CoherentMemorySystem : public sc_core::sc_module,
   unsigned mesh_type(unsigned protocol_type);
   // The time the controllers live in: SystemC time, or a hart's local time during its access.
   Ticks base_ticks() const {
-    const Ticks now = systemc_ticks();
+    const Ticks now = sc_core::sc_get_curr_simcontext()->time_stamp().value();
     return access_ticks_ > now ? access_ticks_ : now;
   }
-  static Ticks systemc_ticks() { return sc_core::sc_get_curr_simcontext()->time_stamp().value(); }
   void add_statistics();
   // The sum of `value` over the harts' tile caches (those attached).
   std::uint64_t sum_tile_caches(std::uint64_t (*value)(const TileCache&)) const;

@@ -255,6 +255,7 @@ class Home final : public HomeControllerBase<HomeMachine> {
     const Message* message = nullptr;
   };
 
+  Context context_of(const Message& message) const;  // the message's line, as stored here
   State state_of(const Context& context) const;
   Event classify(const Message& message, const Context& context) const;
   void fire(Event event, Context& context);

@@ -24,6 +24,14 @@ Home::Home(unsigned tile, const Geometry& geometry, const CacheShape& shape, Env
     throw std::invalid_argument(name() + ": tile out of range (tiles " + std::to_string(geometry.tiles) + ")");
 }
 
+Home::Context Home::context_of(const Message& message) const {
+  Context context;
+  context.line = message.line;
+  context.way = array_.find(message.line);
+  context.message = &message;
+  return context;
+}
+
 Home::State Home::state_of(const Context& context) const { return state_of_way(context.way); }
 
 int Home::owner_of(std::uint64_t line) const {
@@ -221,10 +229,7 @@ bool Home::make_room(std::uint64_t line) {
 }
 
 void Home::process(const Message& message) {
-  Context context;
-  context.line = message.line;
-  context.way = array_.find(message.line);
-  context.message = &message;
+  Context context = context_of(message);
   const Event event = classify(message, context);
   if (context.way == CacheArray::kNone && (event == Event::kRead || event == Event::kRdEx) &&
       !make_room(message.line)) {
@@ -236,10 +241,7 @@ void Home::process(const Message& message) {
 
 bool Home::answers_alone(const Message& request) const {
   if (request.type != kRead) return false;
-  Context context;
-  context.line = request.line;
-  context.way = array_.find(request.line);
-  context.message = &request;
+  const Context context = context_of(request);
   if (context.way == CacheArray::kNone || waiting_.on_line(request.line) != 0) return false;
   const HomeTable::Row* row = home_table().find(state_of(context), classify(request, context));
   if (!row) return false;
