@@ -16,8 +16,9 @@
 //  - Writers never invalidate: ExcIntervention (a RdEx for an owned line)
 //    turns the owner's EXC/MOD into SHD, ShdIntervention (a Read of a MOD
 //    line) turns MOD into EXC; both answer AckData with the data.
-//  - synchronise() (fence, AMO, LR, SC) flash-turns every SHD line SUS (an
-//    epoch counter: O(1), no scan). A load on SUS sends Read (validation)
+//  - synchronise() (fence, AMO, LR, SC) flash-turns every SHD line SUS (it
+//    visits only the ways that became SHD since the last one, listed as
+//    they do). A load on SUS sends Read (validation)
 //    carrying the copy's version. Each LLC line has a version, renewed
 //    (from a per-bank counter) when the line is filled from memory and
 //    before every grant of write permission (RdEx, Upgrade), and sent with
@@ -180,13 +181,10 @@ class L1 final : public L1ControllerBase {
   };
 
   Context locate(std::uint64_t line) const;
-  // Inline: every access asks it twice (dispatch, fire).
+  // Inline: every access asks it twice (dispatch, fire). SUS is stored as a
+  // state of its own, so the look-up has no data-dependent branch.
   State state_of(const Context& context) const {
-    if (context.way != CacheArray::kNone) {
-      const auto state = static_cast<State>(array_.state(context.way));
-      if (state == State::kSHD && epoch_[static_cast<unsigned>(context.way)] != current_epoch_) return State::kSUS;
-      return state;
-    }
+    if (context.way != CacheArray::kNone) return static_cast<State>(array_.state(context.way));
     if (context.buffer >= 0) return writeback_.state(context.buffer);
     return State::kINV;
   }
@@ -205,14 +203,15 @@ class L1 final : public L1ControllerBase {
   const std::uint8_t* line_data(const Context& context) const;
   [[noreturn]] void fail(const char* state, const char* event, const Context& context) const;
 
-  // SHD lines record the synchronisation epoch of their fill: an older
-  // epoch means SUS (the flash conversion is one increment).
-  std::vector<std::uint32_t> epoch_;
+  // The ways that became SHD since the last synchronisation, which turns
+  // those still SHD into SUS. A way may be listed twice, or hold another
+  // state by then; every SHD way is listed. When the list would outgrow
+  // the cache, the synchronisation scans every way instead.
+  std::vector<int> shared_ways_;
+  bool scan_all_ways_ = false;
   // The home's version of each way's data (from its data reply); a
   // validation Read carries it.
   std::vector<std::uint64_t> version_;
-  std::uint32_t current_epoch_ = 1;
-  std::uint64_t shd_in_epoch_ = 0;  // SHD lines of the current epoch (become SUS at the next sync)
   std::uint64_t periodic_cycles_;
   Cycles next_periodic_ = 0;
   bool skip_self_invalidation_ = false;

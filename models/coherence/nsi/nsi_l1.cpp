@@ -26,13 +26,13 @@ bool stable(L1Machine::State state) {
 L1::L1(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment,
        std::uint64_t periodic_synchronisation_cycles, unsigned writeback_entries)
     : L1ControllerBase(tile, geometry, shape, environment),
-      epoch_(array_.entries(), 0),
       version_(array_.entries(), 0),
       periodic_cycles_(periodic_synchronisation_cycles),
       next_periodic_(periodic_synchronisation_cycles),
       writeback_(writeback_entries) {
   if (tile >= geometry.tiles)
     throw std::invalid_argument(name() + ": tile out of range (tiles " + std::to_string(geometry.tiles) + ")");
+  shared_ways_.reserve(array_.entries());  // never grows: a fuller list means a scan
 }
 
 L1::Context L1::locate(std::uint64_t line) const {
@@ -47,17 +47,16 @@ L1::State L1::state_of_line(std::uint64_t line) const { return state_of(locate(g
 
 void L1::set_state(Context& context, State state) {
   if (context.way != CacheArray::kNone) {
-    const State old = state_of(context);
-    if (old == State::kSHD && state != State::kSHD) --shd_in_epoch_;
-    if (state == State::kSHD && old != State::kSHD) {
+    if (state == State::kSHD && state_of(context) != State::kSHD) {
       if (fill_is_suspect_) {
         // Requested before a synchronisation, filled after it (A2c): SUS.
         fill_is_suspect_ = false;
         ++statistics_.suspect_lines_created;
-        epoch_[static_cast<unsigned>(context.way)] = current_epoch_ - 1;
+        state = State::kSUS;
+      } else if (shared_ways_.size() < shared_ways_.capacity()) {
+        shared_ways_.push_back(context.way);
       } else {
-        ++shd_in_epoch_;
-        epoch_[static_cast<unsigned>(context.way)] = current_epoch_;
+        scan_all_ways_ = true;
       }
     }
     if (state == State::kINV) {
@@ -96,7 +95,7 @@ void L1::fire(Event event, Context& context) {
   // A suspect line left without a load: evicted, or written (RdEx).
   if (state == State::kSUS && row->next != State::kSV_D) ++statistics_.suspect_dropped_unread;
   for (unsigned i = 0; i < row->action_count; ++i) perform(row->actions[i], context);
-  // A row back to its state (a hit, a stall) moves no storage and no epoch:
+  // A row back to its state (a hit, a stall) moves no storage:
   // skipping set_state keeps the hit path short.
   if (row->next != state) set_state(context, row->next);
 }
@@ -194,7 +193,6 @@ void L1::perform(Action action, Context& context) {
       break;
     }
     case Action::kDropSilently:
-      if (state_of(context) == State::kSHD) --shd_in_epoch_;
       array_.release(context.way);
       context.way = CacheArray::kNone;
       ++statistics_.evictions;
@@ -321,15 +319,18 @@ void L1::self_invalidate() {
   if (skip_self_invalidation_) return;
   // The table's SHD + Synchronise row, for every SHD line at once.
   l1_table().fired(l1_table().find(State::kSHD, Event::kSynchronise));
-  statistics_.suspect_lines_created += shd_in_epoch_;
-  shd_in_epoch_ = 0;
-  if (++current_epoch_ == 0) {
-    // The epoch wrapped: make the suspect lines explicit, then restart.
-    for (unsigned way = 0; way < array_.entries(); ++way)
-      if (static_cast<State>(array_.state(static_cast<int>(way))) == State::kSHD)
-        array_.set_state(static_cast<int>(way), static_cast<std::uint8_t>(State::kSUS));
-    current_epoch_ = 1;
+  auto suspect = [this](int way) {
+    if (static_cast<State>(array_.state(way)) != State::kSHD) return;
+    array_.set_state(way, static_cast<std::uint8_t>(State::kSUS));
+    ++statistics_.suspect_lines_created;
+  };
+  if (scan_all_ways_) {
+    for (unsigned way = 0; way < array_.entries(); ++way) suspect(static_cast<int>(way));
+    scan_all_ways_ = false;
+  } else {
+    for (const int way : shared_ways_) suspect(way);
   }
+  shared_ways_.clear();
 }
 
 Cycles L1::synchronise() {

@@ -102,7 +102,7 @@ const char* L1Machine::meaning(Action action) {
       "park the forward until the line's transaction ends (its data is already on its way)",
       "the access waits until the write-back entry of its line is freed",
       "the write-back buffer entry becomes free; a waiting access retries",
-      "every SHD line becomes SUS in one step (the L1's synchronisation epoch advances)",
+      "every SHD line becomes SUS in one step (the ways that became SHD since the last synchronisation)",
       "the home found the suspect copy's version current: keep the data, count a hit (validated current)"};
   return meanings[static_cast<unsigned>(action)];
 }
