@@ -35,7 +35,9 @@ class CoherentMemorySystem::TileCache : public DataCache {
       completed_ = true;
       // SystemC's time, or an express message's arrival (carry_express).
       completion_ticks_ = system_.base_ticks();
-      done_.notify();  // the hart's thread waits for it (immediate: same delta)
+      // The hart's thread waits for it (immediate: same delta), unless the
+      // miss completed inside the hart's own access (an express message).
+      if (waiting_) done_.notify();
     });
     const std::uint64_t line_bytes = system.geometry_.line_bytes;
     l1_.set_line_lost_observer([this, line_bytes](std::uint64_t line) {
@@ -124,7 +126,9 @@ class CoherentMemorySystem::TileCache : public DataCache {
       miss_trace.missed = true;
       if (first) issued = std::max<Ticks>(start, sc_core::sc_time_stamp().value());
       // Blocks this hart's thread until the protocol has performed the access.
+      waiting_ = true;
       while (!completed_) sc_core::wait(done_);
+      waiting_ = false;
       completed_ = false;
       // The line may be gone when this thread resumes: a make-writable
       // whose line other processes of this time step took again after
@@ -200,6 +204,7 @@ class CoherentMemorySystem::TileCache : public DataCache {
   std::uint64_t l1_latency_ = 0;
   std::uint64_t lines_lost_ = 0;
   bool completed_ = false;
+  bool waiting_ = false;  // the hart's thread waits for done_
   Ticks completion_ticks_ = 0;  // when the last miss completed
   sc_core::sc_event done_;
 };
@@ -353,7 +358,7 @@ void CoherentMemorySystem::build_controllers() {
   tile_caches_.resize(geometry_.tiles);
 }
 
-unsigned CoherentMemorySystem::mesh_type(unsigned protocol_type) {
+unsigned CoherentMemorySystem::register_mesh_type(unsigned protocol_type) {
   if (protocol_type >= mesh_types_.size()) mesh_types_.resize(protocol_type + 1, -1);
   int& type = mesh_types_[protocol_type];
   if (type < 0) {
@@ -385,7 +390,7 @@ void CoherentMemorySystem::send(const Message& message, Cycles delay) {
   mesh_message.type = mesh_type(message.type);
   mesh_message.data_bytes = message.has_data ? geometry_.line_bytes : 0;
   mesh_message.tag = slot;
-  const auto at = sc_core::sc_time::from_value(base_ticks() + delay * period_ticks_);
+  const Ticks at = base_ticks() + delay * period_ticks_;
   // Express: an L1's request during its hart's access (access_ticks_ set)
   // that its receiver will answer alone, and that answer.
   const bool carried =
@@ -394,14 +399,13 @@ void CoherentMemorySystem::send(const Message& message, Cycles delay) {
                              message.destination_port == Port::kL1
                        : message.express && access_ticks_ != 0 &&
                              receivers_[message.destination * kPorts + mesh_message.port]->answers_alone(message));
-  sc_core::sc_time arrival;
-  if (carried && !queued_express_like(mesh_message) &&
-      network_.transfer_in_order(mesh_message, at, arrival)) {
-    express_.push_back(Express{arrival.value(), express_sequence_++, mesh_message});
+  Ticks arrival = 0;
+  if (carried && !queued_express_like(mesh_message) && network_.transfer_in_order(mesh_message, at, arrival)) {
+    express_.push_back(Express{arrival, express_sequence_++, mesh_message});
     ++express_messages_;
     return;
   }
-  network_.send(std::move(mesh_message), at);
+  network_.send(std::move(mesh_message), sc_core::sc_time::from_value(at));
 }
 
 bool CoherentMemorySystem::queued_express_like(const MeshMessage& message) const {

@@ -162,7 +162,14 @@ class CoherentMemorySystem : public sc_core::sc_module,
   void carry_queued_express();
   bool queued_express_like(const MeshMessage& message) const;
   void run_scheduled();
-  unsigned mesh_type(unsigned protocol_type);
+  // The mesh's type of a protocol message type, registered with the mesh
+  // at its first use (so that only types sent appear in the statistics).
+  unsigned mesh_type(unsigned protocol_type) {
+    if (protocol_type < mesh_types_.size() && mesh_types_[protocol_type] >= 0)
+      return static_cast<unsigned>(mesh_types_[protocol_type]);
+    return register_mesh_type(protocol_type);
+  }
+  unsigned register_mesh_type(unsigned protocol_type);
   // The time the controllers live in: SystemC time, or a hart's local time during its access.
   Ticks base_ticks() const {
     const Ticks now = sc_core::sc_get_curr_simcontext()->time_stamp().value();

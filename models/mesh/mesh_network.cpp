@@ -499,12 +499,19 @@ sc_time MeshNetwork::transfer(const MeshMessage& message, const sc_time& send_ti
 }
 
 bool MeshNetwork::transfer_in_order(const MeshMessage& message, const sc_time& send_time, sc_time& arrival) {
+  Ticks ticks = 0;
+  if (!transfer_in_order(message, send_time.value(), ticks)) return false;
+  arrival = sc_time::from_value(ticks);
+  return true;
+}
+
+bool MeshNetwork::transfer_in_order(const MeshMessage& message, Ticks send_time, Ticks& arrival) {
   check_message(message, false);
   if (in_flight_[pair_index(message)] != 0) return false;
-  check_send_time(send_time);
+  if (send_time < current_time().value()) check_send_time(sc_time::from_value(send_time));  // throws
   // Delivered by the caller before anything sent after it: the triple's
   // order holds without holding later messages behind its arrival.
-  arrival = sc_time::from_value(reserve(message, send_time.value(), false));
+  arrival = reserve(message, send_time, false);
   return true;
 }
 

@@ -210,6 +210,10 @@ class MeshNetwork : public sc_core::sc_module {
   // reserves nothing. Later messages of the triple are not held behind its
   // arrival (its caller may run ahead of them in simulated time).
   bool transfer_in_order(const MeshMessage& message, const sc_core::sc_time& send_time, sc_core::sc_time& arrival);
+  // The same in SystemC time-resolution units (sc_time::value()), for a
+  // caller on the fast path that keeps its times as such: no sc_time is made.
+  bool transfer_in_order(const MeshMessage& message, sc_core::sc_time::value_type send_time,
+                         sc_core::sc_time::value_type& arrival);
   // What send() would return now; changes nothing.
   sc_core::sc_time arrival_time(const MeshMessage& message, const sc_core::sc_time& send_time) const;
 

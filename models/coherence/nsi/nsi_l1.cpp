@@ -92,12 +92,14 @@ void L1::fire(Event event, Context& context) {
   const L1Table::Row* row = l1_table().find(state, event);
   if (!row) fail(L1Machine::name(state), L1Machine::name(event), context);
   l1_table().fired(row);
-  // A suspect line left without a load: evicted, or written (RdEx).
-  if (state == State::kSUS && row->next != State::kSV_D) ++statistics_.suspect_dropped_unread;
   for (unsigned i = 0; i < row->action_count; ++i) perform(row->actions[i], context);
   // A row back to its state (a hit, a stall) moves no storage:
   // skipping set_state keeps the hit path short.
-  if (row->next != state) set_state(context, row->next);
+  if (row->next != state) {
+    // A suspect line left without a load: evicted, or written (RdEx).
+    if (state == State::kSUS && row->next != State::kSV_D) ++statistics_.suspect_dropped_unread;
+    set_state(context, row->next);
+  }
 }
 
 void L1::send_to_home(unsigned type, const Context& context, bool with_data, bool dirty, std::uint64_t version,
