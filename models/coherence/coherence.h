@@ -67,7 +67,7 @@ class Environment {
   // virtual call or now()'s division, while the environment publishes its
   // time (publish_fine_time).
   bool reached(Cycles deadline) const {
-    const std::uint64_t fine = fine_time_ ? *fine_time_ : 0;
+    const std::uint64_t fine = *fine_time_;
     return fine ? fine >= deadline * fine_per_cycle_ : now() >= deadline;
   }
   // Sends `message` after `delay` cycles of the sender's own processing; the
@@ -89,12 +89,13 @@ class Environment {
   // `*time`, when not 0, is now() in units of 1/per_cycle cycles (the
   // cluster: a hart's time in SystemC ticks during its access).
   void publish_fine_time(const std::uint64_t* time, std::uint64_t per_cycle) {
-    fine_time_ = time;
+    fine_time_ = time ? time : &kNoFineTime;
     fine_per_cycle_ = per_cycle;
   }
 
  private:
-  const std::uint64_t* fine_time_ = nullptr;
+  static constexpr std::uint64_t kNoFineTime = 0;
+  const std::uint64_t* fine_time_ = &kNoFineTime;  // never null: one load on the fast path
   std::uint64_t fine_per_cycle_ = 1;
 };
 

@@ -140,6 +140,7 @@ void L1::perform(Action action, Context& context) {
       switch (pending_.kind) {
         case Access::kLoad:
           copy_to_core(bytes);
+          // A suspect copy validated current counts as a hit (speculation).
           ++(hit || validated_current_ ? statistics_.load_hits : statistics_.load_misses);
           break;
         case Access::kStore:
@@ -153,8 +154,10 @@ void L1::perform(Action action, Context& context) {
           locked_line_ = context.line;
           break;
       }
-      last_miss_speculated_correctly_ = !hit && validated_current_;
-      validated_current_ = false;
+      if (!hit) {  // access() cleared it for a hit; only a miss's reply validates
+        last_miss_speculated_correctly_ = validated_current_;
+        validated_current_ = false;
+      }
       array_.touch(context.way);
       performed_ = true;
       break;
