@@ -20,7 +20,8 @@
 // intervals live in a fixed ring buffer: in time order a reservation is O(1)
 // with no allocation and no copying; only an out-of-order one scans and
 // shifts (at most kMaxIntervals), from the latest interval back, because it
-// usually lands among the last few.
+// usually lands among the last few: one pass both finds its gap and shifts
+// the later intervals up.
 // Most calls find the calendar empty or with one interval once the ended ones
 // are dropped, so an emptied ring restarts at its first entry, and the count
 // comes first: the common case reads one cache line, not two.
