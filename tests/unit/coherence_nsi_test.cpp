@@ -198,6 +198,42 @@ TEST(CoherenceNsiTest, SynchroniseMakesSharedLinesSuspectAndLeavesOwnedOnes) {
   EXPECT_EQ(cluster.l1s[1]->statistics().suspect_lines_created, 1u);
 }
 
+// The flash conversion visits the ways listed as they became SHD: a listed
+// line that is no longer SHD by then stays as it is, and more SHD fills
+// than the cache has ways (the list full) make the synchronisation scan the
+// whole cache instead; either way exactly the SHD lines become SUS.
+TEST(CoherenceNsiTest, SynchronisationTurnsExactlyTheSharedLinesSuspect) {
+  Cluster cluster;  // one set of two ways
+  constexpr std::uint64_t kA = 0x40, kB = 0x60, kC = 0x80, kD = 0xa0;
+  cluster.store64(0, kA, 1);  // owners, so that L1 1's reads are answered SHD
+  cluster.store64(2, kB, 2);
+  cluster.store64(3, kC, 3);
+  cluster.store64(0, kD, 4);
+  EXPECT_EQ(cluster.load64(1, kA), 1u);
+  EXPECT_EQ(cluster.l1_state(1, kA), S::kSHD);
+  cluster.store64(1, kA, 5);  // listed as SHD, now MOD
+  cluster.l1s[1]->synchronise();
+  EXPECT_EQ(cluster.l1_state(1, kA), S::kMOD);
+  EXPECT_EQ(cluster.l1s[1]->statistics().suspect_lines_created, 0u);
+
+  // Three SHD fills into the two ways before the next synchronisation, two
+  // of them into the same way: the list (one entry per way) fills up with
+  // that way twice and misses the other.
+  EXPECT_EQ(cluster.load64(1, kB), 2u);
+  EXPECT_EQ(cluster.load64(1, kA), 5u);  // a hit: B is now the older
+  EXPECT_EQ(cluster.load64(1, kD), 4u);  // B leaves silently; D takes its way
+  EXPECT_EQ(cluster.load64(1, kC), 3u);  // A leaves (written back)
+  EXPECT_EQ(cluster.l1_state(1, kC), S::kSHD);
+  EXPECT_EQ(cluster.l1_state(1, kD), S::kSHD);
+  cluster.l1s[1]->synchronise();
+  EXPECT_EQ(cluster.l1_state(1, kC), S::kSUS);
+  EXPECT_EQ(cluster.l1_state(1, kD), S::kSUS);
+  EXPECT_EQ(cluster.l1s[1]->statistics().suspect_lines_created, 2u);
+  cluster.store64(0, kD, 6);
+  EXPECT_EQ(cluster.load64(1, kD), 6u);  // validated: the owner's newer data
+  EXPECT_EQ(cluster.l1s[1]->statistics().suspect_validated_stale, 1u);
+}
+
 TEST(CoherenceNsiTest, SuspectLoadValidatedCurrentCostsAHit) {
   Cluster cluster;
   cluster.store64(0, kLine, 7);
