@@ -105,7 +105,13 @@ struct Geometry {
   unsigned memory_controllers = 1; // nodes tiles .. tiles + memory_controllers - 1
   unsigned line_bytes = 32;
   // S-NUCA: the home bank of a line is interleaved by line address.
-  unsigned home_of(std::uint64_t line) const { return static_cast<unsigned>((line / line_bytes) % tiles); }
+  // Every message to a home asks this: a shift and a mask (no division)
+  // when line_bytes and tiles are powers of two, as they usually are.
+  unsigned home_of(std::uint64_t line) const {
+    const std::uint64_t index =
+        (line_bytes & (line_bytes - 1)) == 0 ? line >> __builtin_ctz(line_bytes) : line / line_bytes;
+    return static_cast<unsigned>((tiles & (tiles - 1)) == 0 ? index & (tiles - 1) : index % tiles);
+  }
   unsigned memory_controller_of(std::uint64_t line) const {
     return tiles + static_cast<unsigned>((line / line_bytes / tiles) % memory_controllers);
   }

@@ -484,11 +484,13 @@ MeshNetwork::Ticks MeshNetwork::reserve(const MeshMessage& message, Ticks send_t
   link_traversals_ += flit_total * h;
   arbitrations_ += h + 1;
   hops_.sample(h);
+  // In cycles, rounded up. The zero-load latency is whole cycles, so the
+  // contention is the latency's cycles less it: one division per message.
   const Ticks period = shape_.period;
-  const Ticks latency = arrival - send_time;
-  const Ticks zero_load = h * (router_ticks_ + link_ticks_) + serialization;
-  latency_.sample((latency + period - 1) / period);
-  contention_.sample((latency - zero_load + period - 1) / period);
+  const Ticks latency_cycles = (arrival - send_time + period - 1) / period;
+  const Ticks zero_load_cycles = h * (shape_.router_latency + shape_.link_latency) + flit_total;
+  latency_.sample(latency_cycles);
+  contention_.sample(latency_cycles - zero_load_cycles);
   return arrival;
 }
 

@@ -295,6 +295,7 @@ class MeshNetwork : public sc_core::sc_module {
            message.vnet;
   }
   std::uint64_t flit_count(std::uint64_t data_bytes) const {
+    if (data_bytes == 0) return 1;  // a header alone (most coherence requests): no division
     return 1 + (8 * data_bytes + shape_.link_width - 1) / shape_.link_width;
   }
   // The timing walk along the message's resources (injection, XY links,
