@@ -24,7 +24,7 @@ ReservationCalendar::Ticks ReservationCalendar::reserve_out_of_order(Ticks earli
       ++count_;
       return earliest;
     }
-    for (std::size_t i = hole; i < count_; ++i) at(i) = at(i + 1);  // not so: move them back
+    for (std::size_t i = hole; i < count_; ++i) at(i) = at(i + 1);  // it does not: undo the shift
   }
   // Skip the intervals that end by `earliest` (sorted by end too), counting
   // back from the latest; then take the first gap long enough: the

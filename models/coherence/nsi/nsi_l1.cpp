@@ -154,7 +154,9 @@ void L1::perform(Action action, Context& context) {
           locked_line_ = context.line;
           break;
       }
-      if (!hit) {  // access() cleared it for a hit; only a miss's reply validates
+      // Only a miss's reply validates (and this clears it again), so a hit
+      // finds validated_current_ false; access() cleared the other flag.
+      if (!hit) {
         last_miss_speculated_correctly_ = validated_current_;
         validated_current_ = false;
       }
