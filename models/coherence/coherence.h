@@ -62,14 +62,9 @@ class Environment {
  public:
   virtual ~Environment() = default;
   virtual Cycles now() const = 0;
-  // now() >= deadline. A controller that checks a deadline on every core
-  // access (NSI's periodic synchronisation) asks this: inline, without a
-  // virtual call or now()'s division, while the environment publishes its
-  // time (publish_fine_time).
-  bool reached(Cycles deadline) const {
-    const std::uint64_t fine = *fine_time_;
-    return fine ? fine >= deadline * fine_per_cycle_ : now() >= deadline;
-  }
+  // The unit of the access times the environment gives its L1s
+  // (L1Controller::set_access_time): 1/fine_per_cycle() cycles.
+  std::uint64_t fine_per_cycle() const { return fine_per_cycle_; }
   // Sends `message` after `delay` cycles of the sender's own processing; the
   // network adds its latency and hands it to the destination's handle().
   // Messages of one (source, destination, vnet) arrive in send order.
@@ -86,16 +81,11 @@ class Environment {
   virtual void schedule(Cycles delay, std::function<void()> action) = 0;
 
  protected:
-  // `*time`, when not 0, is now() in units of 1/per_cycle cycles (the
-  // cluster: a hart's time in SystemC ticks during its access).
-  void publish_fine_time(const std::uint64_t* time, std::uint64_t per_cycle) {
-    fine_time_ = time ? time : &kNoFineTime;
-    fine_per_cycle_ = per_cycle;
-  }
+  // The cluster's: SystemC ticks. Before the controllers are built (they
+  // may convert their deadlines once).
+  void set_fine_per_cycle(std::uint64_t per_cycle) { fine_per_cycle_ = per_cycle; }
 
  private:
-  static constexpr std::uint64_t kNoFineTime = 0;
-  const std::uint64_t* fine_time_ = &kNoFineTime;  // never null: one load on the fast path
   std::uint64_t fine_per_cycle_ = 1;
 };
 
@@ -207,6 +197,12 @@ class L1Controller : public Controller {
   virtual bool access(Access access, std::uint64_t address, void* data, unsigned size) = 0;
   // Set once, before the first access.
   void set_miss_completion(std::function<void()> handler) { miss_completion_ = std::move(handler); }
+  // The time of the access about to be made, in the environment's fine units
+  // (Environment::fine_per_cycle), 0 when not given. A plain member the
+  // core's environment writes before each access(): a protocol that checks a
+  // deadline on every access reads it here rather than through pointers into
+  // the environment, which cost a chain of dependent loads on the hit path.
+  void set_access_time(std::uint64_t fine_time) { access_time_ = fine_time; }
   // A synchronisation instruction retired (fence, AMO, LR, SC); returns the
   // cycles it costs. MESI: nothing; NSI: self-invalidation.
   virtual Cycles synchronise() = 0;
@@ -235,6 +231,7 @@ class L1Controller : public Controller {
  protected:
   L1Statistics statistics_;
   bool last_miss_speculated_correctly_ = false;
+  std::uint64_t access_time_ = 0;  // set_access_time
   void line_lost(std::uint64_t line) {
     if (line_lost_) line_lost_(line);
   }

@@ -101,7 +101,9 @@ class CoherentMemorySystem::TileCache : public DataCache {
       // The controllers see the hart's own time during the call (a miss
       // starts then; now() is SystemC's if the hart lags it, after a load
       // charged as a speculated hit).
-      system_.access_ticks_ = first ? start : std::max(start, completion_ticks_);
+      const Ticks ticks = first ? start : std::max(start, completion_ticks_);
+      system_.access_ticks_ = ticks;
+      l1_.set_access_time(ticks);
       completed_ = false;
       lost_during_miss_ = lost_after_completion_ = false;
       missed_line_ = address & ~std::uint64_t{system_.geometry_.line_bytes - 1};
@@ -323,7 +325,7 @@ void CoherentMemorySystem::build_controllers() {
       options[parameter->name().substr(prefix.size())] = parameter->get();
 
   period_ticks_ = std::max<Ticks>(1, network_.cycle().value());
-  publish_fine_time(&access_ticks_, period_ticks_);
+  set_fine_per_cycle(period_ticks_);  // the harts' access times are in ticks
   const unsigned nodes = geometry_.tiles + geometry_.memory_controllers;
   receivers_.assign(nodes * kPorts, nullptr);
   for (unsigned tile = 0; tile < geometry_.tiles; ++tile) {

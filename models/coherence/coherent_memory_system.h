@@ -183,10 +183,10 @@ class CoherentMemorySystem : public sc_core::sc_module,
   MeshNetwork& network_;
   coherence::Geometry geometry_;
   Ticks period_ticks_ = 1;  // one cluster (mesh) cycle
-  // While a hart calls its L1: the hart's time; while carrying express
-  // messages: the arrival of the one handled; else 0. Published to the
-  // controllers: a deadline on core accesses (Environment::reached) is
-  // reached in the core's time.
+  // While a hart calls its L1: the hart's time (also handed to the L1,
+  // L1Controller::set_access_time, so that a deadline on core accesses is
+  // reached in the core's time); while carrying express messages: the
+  // arrival of the one handled; else 0.
   std::uint64_t access_ticks_ = 0;
 
   std::vector<std::unique_ptr<coherence::L1Controller>> l1s_;

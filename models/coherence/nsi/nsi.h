@@ -214,6 +214,13 @@ class L1 final : public L1ControllerBase {
   std::vector<std::uint64_t> version_;
   std::uint64_t periodic_cycles_;
   Cycles next_periodic_ = 0;
+  // The same deadline in the environment's fine units, for an access that
+  // gives its time (L1Controller::set_access_time): one compare per access.
+  std::uint64_t next_periodic_fine_ = 0;
+  // The periodic synchronisation is due at this access.
+  bool periodic_due() const {
+    return access_time_ ? access_time_ >= next_periodic_fine_ : environment_.now() >= next_periodic_;
+  }
   bool skip_self_invalidation_ = false;
   WritebackBuffer<State, State::kINV> writeback_;
   bool in_access_ = false;  // a hit performs inside access()
