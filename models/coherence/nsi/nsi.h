@@ -213,13 +213,14 @@ class L1 final : public L1ControllerBase {
   // validation Read carries it.
   std::vector<std::uint64_t> version_;
   std::uint64_t periodic_cycles_;
-  Cycles next_periodic_ = 0;
-  // The same deadline in the environment's fine units, for an access that
-  // gives its time (L1Controller::set_access_time): one compare per access.
-  std::uint64_t next_periodic_fine_ = 0;
+  // The next periodic synchronisation, in the environment's fine units
+  // (Environment::fine_per_cycle), the unit of an access's given time
+  // (L1Controller::set_access_time): one compare per access.
+  std::uint64_t next_periodic_ = 0;
   // The periodic synchronisation is due at this access.
   bool periodic_due() const {
-    return access_time_ ? access_time_ >= next_periodic_fine_ : environment_.now() >= next_periodic_;
+    const std::uint64_t time = access_time_ ? access_time_ : environment_.now() * environment_.fine_per_cycle();
+    return time >= next_periodic_;
   }
   bool skip_self_invalidation_ = false;
   WritebackBuffer<State, State::kINV> writeback_;

@@ -28,8 +28,7 @@ L1::L1(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environ
     : L1ControllerBase(tile, geometry, shape, environment),
       version_(array_.entries(), 0),
       periodic_cycles_(periodic_synchronisation_cycles),
-      next_periodic_(periodic_synchronisation_cycles),
-      next_periodic_fine_(periodic_synchronisation_cycles * environment.fine_per_cycle()),
+      next_periodic_(periodic_synchronisation_cycles * environment.fine_per_cycle()),
       writeback_(writeback_entries) {
   if (tile >= geometry.tiles)
     throw std::invalid_argument(name() + ": tile out of range (tiles " + std::to_string(geometry.tiles) + ")");
@@ -323,10 +322,7 @@ void L1::unlock() {
 }
 
 void L1::self_invalidate() {
-  if (periodic_cycles_ != 0) {
-    next_periodic_ = environment_.now() + periodic_cycles_;
-    next_periodic_fine_ = next_periodic_ * environment_.fine_per_cycle();
-  }
+  if (periodic_cycles_ != 0) next_periodic_ = (environment_.now() + periodic_cycles_) * environment_.fine_per_cycle();
   if (skip_self_invalidation_) return;
   // The table's SHD + Synchronise row, for every SHD line at once.
   l1_table().fired(l1_table().find(State::kSHD, Event::kSynchronise));
