@@ -33,7 +33,7 @@ enum {
     W_BYTES = CHUNK * 4,
     MASK_BASE = W_BASE + 4 * W_BYTES,     /* vcmp bits: CHUNK / 8 bytes */
     CONST_BASE = MASK_BASE + CHUNK / 8,   /* constant rows, 256 bytes each */
-    C_SIGN = CONST_BASE, C_ZERO = CONST_BASE + 256, C_HALF = CONST_BASE + 512, C_SMALL = CONST_BASE + 768,
+    C_SIGN = CONST_BASE, C_HALF = CONST_BASE + 256, C_SMALL = CONST_BASE + 512,
     SCRATCH = CONST_BASE + 1024,          /* 512 bytes */
     UB_END = SCRATCH + 512,
     MAX_RANK = 5,
@@ -219,8 +219,7 @@ static void tanh_f32(uint64_t n) {
 static void erf_f32(uint64_t n) {
     vloop(V_ABS, XD_F32, W1, W0, 0, n);
     vcmp_const_f32(MASK_BASE, W1, C_HALF, n, XD_CMP_LT);
-    erfc_nonnegative(W2, W1, W3, n);
-    vloop(V_MULS, XD_F32, W2, W2, F32_MINUS_ONE, n);
+    erfc_scaled(W2, W0, W1, W3, n, &ERFC_FOR_ERF); /* -erfc(|x|) */
     vloop(V_ADDS, XD_F32, W2, W2, F32_ONE, n);
     vloop_const(V_AND, XD_F32, W1, W0, C_SIGN, n);
     vloop(V_OR, XD_F32, W2, W2, W1, n);
@@ -228,19 +227,14 @@ static void erf_f32(uint64_t n) {
     vsel_f32(W0, W3, W2, MASK_BASE, n);
 }
 
-/* gelu(x) = x / 2 (1 + erf(x / sqrt 2)), with 1 + erf(x / sqrt 2) taken as
- * erfc(|x| / sqrt 2) for x < 0 and 2 - erfc(|x| / sqrt 2) for x >= 0: no
- * cancellation on either side. */
+/* gelu(x) = x / 2 (1 + erf(x / sqrt 2)) = relu(x) - |x| erfc(|x| / sqrt 2) / 2:
+ * the erfc term is small where it matters, so no cancellation on either side. */
 static void gelu_f32(uint64_t n) {
     vloop(V_ABS, XD_F32, W1, W0, 0, n);
-    vloop(V_MULS, XD_F32, W1, W1, F32_SQRT1_2, n);
-    erfc_nonnegative(W2, W1, W3, n);
-    vloop(V_MULS, XD_F32, W3, W2, F32_MINUS_ONE, n);
-    vloop(V_ADDS, XD_F32, W3, W3, F32_TWO, n);
-    vcmp_const_f32(MASK_BASE, W0, C_ZERO, n, XD_CMP_GE);
-    vsel_f32(W2, W3, W2, MASK_BASE, n);
-    vloop(V_MUL, XD_F32, W0, W0, W2, n);
-    vloop(V_MULS, XD_F32, W0, W0, F32_HALF, n);
+    erfc_scaled(W2, W0, W1, W3, n, &ERFC_FOR_GELU);
+    vloop(V_MUL, XD_F32, W2, W2, W1, n);
+    vloop(V_RELU, XD_F32, W1, W0, 0, n);
+    vloop(V_ADD, XD_F32, W0, W1, W2, n);
 }
 
 /* x^e for an integer e >= 2 by squaring: W0 = x^e (W1 the running square). */
@@ -394,7 +388,6 @@ void kernel_main(const uint64_t* args) {
     if (p.op == NPUVP_ELT_POW_SCALAR) (void)pow_exponent(p.scalar0); /* validate before any work */
 
     vector_dup(C_SIGN, F32_SIGN, vector_contiguous(1, XD_F32));
-    vector_dup(C_ZERO, 0, vector_contiguous(1, XD_F32));
     vector_dup(C_HALF, F32_HALF, vector_contiguous(1, XD_F32));
     vector_dup(C_SMALL, F32_TANH_SMALL, vector_contiguous(1, XD_F32));
 

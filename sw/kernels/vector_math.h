@@ -24,10 +24,8 @@ enum {
 /* f32 constants, as IEEE bits */
 #define F32_ONE 0x3f800000u
 #define F32_MINUS_ONE 0xbf800000u
-#define F32_TWO 0x40000000u
 #define F32_MINUS_TWO 0xc0000000u
 #define F32_HALF 0x3f000000u
-#define F32_SQRT1_2 0x3f3504f3u /* 1/sqrt(2) */
 #define F32_SIGN 0x80000000u
 #define F32_MINUS_INF 0xff800000u
 #define F16_ONE 0x3c00u
@@ -224,31 +222,47 @@ static inline void rows_reduce(enum vop fold, uint64_t out, uint64_t tile, uint6
  * erfc(z) for z >= 0 is Q(t) * exp(-z^2) with t = 1 / (1 + z / 2) and Q a
  * degree-7 polynomial fitted (minimax relative error, Lawson iteration) to
  * erfcx(z) = exp(z^2) erfc(z) on [0, 12]: relative error 4.3e-7 in exact
- * arithmetic, at most 4.4e-6 evaluated in f32 for z < 9 (below that erfc
- * underflows f32). erf for |x| < 0.5 is its Taylor series to x^13 (7 odd
- * terms, truncation below 1e-9 relative); above, 1 - erfc(|x|) with the
- * sign of x: max error 2.6e-7 absolute, 4.2e-7 relative, in f32. */
-static const uint32_t ERFCX_Q[8] = {
-    0xb8150d0du, 0x3e90e57eu, 0x3e8b88a1u, 0x3e9a47f1u, 0xbbbedda6u, 0x3ee3254au, 0xbec8e03eu, 0x3dc8143du,
+ * arithmetic, at most 4.4e-6 evaluated in f32 for z < 9 (beyond, erfc
+ * underflows f32). A caller wanting K * erfc(s |x|) uses the same
+ * polynomial in t' = 1 / (2 / s + |x|) = t * s / 2, with its coefficients
+ * multiplied by K (2 / s)^i: one vadds and one vrec make t'. erf for
+ * |x| < 0.5 is its Taylor series to x^13 (7 odd terms, truncation below
+ * 1e-9 relative); above, 1 - erfc(|x|) with the sign of x: max error
+ * 2.6e-7 absolute, 4.2e-7 relative, in f32. */
+struct erfc_form {
+    uint32_t offset;       /* 2 / s */
+    uint32_t minus_s2;     /* -s^2 */
+    uint32_t q[8];         /* K * c_i * (2 / s)^i */
+};
+/* -erfc(|x|), for erf = 1 - erfc */
+static const struct erfc_form ERFC_FOR_ERF = {
+    0x40000000u, 0xbf800000u,
+    {0x38150d0du, 0xbf10e57eu, 0xbf8b88a1u, 0xc01a47f1u, 0x3dbedda6u, 0xc163254au, 0x41c8e03eu, 0xc148143du},
+};
+/* -erfc(|x| / sqrt 2) / 2, for gelu(x) = relu(x) - |x| erfc(|x| / sqrt 2) / 2 */
+static const struct erfc_form ERFC_FOR_GELU = {
+    0x403504f3u, 0xbf000000u,
+    {0x37950d0du, 0xbeccea1fu, 0xbf8b88a1u, 0xc05a2fb3u, 0x3e3edda6u, 0xc2209dc2u, 0x42c8e03eu, 0xc28d7a2du},
 };
 static const uint32_t ERF_TAYLOR[7] = {
     /* 2/sqrt(pi) * (-1)^n / (n! (2n + 1)), n = 0..6 */
     0x3f906ebbu, 0xbec093a3u, 0x3de71791u, 0xbcdc1672u, 0x3bab2de7u, 0xba6016dau, 0x38fcd193u,
 };
 
-/* dst = erfc(z) for z >= 0 (n f32); tmp is clobbered; dst, z, tmp distinct. */
-static inline void erfc_nonnegative(uint64_t dst, uint64_t z, uint64_t tmp, uint64_t n) {
-    vloop(V_MULS, XD_F32, tmp, z, F32_HALF, n);
-    vloop(V_ADDS, XD_F32, tmp, tmp, F32_ONE, n);
-    vloop(V_REC, XD_F32, tmp, tmp, 0, n); /* t */
-    vloop(V_MULS, XD_F32, dst, tmp, ERFCX_Q[7], n);
-    vloop(V_ADDS, XD_F32, dst, dst, ERFCX_Q[6], n);
+/* dst = K erfc(s |x|) per `form` (n f32), given x and |x|; tmp is
+ * clobbered; dst, x, abs_x, tmp distinct. 26 repeat-cycles per repeat. */
+static inline void erfc_scaled(uint64_t dst, uint64_t x, uint64_t abs_x, uint64_t tmp, uint64_t n,
+                               const struct erfc_form* form) {
+    vloop(V_ADDS, XD_F32, tmp, abs_x, form->offset, n);
+    vloop(V_REC, XD_F32, tmp, tmp, 0, n); /* t' */
+    vloop(V_MULS, XD_F32, dst, tmp, form->q[7], n);
+    vloop(V_ADDS, XD_F32, dst, dst, form->q[6], n);
     for (int i = 5; i >= 0; --i) {
         vloop(V_MUL, XD_F32, dst, dst, tmp, n);
-        vloop(V_ADDS, XD_F32, dst, dst, ERFCX_Q[i], n);
+        vloop(V_ADDS, XD_F32, dst, dst, form->q[i], n);
     }
-    vloop(V_MUL, XD_F32, tmp, z, z, n);
-    vloop(V_MULS, XD_F32, tmp, tmp, F32_MINUS_ONE, n);
+    vloop(V_MUL, XD_F32, tmp, x, x, n);
+    vloop(V_MULS, XD_F32, tmp, tmp, form->minus_s2, n);
     vloop(V_EXP, XD_F32, tmp, tmp, 0, n);
     vloop(V_MUL, XD_F32, dst, dst, tmp, n);
 }

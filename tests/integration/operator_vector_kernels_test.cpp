@@ -43,6 +43,7 @@ using numerics::half_to_float;
 using test_support::KernelRun;
 
 constexpr std::uint64_t kDdr = 0x9000'0000;
+constexpr std::uint64_t kL2 = 0x3000'0000;  // the on-chip L2 buffer (8 MiB, 64 GB/s)
 constexpr std::uint16_t kSentinel = 0x7e7e;  // a NaN no kernel produces from our inputs
 constexpr std::size_t kGuard = 64;
 
@@ -73,7 +74,8 @@ double ulp16(double value) {
 // Lays out inputs and a sentinel-guarded output in DDR and runs a kernel.
 class OperatorRun {
  public:
-  OperatorRun(const std::string& kernel, unsigned cores) : run_(kernel, parameters(cores)), cores_(cores) {}
+  OperatorRun(const std::string& kernel, unsigned cores, std::uint64_t base = kDdr)
+      : run_(kernel, parameters(cores)), cores_(cores), next_(base) {}
 
   std::uint64_t place(const std::vector<std::uint16_t>& values) {
     const std::uint64_t address = next_;
@@ -113,7 +115,7 @@ class OperatorRun {
   }
   KernelRun run_;
   unsigned cores_;
-  std::uint64_t next_ = kDdr;
+  std::uint64_t next_;
   unsigned placed_ = 0;
   double cycles_ = 0;
 };
@@ -156,6 +158,7 @@ struct EltCase {
   unsigned cores = 1;
   std::uint64_t blocks = 0;
   bool specials = false;  // append extreme values to a
+  std::uint64_t base = kDdr;
 };
 
 std::vector<std::uint64_t> dense_strides(const std::vector<std::uint64_t>& dims) {
@@ -227,7 +230,7 @@ double run_eltwise(const EltCase& c) {
   }
   auto b = random_halves(b_count, 23 + static_cast<std::uint32_t>(count), c.b_low, c.b_high);
 
-  OperatorRun run("op_eltwise", c.cores);
+  OperatorRun run("op_eltwise", c.cores, c.base);
   const std::uint64_t a_addr = run.place(a), b_addr = run.place(b), out_addr = run.place_output(count);
   std::vector<std::uint64_t> args(NPUVP_ELT_ARG_COUNT, 0);
   args[NPUVP_ELT_OUT] = out_addr;
@@ -404,12 +407,24 @@ TEST(OperatorEltwise, GeluThroughput) {
   const double per_element = run_eltwise({NPUVP_ELT_GELU, {128 * 3072}, {}, {}, 0, 0, -6, 6, -4, 4, 2, 2});
   EXPECT_LT(per_element, 1.0);
 }
+// The same with the tensors in the L2 buffer: compute-bound.
+TEST(OperatorEltwise, AddThroughputL2) {
+  EltCase c{NPUVP_ELT_ADD, {1 << 20}, {}, {}, 0, 0, -4, 4, -4, 4, 2, 2};
+  c.base = kL2;
+  EXPECT_LT(run_eltwise(c), 0.55);
+}
+TEST(OperatorEltwise, GeluThroughputL2) {
+  EltCase c{NPUVP_ELT_GELU, {128 * 3072}, {}, {}, 0, 0, -6, 6, -4, 4, 2, 2};
+  c.base = kL2;
+  EXPECT_LT(run_eltwise(c), 1.0);
+}
 
 // ---- Softmax -----------------------------------------------------------
 
-double run_softmax(std::size_t rows, std::size_t cols, double magnitude, unsigned cores = 1, std::uint64_t blocks = 0) {
+double run_softmax(std::size_t rows, std::size_t cols, double magnitude, unsigned cores = 1, std::uint64_t blocks = 0,
+                   std::uint64_t base = kDdr) {
   const auto x = random_halves(rows * cols, 31 + static_cast<std::uint32_t>(cols), -magnitude, magnitude);
-  OperatorRun run("op_softmax", cores);
+  OperatorRun run("op_softmax", cores, base);
   const std::uint64_t in = run.place(x), out = run.place_output(rows * cols);
   std::vector<std::uint64_t> args(NPUVP_SOFTMAX_ARG_COUNT, 0);
   args[NPUVP_SOFTMAX_IN] = in;
@@ -442,18 +457,19 @@ TEST(OperatorSoftmax, BertAttentionThroughput) {
   const double per_element = run_softmax(12 * 128, 128, 6, 2, 2);
   EXPECT_LT(per_element, 1.0);
 }
+TEST(OperatorSoftmax, BertAttentionThroughputL2) { EXPECT_LT(run_softmax(12 * 128, 128, 6, 2, 2, kL2), 1.0); }
 
 // ---- Layer norm --------------------------------------------------------
 
 double run_layernorm(std::size_t rows, std::size_t cols, bool residual, bool beta, unsigned cores = 1,
-                     std::uint64_t blocks = 0, double offset = 0) {
+                     std::uint64_t blocks = 0, double offset = 0, std::uint64_t base = kDdr) {
   const std::uint32_t seed = static_cast<std::uint32_t>(rows * 7 + cols);
   const auto x = random_halves(rows * cols, seed, -3 + offset, 3 + offset);
   const auto r = random_halves(rows * cols, seed + 1, -1, 1);
   const auto g = random_halves(cols, seed + 2, 0.5, 1.5);
   const auto b = random_halves(cols, seed + 3, -0.5, 0.5);
   const float eps = 1e-5f;
-  OperatorRun run("op_layernorm", cores);
+  OperatorRun run("op_layernorm", cores, base);
   const std::uint64_t in = run.place(x), res = run.place(r), gamma = run.place(g), bet = run.place(b),
                       out = run.place_output(rows * cols);
   std::vector<std::uint64_t> args(NPUVP_LAYERNORM_ARG_COUNT, 0);
@@ -503,6 +519,7 @@ TEST(OperatorLayerNorm, BertThroughput) {
   const double per_element = run_layernorm(128, 768, true, true, 2, 2);
   EXPECT_LT(per_element, 1.0);
 }
+TEST(OperatorLayerNorm, BertThroughputL2) { EXPECT_LT(run_layernorm(128, 768, true, true, 2, 2, 0, kL2), 1.0); }
 
 }  // namespace
 }  // namespace npuvp
