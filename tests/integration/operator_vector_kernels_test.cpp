@@ -100,6 +100,13 @@ class OperatorRun {
     if (std::getenv("NPUVP_KERNEL_TEST_STATS")) StatisticsRegistry::instance().print_table(std::cout);
     return status == 0;
   }
+  // Runs arguments the kernel must reject; returns the fault report.
+  std::string run_invalid(std::vector<std::uint64_t> args) {
+    args.resize(NPUVP_OP_ARG_TAG + 1, 0);
+    run_.set_args(args);
+    EXPECT_NE(run_.run(cores_, cores_), 0) << "the kernel accepted invalid arguments";
+    return run_.reason();
+  }
   std::vector<std::uint16_t> output(std::uint64_t address, std::size_t count) {
     auto guard = run_.read<std::uint16_t>(address + count * 2, kGuard);
     for (std::size_t i = 0; i < guard.size(); ++i)
@@ -419,6 +426,30 @@ TEST(OperatorEltwise, GeluThroughputL2) {
   EXPECT_LT(run_eltwise(c), 1.0);
 }
 
+// Invalid arguments: a kernel fault (scalar trap) at the named function,
+// before any output is written.
+void expect_eltwise_rejects(std::uint64_t opcode, std::uint64_t rank, float scalar0) {
+  OperatorRun run("op_eltwise", 1);
+  const std::uint64_t a = run.place(random_halves(64, 1, -1, 1)), out = run.place_output(64);
+  std::vector<std::uint64_t> args(NPUVP_ELT_ARG_COUNT, 0);
+  args[NPUVP_ELT_OUT] = out;
+  args[NPUVP_ELT_A] = a;
+  args[NPUVP_ELT_B] = a;
+  args[NPUVP_ELT_OPCODE] = opcode;
+  args[NPUVP_ELT_RANK] = rank;
+  args[NPUVP_ELT_DIM0] = 64;
+  args[NPUVP_ELT_A_STRIDE0] = args[NPUVP_ELT_B_STRIDE0] = 1;
+  args[NPUVP_ELT_SCALAR0] = f32_bits(scalar0);
+  const std::string reason = run.run_invalid(args);
+  EXPECT_NE(reason.find("scalar trap"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("eltwise_invalid_argument"), std::string::npos) << reason;
+  const auto untouched = run.output(out, 64);
+  EXPECT_EQ(std::count(untouched.begin(), untouched.end(), kSentinel), 64);
+}
+TEST(OperatorEltwise, RejectsUnknownOpcode) { expect_eltwise_rejects(NPUVP_ELT_OP_COUNT, 1, 0); }
+TEST(OperatorEltwise, RejectsRankFive) { expect_eltwise_rejects(NPUVP_ELT_ADD, 5, 0); }
+TEST(OperatorEltwise, RejectsFractionalPower) { expect_eltwise_rejects(NPUVP_ELT_POW_SCALAR, 1, 1.5f); }
+
 // ---- Softmax -----------------------------------------------------------
 
 double run_softmax(std::size_t rows, std::size_t cols, double magnitude, unsigned cores = 1, std::uint64_t blocks = 0,
@@ -514,6 +545,18 @@ TEST(OperatorLayerNorm, Cols3072Beta) { run_layernorm(9, 3072, false, true, 2, 3
 TEST(OperatorLayerNorm, OddCols37Residual) { run_layernorm(101, 37, true, false, 4, 5); }
 TEST(OperatorLayerNorm, Cols8192OffsetMean) { run_layernorm(3, 8192, true, true, 1, 0, 50); }
 TEST(OperatorLayerNorm, OneColumn) { run_layernorm(10, 1, false, true); }
+TEST(OperatorLayerNorm, RejectsColsOver8192) {
+  OperatorRun run("op_layernorm", 1);
+  const std::uint64_t x = run.place(random_halves(8193, 1, -1, 1)), out = run.place_output(8193);
+  std::vector<std::uint64_t> args(NPUVP_LAYERNORM_ARG_COUNT, 0);
+  args[NPUVP_LAYERNORM_IN] = x;
+  args[NPUVP_LAYERNORM_GAMMA] = x;
+  args[NPUVP_LAYERNORM_OUT] = out;
+  args[NPUVP_LAYERNORM_ROWS] = 1;
+  args[NPUVP_LAYERNORM_COLS] = 8193;
+  const std::string reason = run.run_invalid(args);
+  EXPECT_NE(reason.find("layernorm_invalid_argument"), std::string::npos) << reason;
+}
 // BERT-base: 128 tokens of 768 on 2 cores.
 TEST(OperatorLayerNorm, BertThroughput) {
   const double per_element = run_layernorm(128, 768, true, true, 2, 2);
