@@ -388,6 +388,13 @@ TEST(OperatorEltwise, BroadcastA) { run_eltwise({NPUVP_ELT_DIV, {6, 4, 100}, {0,
 TEST(OperatorEltwise, BroadcastRank4) {
   run_eltwise({NPUVP_ELT_MAX, {2, 3, 4, 5}, {60, 20, 5, 1}, {0, 4, 1, 0}, 0, 0, -4, 4, -4, 4, 2, 3});
 }
+// Rows of 4096 (256 blocks: the row-by-row path of a shared row), 4000
+// (250 blocks: one instruction per 128 columns), 8192 and 8193 (one tile;
+// two pieces of a row).
+TEST(OperatorEltwise, BroadcastRow4096) { run_eltwise({NPUVP_ELT_MUL, {5, 4096}, {}, {0, 1}}); }
+TEST(OperatorEltwise, BroadcastRow4000) { run_eltwise({NPUVP_ELT_MIN, {5, 4000}, {}, {0, 1}}); }
+TEST(OperatorEltwise, BroadcastColumnRows8192) { run_eltwise({NPUVP_ELT_ADD, {3, 8192}, {}, {1, 0}}); }
+TEST(OperatorEltwise, BroadcastScalarRows8193) { run_eltwise({NPUVP_ELT_SUB, {3, 8193}, {0, 1}, {0, 0}}); }
 TEST(OperatorEltwise, StridedTransposedB) { run_eltwise({NPUVP_ELT_ADD, {33, 17}, {}, {1, 33}}); }
 TEST(OperatorEltwise, UnaryBroadcastA) { run_eltwise({NPUVP_ELT_SIGMOID, {9, 40}, {0, 1}}); }
 
@@ -481,6 +488,9 @@ TEST(OperatorSoftmax, OneColumn) { run_softmax(50, 1, 4); }
 TEST(OperatorSoftmax, Cols128) { run_softmax(300, 128, 4, 2, 3); }
 TEST(OperatorSoftmax, Cols1000LargeMagnitude) { run_softmax(20, 1000, 60); }
 TEST(OperatorSoftmax, Cols30000LargeMagnitude) { run_softmax(3, 30000, 60, 2, 2); }
+TEST(OperatorSoftmax, Cols8192) { run_softmax(3, 8192, 20); }
+TEST(OperatorSoftmax, Cols8193) { run_softmax(3, 8193, 20, 2, 3); }
+TEST(OperatorSoftmax, Cols4000) { run_softmax(5, 4000, 20); }
 TEST(OperatorSoftmax, Cols32768) { run_softmax(2, 32768, 8); }
 TEST(OperatorSoftmax, OddCols77FourCores) { run_softmax(333, 77, 10, 4, 4); }
 // BERT-base attention: 12 heads x 128 queries, rows of 128, on 2 cores.
