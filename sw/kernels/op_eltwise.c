@@ -61,7 +61,8 @@ static void __attribute__((noinline, noreturn)) eltwise_invalid_argument(void) {
  * makes the innermost dim's strides 0 or 1 (else it becomes an outer dim
  * of rows of length 1). */
 static void normalise(struct shape* s, int use_a, int use_b) {
-    struct shape n = {0};
+    struct shape n;
+    n.rank = 0;
     for (uint64_t d = 0; d < s->rank; ++d) {
         if (s->dim[d] == 1) continue;
         if (n.rank > 0) {
@@ -91,9 +92,12 @@ static void normalise(struct shape* s, int use_a, int use_b) {
         n.sa[n.rank] = n.sb[n.rank] = 1;
         ++n.rank;
     }
-    if (!use_a) for (uint64_t d = 0; d < n.rank; ++d) n.sa[d] = 0;
-    if (!use_b) for (uint64_t d = 0; d < n.rank; ++d) n.sb[d] = 0;
-    *s = n;
+    s->rank = n.rank;
+    for (uint64_t d = 0; d < n.rank; ++d) {
+        s->dim[d] = n.dim[d];
+        s->sa[d] = use_a ? n.sa[d] : 0;
+        s->sb[d] = use_b ? n.sb[d] : 0;
+    }
 }
 
 /* One tile: rows row0 .. row0 + k - 1 (consecutive in the innermost outer
@@ -315,8 +319,10 @@ static void compute_tile(const struct plan* p, const struct tile* t, uint64_t ou
     f32_to_f16(out, W0, n);
 }
 
-/* The tile starting at work item `item` (at most `items_left` items). */
-static struct tile make_tile(const struct plan* p, uint64_t item, uint64_t items_left) {
+/* The tile starting at work item `item` (at most `items_left` items).
+ * (Structures are filled in place: kernels link no libc, and the
+ * runtime's byte-wise memcpy would cost more than the tile setup.) */
+static void make_tile(const struct plan* p, uint64_t item, uint64_t items_left, struct tile* tp) {
     struct tile t;
     const struct shape* s = &p->s;
     uint64_t row = item, col0 = 0;
@@ -339,11 +345,18 @@ static struct tile make_tile(const struct plan* p, uint64_t item, uint64_t items
     t.b_offset = (uint64_t)outer_offset(s, s->sb, row) + col0 * s->sb[in];
     t.a_row = s->rank >= 2 ? s->sa[in - 1] : 0;
     t.b_row = s->rank >= 2 ? s->sb[in - 1] : 0;
-    return t;
+    tp->k = t.k;
+    tp->len = t.len;
+    tp->pitch = t.pitch;
+    tp->out_offset = t.out_offset;
+    tp->a_offset = t.a_offset;
+    tp->b_offset = t.b_offset;
+    tp->a_row = t.a_row;
+    tp->b_row = t.b_row;
 }
 
-static struct plan make_plan(const uint64_t* args) {
-    struct plan p;
+static void make_plan(const uint64_t* args, struct plan* pp) {
+#define p (*pp)
     p.op = args[NPUVP_ELT_OPCODE];
     if (p.op >= NPUVP_ELT_OP_COUNT) eltwise_invalid_argument();
     p.out = (uint8_t*)(uintptr_t)args[NPUVP_ELT_OUT];
@@ -374,11 +387,12 @@ static struct plan make_plan(const uint64_t* args) {
         p.a_resident = a_same;
         p.b_resident = b_same;
     }
-    return p;
+#undef p
 }
 
 void kernel_main(const uint64_t* args) {
-    struct plan p = make_plan(args);
+    struct plan p;
+    make_plan(args, &p);
     const int use_a = op_reads_a(p.op), use_b = op_is_binary(p.op);
     if (p.op == NPUVP_ELT_CLIP) {
         p.clip_lo16 = f32_bits_to_f16(p.scalar0, SCRATCH);
@@ -397,7 +411,8 @@ void kernel_main(const uint64_t* args) {
 
     /* resident rows: both UB halves' a (b) slot hold the same row, loaded once */
     if (begin < end && (p.a_resident || p.b_resident)) {
-        const struct tile t = make_tile(&p, begin, 1);
+        struct tile t;
+        make_tile(&p, begin, 1, &t);
         for (uint64_t h = 0; h < 2; ++h) {
             if (p.a_resident) load_operand(MODE_ROW, h * HALF_BYTES, p.a, &t, 0);
             if (p.b_resident) load_operand(MODE_ROW, h * HALF_BYTES + TILE_BYTES, p.b, &t, 0);
@@ -408,7 +423,8 @@ void kernel_main(const uint64_t* args) {
     set_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID1);
     uint64_t h = 0;
     for (uint64_t item = begin; item < end; h ^= 1) {
-        const struct tile t = make_tile(&p, item, end - item);
+        struct tile t;
+        make_tile(&p, item, end - item, &t);
         item += p.pieces > 1 ? 1 : t.k;
         const uint64_t ub_a = h * HALF_BYTES, ub_b = ub_a + TILE_BYTES, ub_out = ub_b + TILE_BYTES;
         const uint64_t in = p.s.rank - 1;
