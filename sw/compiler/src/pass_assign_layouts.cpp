@@ -100,7 +100,6 @@ int assign_layouts(Graph& graph) {
       if (out >= 0) graph.values[out].layout = layout;
     result.push_back(std::move(node));
   }
-  graph.nodes = std::move(result);
   // The model output is ND in the ONNX shape.
   if (graph.values[graph.output].layout != Layout::ND) {
     const int original = graph.output;
@@ -108,6 +107,7 @@ int assign_layouts(Graph& graph) {
     std::swap(graph.values[original].name, graph.values[nd].name);
     graph.output = nd;
   }
+  graph.nodes = std::move(result);
   graph.compact();
   return conversions;
 }

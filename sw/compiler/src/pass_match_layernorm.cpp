@@ -62,12 +62,13 @@ int match_layernorms(Graph& graph) {
     const std::int64_t cols = graph.values[x].shape.back();
     // Optional affine tail: Mul gamma, Add beta.
     Node* last = &div;
+    Node* scale_node = nullptr;
     int gamma = -1, beta = -1;
     if (Node* mul = only_consumer(graph, div.outputs[0]); mul && mul->op() == "Mul") {
       const int g = other_input(*mul, div.outputs[0]);
       if (last_axis_constant(graph, g, cols)) {
         gamma = g;
-        last = mul;
+        last = scale_node = mul;
         if (Node* add = only_consumer(graph, mul->outputs[0]); add && add->op() == "Add") {
           const int b = other_input(*add, mul->outputs[0]);
           if (last_axis_constant(graph, b, cols)) { beta = b; last = add; }
@@ -80,7 +81,8 @@ int match_layernorms(Graph& graph) {
     }
     const float epsilon = float(graph.values[eps].constant->at(0));
     const std::string name = mean->name();
-    for (Node* n : {mean, sub, square, mean_sq, add_eps, sqrt, &div}) n->removed = true;
+    for (Node* n : {mean, sub, square, mean_sq, add_eps, sqrt, &div, scale_node})
+      if (n) n->removed = true;
     Node layernorm;
     layernorm.proto.set_op_type("LayerNormalization");
     layernorm.proto.set_name(name);
