@@ -5,6 +5,7 @@
 // ordering (an event between two streams).
 #include "core/console.h"
 #include "npu/numerics.h"
+#include "integration/run_npuvp.h"
 #include "package_builder.h"
 #include "platform/package_run.h"
 
@@ -114,6 +115,39 @@ TEST(ModelRuntime, HandBuiltPackageRunsThroughInferWithEventsAndProfile) {
   EXPECT_EQ(run_package(job, quiet_options()), 0);
   EXPECT_TRUE(judged);
   EXPECT_THAT(GuestConsole::instance().transcript(), HasSubstr("infer: done: 2 layers, 2 launches"));
+}
+
+// The per-layer report of a run: printed, as CSV (--profile) and as one slice per
+// layer on the timeline (--trace), with the layers' MACs and roofline.
+TEST(ModelRuntime, ReportCsvAndTimelineSlicesPerLayer) {
+  ReluAddModel model;
+  PackageJob job;
+  job.name = "relu-add";
+  job.profile_csv = npuvp::test_support::temp_path("layers.csv");
+  job.make_package = [&](const SocFigures&) { return model.build(); };
+  RunOptions options = quiet_options();
+  options.trace_path = npuvp::test_support::temp_path("trace.json");
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(run_package(job, options), 0);
+  const std::string printed = testing::internal::GetCapturedStdout();
+  EXPECT_THAT(printed, HasSubstr("per-layer report"));
+  EXPECT_THAT(printed, HasSubstr("relu1"));
+  EXPECT_THAT(printed, HasSubstr("total: 2 layers"));
+  EXPECT_THAT(printed, HasSubstr("images/s"));
+
+  const std::string csv = npuvp::test_support::read_file(job.profile_csv);
+  EXPECT_THAT(csv, HasSubstr("index,layer,op,shapes,macs,min_bytes"));
+  EXPECT_THAT(csv, HasSubstr("0,relu1,Relu,1x5000 -> 1x5000,0,20000,1,"));
+  EXPECT_THAT(csv, HasSubstr("1,add1,Add,\"1x5000, 1x5000 -> 1x5000\",0,30000,1,"));
+  EXPECT_THAT(csv, HasSubstr(",memory\n"));
+  EXPECT_THAT(csv, HasSubstr("latency_seconds="));
+
+  const std::string trace = npuvp::test_support::read_file(options.trace_path);
+  EXPECT_THAT(trace, HasSubstr("\"model relu-add\""));
+  EXPECT_THAT(trace, HasSubstr("\"name\":\"relu1\""));
+  EXPECT_THAT(trace, HasSubstr("\"name\":\"add1\""));
+  std::remove(job.profile_csv.c_str());
+  std::remove(options.trace_path.c_str());
 }
 
 // A launch whose output lies outside every memory: the kernel faults, infer.elf names
