@@ -36,7 +36,7 @@ typedef struct {
     uint64_t weights_plane; /* plane whose weights are in UB_WF32 (~0: none) */
 } DwConv;
 
-/* Weights (and bias) of plane p's channel group into UB_WF32 / UB_BIAS. */
+/* Weights (and bias) of plane p's channel group into UB_WF32 / UB_DW_BIAS. */
 static void load_weights(DwConv* dw, uint64_t p) {
     const Window* win = &dw->win;
     const uint64_t c1 = p % dw->c1, taps = win->kh * win->kw;
@@ -47,7 +47,7 @@ static void load_weights(DwConv* dw, uint64_t p) {
     wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID2);
     vconv(UB_WF32, UB_WSTAGE, XD_CONV_F16_F32, XD_ROUND_RINT,
           vector_config(ceil_div(taps, 4), 1, 1, 1, 8, 4, 4, XD_F32));
-    if (dw->bias) vor(UB_BIAS, UB_WSTAGE + taps * 32, UB_WSTAGE + taps * 32, vector_contiguous(1, XD_F32));
+    if (dw->bias) vor(UB_DW_BIAS, UB_WSTAGE + taps * 32, UB_WSTAGE + taps * 32, vector_contiguous(1, XD_F32));
     set_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);
     dw->weights_plane = p;
 }
@@ -87,8 +87,8 @@ static void epilogue_row(const DwConv* dw, uint64_t p, uint64_t res) {
     const uint64_t row = window_f32_row_config(win);
     if (dw->bias) {
         const uint64_t config = vector_config(win->wo8 / 8, 2, 2, 0, 16, 16, 0, XD_F32);
-        vadd(UB_ACC, UB_ACC, UB_BIAS, config);
-        vadd(UB_ACC + 32, UB_ACC + 32, UB_BIAS + 32, config);
+        vadd(UB_ACC, UB_ACC, UB_DW_BIAS, config);
+        vadd(UB_ACC + 32, UB_ACC + 32, UB_DW_BIAS + 32, config);
     }
     if (dw->residual) {
         vconv(UB_TMP, res, XD_CONV_F16_F32, XD_ROUND_RINT, vector_config(win->wo8 / 4, 1, 1, 1, 8, 4, 4, XD_F32));

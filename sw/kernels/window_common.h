@@ -46,7 +46,7 @@ enum {
     UB_AUX = 192 << 10, AUX_BYTES = 16 << 10, /* pool: divisor row */
     UB_WF32 = 208 << 10, WF32_BYTES = 8 << 10,   /* dwconv: weights in f32 */
     UB_WSTAGE = 216 << 10, WSTAGE_BYTES = 8 << 10, /* dwconv: weights f16 + bias f32 as loaded */
-    UB_BIAS = 224 << 10,                      /* dwconv: bias f32, 256 bytes */
+    UB_DW_BIAS = 224 << 10,                      /* dwconv: bias f32, 256 bytes */
     UB_CONST = 225 << 10,                     /* small constants */
     MAX_STAGE_SLOTS = 8,
 };
