@@ -34,8 +34,7 @@ enum {
     MASK_BASE = W_BASE + 4 * W_BYTES,     /* vcmp bits: CHUNK / 8 bytes */
     CONST_BASE = MASK_BASE + CHUNK / 8,   /* constant rows, 256 bytes each */
     C_SIGN = CONST_BASE, C_HALF = CONST_BASE + 256, C_SMALL = CONST_BASE + 512,
-    SCRATCH = CONST_BASE + 1024,          /* 512 bytes */
-    UB_END = SCRATCH + 512,
+    UB_END = CONST_BASE + 768,
     MAX_RANK = 5,
 };
 _Static_assert(UB_END <= 256 * 1024, "eltwise UB layout exceeds the 256 KiB UB");
@@ -395,10 +394,10 @@ void kernel_main(const uint64_t* args) {
     make_plan(args, &p);
     const int use_a = op_reads_a(p.op), use_b = op_is_binary(p.op);
     if (p.op == NPUVP_ELT_CLIP) {
-        p.clip_lo16 = f32_bits_to_f16(p.scalar0, SCRATCH);
-        p.clip_hi16 = f32_bits_to_f16(p.scalar1, SCRATCH);
+        p.clip_lo16 = (uint16_t)f32_bits_to_f16(p.scalar0); /* cube_common.h */
+        p.clip_hi16 = (uint16_t)f32_bits_to_f16(p.scalar1);
     }
-    if (p.op == NPUVP_ELT_FILL) p.fill16 = f32_bits_to_f16(p.scalar0, SCRATCH);
+    if (p.op == NPUVP_ELT_FILL) p.fill16 = (uint16_t)f32_bits_to_f16(p.scalar0);
     if (p.op == NPUVP_ELT_POW_SCALAR) (void)pow_exponent(p.scalar0); /* validate before any work */
 
     vector_dup(C_SIGN, F32_SIGN, vector_contiguous(1, XD_F32));
