@@ -18,8 +18,8 @@
  *
  * Operands per tile: ROWS (k rows loaded with one pitched copy), ROW (the
  * same row for all k rows: loaded once, read with repeat stride 0) or
- * SCALAR (stride 0 along the row: the scalar unit reads each row's value
- * from GM and vdup's it). An operand that is the same row for the whole
+ * SCALAR (stride 0 along the row: each row's value, loaded into UB, is
+ * read by the scalar unit and vdup'd). An operand that is the same row for the whole
  * launch is loaded once per block ("resident").
  */
 #include "npuvp/operator_kernels.h"
@@ -34,7 +34,9 @@ enum {
     MASK_BASE = W_BASE + 4 * W_BYTES,     /* vcmp bits: CHUNK / 8 bytes */
     CONST_BASE = MASK_BASE + CHUNK / 8,   /* constant rows, 256 bytes each */
     C_SIGN = CONST_BASE, C_HALF = CONST_BASE + 256, C_SMALL = CONST_BASE + 512,
-    UB_END = CONST_BASE + 768,
+    VALUES_BYTES = 8 << 10,              /* per-row values of a SCALAR operand, a then b */
+    VALUES_A = CONST_BASE + 768, VALUES_B = VALUES_A + VALUES_BYTES,
+    UB_END = VALUES_B + VALUES_BYTES,
     MAX_RANK = 5,
 };
 _Static_assert(UB_END <= 256 * 1024, "eltwise UB layout exceeds the 256 KiB UB");
@@ -148,18 +150,41 @@ static void load_operand(enum operand_mode mode, uint64_t ub, const uint8_t* gm,
         copy_gm_to_ubuf_pitched(ub, gm, 1, blocks, 0, 0, t->len * 2);
 }
 
-/* V: a SCALAR operand's per-row values, read from GM by the scalar unit,
- * duplicated over each row (one vdup for the tile when they are all the
- * same element). */
-static void fill_scalar_operand(uint64_t ub, const uint8_t* gm, const struct tile* t, uint64_t row_stride) {
-    const uint16_t* values = (const uint16_t*)gm;
+/* A SCALAR operand's k per-row values come through UB (MTE2: one burst when
+ * contiguous, else one 32-byte block each) rather than by the scalar unit's
+ * GM loads, one ring round trip each, when there are several and they fit. */
+static int scalar_values_via_ub(const struct tile* t, uint64_t row_stride) {
+    return t->k > 1 && row_stride != 0 && (row_stride == 1 || t->k * 32 <= VALUES_BYTES);
+}
+static uint64_t value_offset(uint64_t row_stride, uint64_t i) { return row_stride == 1 ? i * 2 : i * 32; }
+
+/* MTE2: those values into `values`; MTE2->S EVENT_ID6 tells the scalar unit. */
+static void load_scalar_values(uint64_t values, const uint8_t* gm, const struct tile* t, uint64_t row_stride) {
+    if (row_stride == 1) copy_gm_to_ubuf_pitched(values, gm, 1, ceil_div(t->k * 2, 32), 0, 0, t->k * 2);
+    else copy_gm_to_ubuf_pitched(values, gm, t->k, 1, 0, row_stride * 2, 2);
+    set_flag(PIPE_MTE2, PIPE_S, EVENT_ID6);
+}
+
+/* V: a SCALAR operand's per-row values duplicated over each row (one vdup
+ * for the tile when they are all the same element), read from UB after
+ * load_scalar_values or else from GM by the scalar unit. */
+static void fill_scalar_operand(uint64_t ub, const uint8_t* gm, const struct tile* t, uint64_t row_stride,
+                                uint64_t values) {
     if (t->k == 1 || row_stride == 0) {
-        vloop(V_DUP, XD_F16, ub, 0, *(volatile const uint16_t*)values, t->k * t->pitch);
+        vloop(V_DUP, XD_F16, ub, 0, *(volatile const uint16_t*)gm, t->k * t->pitch);
         return;
     }
-    for (uint64_t i = 0; i < t->k; ++i)
-        vloop(V_DUP, XD_F16, ub + i * t->pitch * 2, 0, *(volatile const uint16_t*)(values + i * row_stride),
-              t->pitch);
+    /* k > 1: a row is at most CHUNK / 2 elements, so one instruction each */
+    const uint64_t config = vector_contiguous(ceil_div(t->pitch, LANES_F16), XD_F16), row_bytes = t->pitch * 2;
+    if (scalar_values_via_ub(t, row_stride)) {
+        wait_flag(PIPE_MTE2, PIPE_S, EVENT_ID6);
+        const uint64_t step = value_offset(row_stride, 1);
+        for (uint64_t i = 0; i < t->k; ++i, ub += row_bytes, values += step)
+            vector_dup(ub, ub_read16(values), config);
+    } else {
+        for (uint64_t i = 0; i < t->k; ++i, ub += row_bytes, gm += row_stride * 2)
+            vector_dup(ub, *(volatile const uint16_t*)gm, config);
+    }
 }
 
 /* out = op(a, b) in f16 for the tile's k rows of `pitch` elements; a ROW
@@ -433,16 +458,19 @@ void kernel_main(const uint64_t* args) {
         if (p.b_resident && mb == MODE_ROWS && t.k > 1) mb = MODE_ROW;
 
         WAIT_FLAG01(PIPE_MTE3, PIPE_MTE2, h);
+        /* the per-row values first: the scalar unit waits for them, not for the rows */
+        if (ma == MODE_SCALAR && scalar_values_via_ub(&t, t.a_row)) load_scalar_values(VALUES_A, p.a + t.a_offset * 2, &t, t.a_row);
+        if (mb == MODE_SCALAR && scalar_values_via_ub(&t, t.b_row)) load_scalar_values(VALUES_B, p.b + t.b_offset * 2, &t, t.b_row);
         if (!p.a_resident) load_operand(ma, ub_a, p.a + t.a_offset * 2, &t, t.a_row);
         if (!p.b_resident) load_operand(mb, ub_b, p.b + t.b_offset * 2, &t, t.b_row);
         SET_FLAG01(PIPE_MTE2, PIPE_V, h);
         WAIT_FLAG01(PIPE_MTE2, PIPE_V, h);
         if (ma == MODE_SCALAR) {
-            fill_scalar_operand(ub_a, p.a + t.a_offset * 2, &t, t.a_row);
+            fill_scalar_operand(ub_a, p.a + t.a_offset * 2, &t, t.a_row, VALUES_A);
             ma = MODE_ROWS;
         }
         if (mb == MODE_SCALAR) {
-            fill_scalar_operand(ub_b, p.b + t.b_offset * 2, &t, t.b_row);
+            fill_scalar_operand(ub_b, p.b + t.b_offset * 2, &t, t.b_row, VALUES_B);
             mb = MODE_ROWS;
         }
         compute_tile(&p, &t, ub_out, ub_a, ma, ub_b, mb);

@@ -383,6 +383,8 @@ TEST(OperatorEltwise, BroadcastScalar) { run_eltwise({NPUVP_ELT_MUL, {37, 129}, 
 TEST(OperatorEltwise, BroadcastRow) { run_eltwise({NPUVP_ELT_ADD, {300, 768}, {}, {0, 1}, 0, 0, -4, 4, -4, 4, 2, 0}); }
 TEST(OperatorEltwise, BroadcastRowLong) { run_eltwise({NPUVP_ELT_SUB, {5, 20000}, {}, {0, 1}}); }
 TEST(OperatorEltwise, BroadcastColumn) { run_eltwise({NPUVP_ELT_DIV, {45, 70}, {}, {1, 0}, 0, 0, -4, 4, 0.5, 4}); }
+// A per-channel scale of an N x C x H x W tensor (N = 2, C = 512, 7 x 7).
+TEST(OperatorEltwise, BroadcastPerChannel) { run_eltwise({NPUVP_ELT_MUL, {2, 512, 49}, {}, {0, 1, 0}}); }
 TEST(OperatorEltwise, BroadcastMiddleAxis) { run_eltwise({NPUVP_ELT_SUB, {2, 3, 5}, {5, 0, 1}, {3, 1, 0}}); }
 TEST(OperatorEltwise, BroadcastA) { run_eltwise({NPUVP_ELT_DIV, {6, 4, 100}, {0, 100, 1}, {}, 0, 0, -4, 4, 0.5, 4}); }
 TEST(OperatorEltwise, BroadcastRank4) {
