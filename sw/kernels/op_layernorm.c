@@ -107,7 +107,10 @@ static void layernorm_tile(const struct layernorm* l, uint64_t x, uint64_t r, ui
 
 /* Rows [begin, end) with whole rows in UB: the next rows are loaded while
  * these compute. */
-static void layernorm_short_rows(const struct layernorm* l, uint64_t begin, uint64_t end) {
+static void layernorm_short_rows(struct layernorm by_value, uint64_t begin, uint64_t end) {
+    /* a copy whose address does not escape: its fields stay in registers
+     * across the intrinsics' memory clobbers */
+    const struct layernorm* l = &by_value;
     load_parameters(l);
     const uint64_t per_tile = min_u64(CHUNK / l->pitch, 4095), row_bytes = l->cols * 2;
     set_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID0);
@@ -234,6 +237,6 @@ void kernel_main(const uint64_t* args) {
     const uint64_t begin = min_u64(block_idx() * per, rows), end = min_u64(begin + per, rows);
     if (begin >= end) return;
     set_cols_constant(&l);
-    if (l.cols <= CHUNK) layernorm_short_rows(&l, begin, end);
+    if (l.cols <= CHUNK) layernorm_short_rows(l, begin, end);
     else layernorm_long_rows(&l, begin, end);
 }

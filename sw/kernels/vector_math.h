@@ -73,6 +73,10 @@ static inline uint64_t lanes_of(uint64_t type) { return type == XD_F16 ? LANES_F
 static inline void vloop(enum vop op, uint64_t type, uint64_t dst, uint64_t src0, uint64_t src1, uint64_t n) {
     const uint64_t repeats = ceil_div(n, lanes_of(type));
     const uint64_t src1_step = vop_is_scalar(op) ? 0 : 256;
+    if (repeats <= REPEAT_CHUNK) { /* the usual case, without the chunk loop's scalar work */
+        vop_issue(op, dst, src0, src1, vector_contiguous(repeats, type));
+        return;
+    }
     for (uint64_t done = 0; done < repeats; done += REPEAT_CHUNK) {
         const uint64_t r = min_u64(REPEAT_CHUNK, repeats - done);
         vop_issue(op, dst + done * 256, src0 + done * 256, src1 + done * src1_step, vector_contiguous(r, type));
@@ -82,6 +86,10 @@ static inline void vloop(enum vop op, uint64_t type, uint64_t dst, uint64_t src0
 static inline void vloop_const(enum vop op, uint64_t type, uint64_t dst, uint64_t src0, uint64_t row,
                                uint64_t n) {
     const uint64_t repeats = ceil_div(n, lanes_of(type));
+    if (repeats <= REPEAT_CHUNK) {
+        vop_issue(op, dst, src0, row, vector_config(repeats, 1, 1, 1, 8, 8, 0, type));
+        return;
+    }
     for (uint64_t done = 0; done < repeats; done += REPEAT_CHUNK) {
         const uint64_t r = min_u64(REPEAT_CHUNK, repeats - done);
         vop_issue(op, dst + done * 256, src0 + done * 256, row, vector_config(r, 1, 1, 1, 8, 8, 0, type));
@@ -109,6 +117,10 @@ static inline void vsel_f32(uint64_t dst, uint64_t src0, uint64_t src1, uint64_t
 /* n f16 at src -> n f32 at dst (exact), and back (nearest even); both dense. */
 static inline void f16_to_f32(uint64_t dst, uint64_t src, uint64_t n) {
     const uint64_t repeats = ceil_div(n, LANES_F32);
+    if (repeats <= REPEAT_CHUNK) {
+        vconv(dst, src, XD_CONV_F16_F32, XD_ROUND_RINT, vector_config(repeats, 1, 1, 0, 8, 4, 0, XD_F32));
+        return;
+    }
     for (uint64_t done = 0; done < repeats; done += REPEAT_CHUNK) {
         const uint64_t r = min_u64(REPEAT_CHUNK, repeats - done);
         vconv(dst + done * 256, src + done * 128, XD_CONV_F16_F32, XD_ROUND_RINT, vector_config(r, 1, 1, 0, 8, 4, 0, XD_F32));
@@ -116,6 +128,10 @@ static inline void f16_to_f32(uint64_t dst, uint64_t src, uint64_t n) {
 }
 static inline void f32_to_f16(uint64_t dst, uint64_t src, uint64_t n) {
     const uint64_t repeats = ceil_div(n, LANES_F32);
+    if (repeats <= REPEAT_CHUNK) {
+        vconv(dst, src, XD_CONV_F32_F16, XD_ROUND_RINT, vector_config(repeats, 1, 1, 0, 4, 8, 0, XD_F32));
+        return;
+    }
     for (uint64_t done = 0; done < repeats; done += REPEAT_CHUNK) {
         const uint64_t r = min_u64(REPEAT_CHUNK, repeats - done);
         vconv(dst + done * 128, src + done * 256, XD_CONV_F32_F16, XD_ROUND_RINT, vector_config(r, 1, 1, 0, 4, 8, 0, XD_F32));
@@ -166,11 +182,19 @@ static inline void rows_fill_padding(uint64_t tile, uint64_t k, uint64_t pitch, 
  * to one repeat each (scratch row i): short rows with one instruction per
  * column repeat across all rows, long rows one at a time, halving in a tree;
  * then one vcadd / vcmax reduces each folded row. The tile is not modified. */
-static inline void rows_reduce(enum vop fold, uint64_t out, uint64_t tile, uint64_t k, uint64_t pitch,
+static inline __attribute__((always_inline)) void rows_reduce(enum vop fold, uint64_t out, uint64_t tile, uint64_t k, uint64_t pitch,
                                uint64_t scratch) {
     const uint64_t m = pitch / LANES_F32, row_blocks = pitch / 8;
     uint64_t src = tile, src_stride = row_blocks;
-    if (m > 1 && row_blocks <= 255 && k > 1) {
+    if (m > 1 && row_blocks <= 255 && k > 1 && k <= REPEAT_CHUNK) {
+        const uint64_t first = vector_config(k, 1, 1, 1, 8, row_blocks, row_blocks, XD_F32);
+        const uint64_t rest = vector_config(k, 1, 1, 1, 8, 8, row_blocks, XD_F32);
+        vop_issue(fold, scratch, tile, tile + 256, first);
+        for (uint64_t j = 2, column = tile + 512; j < m; ++j, column += 256)
+            vop_issue(fold, scratch, scratch, column, rest);
+        src = scratch;
+        src_stride = 8;
+    } else if (m > 1 && row_blocks <= 255 && k > 1) {
         for (uint64_t done = 0; done < k; done += REPEAT_CHUNK) {
             const uint64_t r = min_u64(REPEAT_CHUNK, k - done);
             const uint64_t row0 = tile + done * pitch * 4, acc = scratch + done * 256;
@@ -277,6 +301,12 @@ static inline void rows_apply_row(enum vop op, uint64_t tile, uint64_t k, uint64
     const uint64_t row_blocks = pitch / 8;
     if (row_blocks > 255 || k == 1) {
         for (uint64_t i = 0; i < k; ++i) vloop(op, XD_F32, tile + i * pitch * 4, tile + i * pitch * 4, row, pitch);
+        return;
+    }
+    if (k <= REPEAT_CHUNK) {
+        const uint64_t config = vector_config(k, 1, 1, 1, row_blocks, row_blocks, 0, XD_F32);
+        for (uint64_t col = 0; col < pitch; col += LANES_F32, tile += 256, row += 256)
+            vop_issue(op, tile, tile, row, config);
         return;
     }
     for (uint64_t col = 0; col < pitch; col += LANES_F32)
