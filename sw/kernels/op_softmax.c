@@ -6,8 +6,9 @@
  * Rows are split evenly over the task blocks. Rows of up to CHUNK columns
  * are processed k at a time (k = CHUNK / round64(COLS)): one pitched copy
  * loads the k rows (each padded to whole f32 repeats), then the row maxima
- * (rows_reduce), the subtraction of each row's maximum, one vexp over the
- * tile, the row sums, their reciprocals and the scaling, and one copy
+ * (rows_reduce), the subtraction of each row's maximum (skipped when all
+ * the tile's maxima lie in [-60, 60]: see maxima_need_shift), one vexp over
+ * the tile, the row sums, their reciprocals and the scaling, and one copy
  * stores the k rows. The scalar unit reads the k maxima and reciprocals
  * from UB to issue the per-row scalar operations. The next tile is loaded
  * while this one computes (two UB halves, event-flag tokens as in
@@ -29,7 +30,9 @@ enum {
     STATS_BASE = SCRATCH_BASE + SCRATCH_BYTES, /* maxima, sums: CHUNK / 64 f32 each */
     MAXES = STATS_BASE, SUMS = STATS_BASE + CHUNK / LANES_F32 * 4,
     RUNNING = SUMS + CHUNK / LANES_F32 * 4, /* streaming: running max / sum, one repeat */
-    UB_END = RUNNING + 256,
+    CHECK = RUNNING + 256,                   /* |maxima|: CHUNK / 64 f32 */
+    CHECK_OUT = CHECK + CHUNK / LANES_F32 * 4, /* their maxima: 2 + 1 f32, 32-byte aligned */
+    UB_END = CHECK_OUT + 64,
 };
 _Static_assert(UB_END <= 256 * 1024, "softmax UB layout exceeds the 256 KiB UB");
 
@@ -49,14 +52,39 @@ static void store_rows(uint8_t* gm, uint64_t ub, uint64_t k, uint64_t cols, uint
     copy_ubuf_to_gm_pitched(gm, ub, k, blocks, pitch / 16 - blocks, cols * 2, cols * 2);
 }
 
+/* Whether exp(x) needs the shift by the row maximum: not when every row's
+ * maximum is within [-60, 60]. Then no term overflows f32 (e^60 times 8192
+ * columns is below 1e30) and each row keeps a term of at least e^-60, far
+ * above f32's smallest normal, so terms that underflow lie below the sum's
+ * f32 precision: exp(x) / sum and exp(x - max) / sum' agree to f32
+ * rounding. The Vector unit reduces the k maxima to max |maximum| (one per
+ * 64 rows), so the scalar unit reads at most two values. Drains the V pipe. */
+#define F32_NO_SHIFT_LIMIT 0x42700000u /* 60.0f */
+static int maxima_need_shift(uint64_t k) {
+    const uint64_t whole = k / LANES_F32, rest = k % LANES_F32;
+    vloop(V_ABS, XD_F32, CHECK, MAXES, 0, k);
+    if (whole) vcmax(CHECK_OUT, CHECK, vector_contiguous(whole, XD_F32));
+    if (rest) {
+        set_mask_lanes(rest);
+        vcmax(CHECK_OUT + 32, CHECK + whole * 256, vector_contiguous(1, XD_F32));
+        set_mask_all();
+    }
+    wait_vector();
+    uint32_t largest = rest ? ub_read32(CHECK_OUT + 32) & 0x7fffffffu : 0; /* NaN bits compare above */
+    for (uint64_t i = 0; i < whole; ++i) {
+        const uint32_t bits = ub_read32(CHECK_OUT + i * 4) & 0x7fffffffu;
+        if (bits > largest) largest = bits;
+    }
+    return largest > F32_NO_SHIFT_LIMIT;
+}
+
 /* V: softmax of the k rows in UB half `ub` (f16, pitch elements per row), in place. */
 static void softmax_tile(uint64_t ub, uint64_t k, uint64_t cols, uint64_t pitch) {
     const uint64_t n = k * pitch;
     f16_to_f32(X_BASE, ub, n);
     rows_fill_padding(X_BASE, k, pitch, cols, F32_MINUS_INF);
     rows_reduce(V_MAX, MAXES, X_BASE, k, pitch, SCRATCH_BASE);
-    wait_vector();
-    rows_apply_scalars(V_ADDS, X_BASE, k, pitch, MAXES, F32_SIGN);
+    if (maxima_need_shift(k)) rows_apply_scalars(V_ADDS, X_BASE, k, pitch, MAXES, F32_SIGN);
     vloop(V_EXP, XD_F32, X_BASE, X_BASE, 0, n);
     rows_reduce(V_ADD, SUMS, X_BASE, k, pitch, SCRATCH_BASE);
     vloop(V_REC, XD_F32, SUMS, SUMS, 0, k);

@@ -462,8 +462,8 @@ TEST(OperatorEltwise, RejectsFractionalPower) { expect_eltwise_rejects(NPUVP_ELT
 // ---- Softmax -----------------------------------------------------------
 
 double run_softmax(std::size_t rows, std::size_t cols, double magnitude, unsigned cores = 1, std::uint64_t blocks = 0,
-                   std::uint64_t base = kDdr) {
-  const auto x = random_halves(rows * cols, 31 + static_cast<std::uint32_t>(cols), -magnitude, magnitude);
+                   std::uint64_t base = kDdr, double offset = 0) {
+  auto x = random_halves(rows * cols, 31 + static_cast<std::uint32_t>(cols), offset - magnitude, offset + magnitude);
   OperatorRun run("op_softmax", cores, base);
   const std::uint64_t in = run.place(x), out = run.place_output(rows * cols);
   std::vector<std::uint64_t> args(NPUVP_SOFTMAX_ARG_COUNT, 0);
@@ -490,6 +490,11 @@ TEST(OperatorSoftmax, OneColumn) { run_softmax(50, 1, 4); }
 TEST(OperatorSoftmax, Cols128) { run_softmax(300, 128, 4, 2, 3); }
 TEST(OperatorSoftmax, Cols1000LargeMagnitude) { run_softmax(20, 1000, 60); }
 TEST(OperatorSoftmax, Cols30000LargeMagnitude) { run_softmax(3, 30000, 60, 2, 2); }
+// Row maxima beyond +-60 need the shift by the maximum (exp would overflow
+// or every term underflow); within, the kernel skips it.
+TEST(OperatorSoftmax, Cols300AroundPlus200) { run_softmax(40, 300, 30, 1, 0, kDdr, 200); }
+TEST(OperatorSoftmax, Cols300AroundMinus200) { run_softmax(40, 300, 30, 1, 0, kDdr, -200); }
+TEST(OperatorSoftmax, Cols128AroundMinus70) { run_softmax(40, 128, 8, 1, 0, kDdr, -70); }
 TEST(OperatorSoftmax, Cols8192) { run_softmax(3, 8192, 20); }
 TEST(OperatorSoftmax, Cols8193) { run_softmax(3, 8193, 20, 2, 3); }
 TEST(OperatorSoftmax, Cols4000) { run_softmax(5, 4000, 20); }
