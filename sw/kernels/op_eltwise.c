@@ -19,8 +19,8 @@
  * Operands per tile: ROWS (k rows loaded with one pitched copy), ROW (the
  * same row for all k rows: loaded once, read with repeat stride 0) or
  * SCALAR (stride 0 along the row: each row's value, loaded into UB, is
- * read by the scalar unit and vdup'd). An operand that is the same row for the whole
- * launch is loaded once per block ("resident").
+ * read by the scalar unit and vdup'd). An operand that is the same row for
+ * the whole launch is loaded once per block ("resident").
  */
 #include "npuvp/operator_kernels.h"
 #include "vector_math.h"
@@ -121,22 +121,21 @@ struct plan {
     int a_resident, b_resident;
 };
 
-static int64_t outer_offset(const struct shape* s, const uint64_t* stride, uint64_t row) {
-    /* row -> multi-index over dims 0 .. rank-2 (outermost first) */
+/* The element offset of row `row`'s start: row -> multi-index over dims
+ * 0 .. rank-2 (outermost first), times the operand's strides. */
+static uint64_t outer_offset(const struct shape* s, const uint64_t* stride, uint64_t row) {
     uint64_t offset = 0;
     for (int64_t d = (int64_t)s->rank - 2; d >= 0; --d) {
         offset += (row % s->dim[d]) * stride[d];
         row /= s->dim[d];
     }
-    return (int64_t)offset;
+    return offset;
 }
 
-static enum operand_mode operand_mode(const struct plan* p, const struct tile* t, int use, uint64_t inner_stride,
-                                      uint64_t row_stride) {
+static enum operand_mode operand_mode(const struct tile* t, int use, uint64_t inner_stride, uint64_t row_stride) {
     if (!use) return MODE_ABSENT;
-    if (inner_stride == 0 && t->len > 0) return MODE_SCALAR;
+    if (inner_stride == 0) return MODE_SCALAR;
     if (t->k > 1 && row_stride == 0) return MODE_ROW;
-    (void)p;
     return MODE_ROWS;
 }
 
@@ -365,8 +364,8 @@ static void make_tile(const struct plan* p, uint64_t item, uint64_t items_left, 
     t.pitch = round16(t.len);
     const uint64_t in = s->rank - 1;
     t.out_offset = row * p->inner + col0;
-    t.a_offset = (uint64_t)outer_offset(s, s->sa, row) + col0 * s->sa[in];
-    t.b_offset = (uint64_t)outer_offset(s, s->sb, row) + col0 * s->sb[in];
+    t.a_offset = outer_offset(s, s->sa, row) + col0 * s->sa[in];
+    t.b_offset = outer_offset(s, s->sb, row) + col0 * s->sb[in];
     t.a_row = s->rank >= 2 ? s->sa[in - 1] : 0;
     t.b_row = s->rank >= 2 ? s->sb[in - 1] : 0;
     tp->k = t.k;
@@ -379,39 +378,39 @@ static void make_tile(const struct plan* p, uint64_t item, uint64_t items_left, 
     tp->b_row = t.b_row;
 }
 
+/* The launch's plan from its argument words (filled in place). */
 static void make_plan(const uint64_t* args, struct plan* pp) {
-#define p (*pp)
-    p.op = args[NPUVP_ELT_OPCODE];
-    if (p.op >= NPUVP_ELT_OP_COUNT) eltwise_invalid_argument();
-    p.out = (uint8_t*)(uintptr_t)args[NPUVP_ELT_OUT];
-    p.a = (const uint8_t*)(uintptr_t)args[NPUVP_ELT_A];
-    p.b = (const uint8_t*)(uintptr_t)args[NPUVP_ELT_B];
-    p.s.rank = args[NPUVP_ELT_RANK];
-    if (p.s.rank < 1 || p.s.rank > 4) eltwise_invalid_argument();
-    for (uint64_t d = 0; d < p.s.rank; ++d) {
-        p.s.dim[d] = args[NPUVP_ELT_DIM0 + d];
-        p.s.sa[d] = args[NPUVP_ELT_A_STRIDE0 + d];
-        p.s.sb[d] = args[NPUVP_ELT_B_STRIDE0 + d];
+    pp->op = args[NPUVP_ELT_OPCODE];
+    if (pp->op >= NPUVP_ELT_OP_COUNT) eltwise_invalid_argument();
+    pp->out = (uint8_t*)(uintptr_t)args[NPUVP_ELT_OUT];
+    pp->a = (const uint8_t*)(uintptr_t)args[NPUVP_ELT_A];
+    pp->b = (const uint8_t*)(uintptr_t)args[NPUVP_ELT_B];
+    pp->s.rank = args[NPUVP_ELT_RANK];
+    if (pp->s.rank < 1 || pp->s.rank > 4) eltwise_invalid_argument();
+    for (uint64_t d = 0; d < pp->s.rank; ++d) {
+        pp->s.dim[d] = args[NPUVP_ELT_DIM0 + d];
+        pp->s.sa[d] = args[NPUVP_ELT_A_STRIDE0 + d];
+        pp->s.sb[d] = args[NPUVP_ELT_B_STRIDE0 + d];
     }
-    p.scalar0 = (uint32_t)args[NPUVP_ELT_SCALAR0];
-    p.scalar1 = (uint32_t)args[NPUVP_ELT_SCALAR1];
-    normalise(&p.s, op_reads_a(p.op), op_is_binary(p.op));
-    p.inner = p.s.dim[p.s.rank - 1];
-    p.rows = 1;
-    for (uint64_t d = 0; d + 1 < p.s.rank; ++d) p.rows *= p.s.dim[d];
-    p.pieces = ceil_div(p.inner, CHUNK);
+    pp->scalar0 = (uint32_t)args[NPUVP_ELT_SCALAR0];
+    pp->scalar1 = (uint32_t)args[NPUVP_ELT_SCALAR1];
+    normalise(&pp->s, op_reads_a(pp->op), op_is_binary(pp->op));
+    pp->inner = pp->s.dim[pp->s.rank - 1];
+    pp->rows = 1;
+    for (uint64_t d = 0; d + 1 < pp->s.rank; ++d) pp->rows *= pp->s.dim[d];
+    pp->pieces = ceil_div(pp->inner, CHUNK);
     /* an operand that is the same contiguous row everywhere is loaded once */
-    p.a_resident = p.b_resident = 0;
-    if (p.pieces == 1 && p.rows > 1) {
-        int a_same = op_reads_a(p.op) && p.s.sa[p.s.rank - 1] == 1, b_same = op_is_binary(p.op) && p.s.sb[p.s.rank - 1] == 1;
-        for (uint64_t d = 0; d + 1 < p.s.rank; ++d) {
-            a_same = a_same && p.s.sa[d] == 0;
-            b_same = b_same && p.s.sb[d] == 0;
+    pp->a_resident = pp->b_resident = 0;
+    if (pp->pieces == 1 && pp->rows > 1) {
+        int a_same = op_reads_a(pp->op) && pp->s.sa[pp->s.rank - 1] == 1;
+        int b_same = op_is_binary(pp->op) && pp->s.sb[pp->s.rank - 1] == 1;
+        for (uint64_t d = 0; d + 1 < pp->s.rank; ++d) {
+            a_same = a_same && pp->s.sa[d] == 0;
+            b_same = b_same && pp->s.sb[d] == 0;
         }
-        p.a_resident = a_same;
-        p.b_resident = b_same;
+        pp->a_resident = a_same;
+        pp->b_resident = b_same;
     }
-#undef p
 }
 
 void kernel_main(const uint64_t* args) {
@@ -452,15 +451,17 @@ void kernel_main(const uint64_t* args) {
         item += p.pieces > 1 ? 1 : t.k;
         const uint64_t ub_a = h * HALF_BYTES, ub_b = ub_a + TILE_BYTES, ub_out = ub_b + TILE_BYTES;
         const uint64_t in = p.s.rank - 1;
-        enum operand_mode ma = operand_mode(&p, &t, use_a, p.s.sa[in], t.a_row);
-        enum operand_mode mb = operand_mode(&p, &t, use_b, p.s.sb[in], t.b_row);
+        enum operand_mode ma = operand_mode(&t, use_a, p.s.sa[in], t.a_row);
+        enum operand_mode mb = operand_mode(&t, use_b, p.s.sb[in], t.b_row);
         if (p.a_resident && ma == MODE_ROWS && t.k > 1) ma = MODE_ROW;
         if (p.b_resident && mb == MODE_ROWS && t.k > 1) mb = MODE_ROW;
 
         WAIT_FLAG01(PIPE_MTE3, PIPE_MTE2, h);
         /* the per-row values first: the scalar unit waits for them, not for the rows */
-        if (ma == MODE_SCALAR && scalar_values_via_ub(&t, t.a_row)) load_scalar_values(VALUES_A, p.a + t.a_offset * 2, &t, t.a_row);
-        if (mb == MODE_SCALAR && scalar_values_via_ub(&t, t.b_row)) load_scalar_values(VALUES_B, p.b + t.b_offset * 2, &t, t.b_row);
+        if (ma == MODE_SCALAR && scalar_values_via_ub(&t, t.a_row))
+            load_scalar_values(VALUES_A, p.a + t.a_offset * 2, &t, t.a_row);
+        if (mb == MODE_SCALAR && scalar_values_via_ub(&t, t.b_row))
+            load_scalar_values(VALUES_B, p.b + t.b_offset * 2, &t, t.b_row);
         if (!p.a_resident) load_operand(ma, ub_a, p.a + t.a_offset * 2, &t, t.a_row);
         if (!p.b_resident) load_operand(mb, ub_b, p.b + t.b_offset * 2, &t, t.b_row);
         SET_FLAG01(PIPE_MTE2, PIPE_V, h);
