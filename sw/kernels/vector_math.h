@@ -241,7 +241,8 @@ static inline __attribute__((always_inline)) void rows_reduce(enum vop fold, uin
  * multiplied by K (2 / s)^i: one vadds and one vrec make t'. erf for
  * |x| < 0.5 is its Taylor series to x^13 (7 odd terms, truncation below
  * 1e-9 relative); above, 1 - erfc(|x|) with the sign of x: max error
- * 2.6e-7 absolute, 4.2e-7 relative, in f32. */
+ * 2.6e-7 absolute, 4.2e-7 relative, in f32. sw/kernels/tools/fit_erfc.py
+ * computes the tables below and these errors. */
 struct erfc_form {
     uint32_t offset;       /* 2 / s */
     uint32_t minus_s2;     /* -s^2 */
