@@ -80,13 +80,13 @@ class OperatorRun {
   std::uint64_t place(const std::vector<std::uint16_t>& values) {
     const std::uint64_t address = next_;
     if (!values.empty()) run_.write(address, values);
-    next_ = align_up(address + values.size() * 2 + 2, 4096) + 64 * (++placed_);  // odd 64-byte offsets
+    next_ = align_up(address + values.size() * 2 + 2, 4096) + 66 * (++placed_);  // not 32-byte aligned (GM is byte-exact)
     return address;
   }
   std::uint64_t place_output(std::size_t count) {
     const std::uint64_t address = next_;
     run_.write(address, std::vector<std::uint16_t>(count + kGuard, kSentinel));
-    next_ = align_up(address + (count + kGuard) * 2, 4096) + 64 * (++placed_);
+    next_ = align_up(address + (count + kGuard) * 2, 4096) + 66 * (++placed_);
     return address;
   }
   // Runs with the argument words (the tag word set to a recognisable value).
