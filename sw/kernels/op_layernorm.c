@@ -51,15 +51,6 @@ struct layernorm {
 
 static void __attribute__((noinline, noreturn)) layernorm_invalid_argument(void) { __builtin_trap(); }
 
-static void load_rows(uint64_t ub, const uint8_t* gm, uint64_t k, uint64_t cols, uint64_t pitch) {
-    const uint64_t blocks = ceil_div(cols * 2, 32);
-    copy_gm_to_ubuf_pitched(ub, gm, k, blocks, pitch / 16 - blocks, cols * 2, cols * 2);
-}
-static void store_rows(uint8_t* gm, uint64_t ub, uint64_t k, uint64_t cols, uint64_t pitch) {
-    const uint64_t blocks = ceil_div(cols * 2, 32);
-    copy_ubuf_to_gm_pitched(gm, ub, k, blocks, pitch / 16 - blocks, cols * 2, cols * 2);
-}
-
 /* COLS as an f32 constant row. */
 static void set_cols_constant(const struct layernorm* l) {
     vector_dup(C_COLS, (uint32_t)l->cols, vector_contiguous(1, XD_S32));
@@ -69,8 +60,8 @@ static void set_cols_constant(const struct layernorm* l) {
 /* gamma and beta (or 0) as f32 rows, through the two tile slots before the
  * pipeline starts. */
 static void load_parameters(const struct layernorm* l) {
-    load_rows(0, l->gamma, 1, l->cols, l->pitch);
-    if (l->beta) load_rows(TILE_BYTES, l->beta, 1, l->cols, l->pitch);
+    load_rows_f16(0, l->gamma, 1, l->cols, l->pitch);
+    if (l->beta) load_rows_f16(TILE_BYTES, l->beta, 1, l->cols, l->pitch);
     set_flag(PIPE_MTE2, PIPE_V, EVENT_ID2);
     wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID2);
     f16_to_f32(GAMMA_BASE, 0, l->pitch);
@@ -117,23 +108,23 @@ static void layernorm_short_rows(struct layernorm by_value, uint64_t begin, uint
     set_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID1);
     uint64_t h = 0, row = begin, k = min_u64(per_tile, end - begin);
     wait_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID0);
-    load_rows(0, l->in + row * row_bytes, k, l->cols, l->pitch);
-    if (l->residual) load_rows(TILE_BYTES, l->residual + row * row_bytes, k, l->cols, l->pitch);
+    load_rows_f16(0, l->in + row * row_bytes, k, l->cols, l->pitch);
+    if (l->residual) load_rows_f16(TILE_BYTES, l->residual + row * row_bytes, k, l->cols, l->pitch);
     set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
     while (row < end) {
         const uint64_t next = row + k, next_k = min_u64(per_tile, end - next);
         const uint64_t ub = h * HALF_BYTES, other = (h ^ 1) * HALF_BYTES;
         if (next < end) { /* prefetch the next rows into the other half */
             WAIT_FLAG01(PIPE_MTE3, PIPE_MTE2, h ^ 1);
-            load_rows(other, l->in + next * row_bytes, next_k, l->cols, l->pitch);
-            if (l->residual) load_rows(other + TILE_BYTES, l->residual + next * row_bytes, next_k, l->cols, l->pitch);
+            load_rows_f16(other, l->in + next * row_bytes, next_k, l->cols, l->pitch);
+            if (l->residual) load_rows_f16(other + TILE_BYTES, l->residual + next * row_bytes, next_k, l->cols, l->pitch);
             SET_FLAG01(PIPE_MTE2, PIPE_V, h ^ 1);
         }
         WAIT_FLAG01(PIPE_MTE2, PIPE_V, h);
         layernorm_tile(l, ub, ub + TILE_BYTES, k);
         SET_FLAG01(PIPE_V, PIPE_MTE3, h);
         WAIT_FLAG01(PIPE_V, PIPE_MTE3, h);
-        store_rows(l->out + row * row_bytes, ub, k, l->cols, l->pitch);
+        store_rows_f16(l->out + row * row_bytes, ub, k, l->cols, l->pitch);
         SET_FLAG01(PIPE_MTE3, PIPE_MTE2, h);
         row = next;
         k = next_k;
@@ -163,11 +154,11 @@ static void layernorm_pass(const struct layernorm* l, uint64_t row, enum pass pa
         const uint64_t x = h * HALF_BYTES, r = x + TILE_BYTES;
         const uint64_t gamma = GAMMA_CHUNK + h * TILE_BYTES, beta = BETA_CHUNK + h * TILE_BYTES;
         WAIT_FLAG01(PIPE_MTE3, PIPE_MTE2, h);
-        load_rows(x, l->in + offset + col * 2, 1, count, pitch);
-        if (l->residual) load_rows(r, l->residual + offset + col * 2, 1, count, pitch);
+        load_rows_f16(x, l->in + offset + col * 2, 1, count, pitch);
+        if (l->residual) load_rows_f16(r, l->residual + offset + col * 2, 1, count, pitch);
         if (pass == PASS_OUTPUT) {
-            load_rows(gamma, l->gamma + col * 2, 1, count, pitch);
-            if (l->beta) load_rows(beta, l->beta + col * 2, 1, count, pitch);
+            load_rows_f16(gamma, l->gamma + col * 2, 1, count, pitch);
+            if (l->beta) load_rows_f16(beta, l->beta + col * 2, 1, count, pitch);
         }
         SET_FLAG01(PIPE_MTE2, PIPE_V, h);
         WAIT_FLAG01(PIPE_MTE2, PIPE_V, h);
@@ -196,7 +187,7 @@ static void layernorm_pass(const struct layernorm* l, uint64_t row, enum pass pa
         }
         SET_FLAG01(PIPE_V, PIPE_MTE3, h);
         WAIT_FLAG01(PIPE_V, PIPE_MTE3, h);
-        if (pass == PASS_OUTPUT) store_rows(l->out + offset + col * 2, x, 1, count, pitch);
+        if (pass == PASS_OUTPUT) store_rows_f16(l->out + offset + col * 2, x, 1, count, pitch);
         SET_FLAG01(PIPE_MTE3, PIPE_MTE2, h);
     }
     wait_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID0);

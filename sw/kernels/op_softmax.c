@@ -9,8 +9,8 @@
  * (rows_reduce), the subtraction of each row's maximum (skipped when all
  * the tile's maxima lie in [-60, 60]: see maxima_need_shift), one vexp over
  * the tile, the row sums, their reciprocals and the scaling, and one copy
- * stores the k rows. The scalar unit reads the k maxima and reciprocals
- * from UB to issue the per-row scalar operations. The next tile is loaded
+ * stores the k rows. The scalar unit reads the k reciprocals (and the k
+ * maxima when they are needed) from UB to issue the per-row operations. The next tile is loaded
  * while this one computes (two UB halves, event-flag tokens as in
  * vector_common.h's stream_f16).
  *
@@ -41,16 +41,6 @@ struct softmax {
     uint8_t* out;
     uint64_t cols;
 };
-
-/* MTE2: k rows of `cols` f16 from GM to UB, rows `pitch` elements apart (zero-filled to 32 bytes). */
-static void load_rows(uint64_t ub, const uint8_t* gm, uint64_t k, uint64_t cols, uint64_t pitch) {
-    const uint64_t blocks = ceil_div(cols * 2, 32);
-    copy_gm_to_ubuf_pitched(ub, gm, k, blocks, pitch / 16 - blocks, cols * 2, cols * 2);
-}
-static void store_rows(uint8_t* gm, uint64_t ub, uint64_t k, uint64_t cols, uint64_t pitch) {
-    const uint64_t blocks = ceil_div(cols * 2, 32);
-    copy_ubuf_to_gm_pitched(gm, ub, k, blocks, pitch / 16 - blocks, cols * 2, cols * 2);
-}
 
 /* Whether exp(x) needs the shift by the row maximum: not when every row's
  * maximum is within [-60, 60]. Then no term overflows f32 (e^60 times 8192
@@ -103,21 +93,21 @@ static void softmax_short_rows(const struct softmax* s, uint64_t begin, uint64_t
     uint64_t h = 0, row = begin, k = min_u64(per_tile, end - begin);
     if (row < end) {
         wait_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID0);
-        load_rows(0, s->in + row * s->cols * 2, k, s->cols, pitch);
+        load_rows_f16(0, s->in + row * s->cols * 2, k, s->cols, pitch);
         set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
     }
     while (row < end) {
         const uint64_t next = row + k, next_k = min_u64(per_tile, end - next);
         if (next < end) { /* prefetch into the other half */
             WAIT_FLAG01(PIPE_MTE3, PIPE_MTE2, h ^ 1);
-            load_rows((h ^ 1) * TILE_BYTES, s->in + next * s->cols * 2, next_k, s->cols, pitch);
+            load_rows_f16((h ^ 1) * TILE_BYTES, s->in + next * s->cols * 2, next_k, s->cols, pitch);
             SET_FLAG01(PIPE_MTE2, PIPE_V, h ^ 1);
         }
         WAIT_FLAG01(PIPE_MTE2, PIPE_V, h);
         softmax_tile(h * TILE_BYTES, k, s->cols, pitch);
         SET_FLAG01(PIPE_V, PIPE_MTE3, h);
         WAIT_FLAG01(PIPE_V, PIPE_MTE3, h);
-        store_rows(s->out + row * s->cols * 2, h * TILE_BYTES, k, s->cols, pitch);
+        store_rows_f16(s->out + row * s->cols * 2, h * TILE_BYTES, k, s->cols, pitch);
         SET_FLAG01(PIPE_MTE3, PIPE_MTE2, h);
         row = next;
         k = next_k;
@@ -145,7 +135,7 @@ static void softmax_pass(const struct softmax* s, uint64_t row, enum pass pass, 
         const uint64_t count = min_u64(CHUNK, s->cols - col), pitch = round16(count);
         const uint64_t n = (count + LANES_F32 - 1) / LANES_F32 * LANES_F32, ub = h * TILE_BYTES;
         WAIT_FLAG01(PIPE_MTE3, PIPE_MTE2, h);
-        load_rows(ub, in + col * 2, 1, count, pitch);
+        load_rows_f16(ub, in + col * 2, 1, count, pitch);
         SET_FLAG01(PIPE_MTE2, PIPE_V, h);
         WAIT_FLAG01(PIPE_MTE2, PIPE_V, h);
         f16_to_f32(X_BASE, ub, n);
@@ -165,7 +155,7 @@ static void softmax_pass(const struct softmax* s, uint64_t row, enum pass pass, 
         }
         SET_FLAG01(PIPE_V, PIPE_MTE3, h);
         WAIT_FLAG01(PIPE_V, PIPE_MTE3, h);
-        if (pass == PASS_OUTPUT) store_rows(out + col * 2, ub, 1, count, pitch);
+        if (pass == PASS_OUTPUT) store_rows_f16(out + col * 2, ub, 1, count, pitch);
         SET_FLAG01(PIPE_MTE3, PIPE_MTE2, h);
     }
     wait_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID0);

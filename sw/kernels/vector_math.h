@@ -153,6 +153,18 @@ static inline void ub_write32(uint64_t offset, uint32_t value) {
     *(volatile uint32_t*)(uintptr_t)(((uint64_t)UB_WINDOW << 8) + offset) = value;
 }
 
+/* MTE2: k rows of `cols` f16 from dense rows in GM to UB rows `pitch`
+ * elements apart (pitch a multiple of 16; each row zero-filled to 32 bytes),
+ * and MTE3 back, writing only the cols * 2 bytes of each row. */
+static inline void load_rows_f16(uint64_t ub, const uint8_t* gm, uint64_t k, uint64_t cols, uint64_t pitch) {
+    const uint64_t blocks = ceil_div(cols * 2, 32);
+    copy_gm_to_ubuf_pitched(ub, gm, k, blocks, pitch / 16 - blocks, cols * 2, cols * 2);
+}
+static inline void store_rows_f16(uint8_t* gm, uint64_t ub, uint64_t k, uint64_t cols, uint64_t pitch) {
+    const uint64_t blocks = ceil_div(cols * 2, 32);
+    copy_ubuf_to_gm_pitched(gm, ub, k, blocks, pitch / 16 - blocks, cols * 2, cols * 2);
+}
+
 /* A mask of the f32 lanes [from, 64) of a repeat (0 < from < 64). */
 static inline void set_mask_f32_from(uint64_t from) { set_vector_mask(0, ~(uint64_t)0 << from); }
 
