@@ -61,14 +61,15 @@ typedef struct {
     uint64_t kh, kw, sh, sw, pt, pl, dh, dw;
     uint64_t wp, wo8;           /* UB row pixels, output pixels computed per row */
     int ring_f32;               /* ring rows in f32 (else f16 copies) */
-    uint64_t stage_slots, ring_rows, group_rows;
+    uint64_t stage_slots, ring_rows, group_rows; /* slots and rows: powers of two */
+    uint64_t row_bytes;         /* of a ring row */
     uint64_t begin, end;        /* this block's output rows */
     /* Load cursor: next row to stage (global row number g, plane, ih). */
-    uint64_t load_g, load_plane, load_ih;
+    uint64_t load_g, load_plane, load_ih, load_hi;
     int load_done;
     uint64_t staged_g;          /* next row to transform */
     /* Compute side: the plane being computed and its first row's g. */
-    uint64_t cmp_plane, cmp_gbase;
+    uint64_t cmp_plane, cmp_gbase, cmp_lo; /* cmp_lo: first row of cmp_plane */
 } Window;
 
 /* Input rows [*lo, *hi] of plane p that the block's output rows need;
@@ -85,6 +86,12 @@ static inline uint64_t window_plane_rows(const Window* win, uint64_t p, uint64_t
     return h >= l ? (uint64_t)(h - l + 1) : 0;
 }
 
+static inline uint64_t floor_pow2(uint64_t n) {
+    uint64_t p = 1;
+    while (p * 2 <= n) p *= 2;
+    return n ? p : 0;
+}
+
 /* Sets the UB geometry; returns 0 if a row does not fit (caller faults). */
 static inline int window_plan(Window* win, int ring_f32) {
     win->ring_f32 = ring_f32;
@@ -94,8 +101,10 @@ static inline int window_plan(Window* win, int ring_f32) {
     if (reach > wp) wp = reach;
     win->wp = (wp + 7) / 8 * 8;
     const uint64_t ring_row = win->wp * (ring_f32 ? 64 : 32);
-    win->stage_slots = min_u64(MAX_STAGE_SLOTS, STAGE_BYTES / (win->wp * 32));
-    win->ring_rows = RING_BYTES / ring_row;
+    /* Powers of two: slot = g & (slots - 1) (the scalar unit's divide is slow). */
+    win->stage_slots = floor_pow2(min_u64(MAX_STAGE_SLOTS, STAGE_BYTES / (win->wp * 32)));
+    win->ring_rows = floor_pow2(RING_BYTES / ring_row);
+    win->row_bytes = win->wp * (ring_f32 ? 64 : 32);
     const uint64_t span = (win->kh - 1) * win->dh + 1;
     if (win->stage_slots < 2 || win->ring_rows < span || win->wo8 * 64 > ACC_BYTES) return 0;
     /* Vector strides: 8 pixels a repeat, f32 halves 16 * sw blocks apart. */
@@ -114,11 +123,14 @@ static inline void window_start(Window* win) {
     win->load_done = 1;
     win->cmp_plane = win->begin / win->ho;
     if (win->begin >= win->end) return;
+    uint64_t hi;
+    window_plane_rows(win, win->cmp_plane, &win->cmp_lo, &hi);
     for (uint64_t p = win->begin / win->ho; p * win->ho < win->end; ++p) {
         uint64_t lo, hi;
         if (window_plane_rows(win, p, &lo, &hi)) {
             win->load_plane = p;
             win->load_ih = lo;
+            win->load_hi = hi;
             win->load_done = 0;
             break;
         }
@@ -126,10 +138,10 @@ static inline void window_start(Window* win) {
 }
 
 static inline uint64_t stage_slot(const Window* win, uint64_t g) {
-    return UB_STAGE + g % win->stage_slots * win->wp * 32;
+    return UB_STAGE + (g & (win->stage_slots - 1)) * win->wp * 32;
 }
 static inline uint64_t ring_slot(const Window* win, uint64_t g) {
-    return UB_RING + g % win->ring_rows * win->wp * (win->ring_f32 ? 64 : 32);
+    return UB_RING + (g & (win->ring_rows - 1)) * win->row_bytes;
 }
 
 /* Padding value in every staging column (V, once, before the first load). */
@@ -157,16 +169,16 @@ static inline void window_load_next(Window* win) {
     copy_gm_to_ubuf(stage_slot(win, win->load_g) + win->pl * 32, src, 1, win->w, 0, 0);
     set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
     win->load_g++;
-    uint64_t lo, hi;
-    window_plane_rows(win, win->load_plane, &lo, &hi);
-    if (win->load_ih < hi) {
+    if (win->load_ih < win->load_hi) {
         win->load_ih++;
         return;
     }
+    uint64_t lo, hi;
     for (uint64_t p = win->load_plane + 1; p * win->ho < win->end; ++p)
         if (window_plane_rows(win, p, &lo, &hi)) {
             win->load_plane = p;
             win->load_ih = lo;
+            win->load_hi = hi;
             return;
         }
     win->load_done = 1;
@@ -207,15 +219,15 @@ static inline void window_stage_upto(Window* win, uint64_t g_limit) {
  * padding), staging it (and the rows before it) first. Planes are visited
  * in increasing order. */
 static inline int window_row(Window* win, uint64_t p, int64_t ih, uint64_t* slot) {
-    uint64_t lo, hi;
+    uint64_t hi;
     while (win->cmp_plane < p) {
-        win->cmp_gbase += window_plane_rows(win, win->cmp_plane, &lo, &hi);
+        win->cmp_gbase += window_plane_rows(win, win->cmp_plane, &win->cmp_lo, &hi);
         win->cmp_plane++;
+        window_plane_rows(win, win->cmp_plane, &win->cmp_lo, &hi);
     }
     if (ih < 0 || ih >= (int64_t)win->h) return 0;
-    window_plane_rows(win, p, &lo, &hi);
-    const uint64_t g = win->cmp_gbase + (uint64_t)ih - lo;
-    window_stage_upto(win, g + 1);
+    const uint64_t g = win->cmp_gbase + (uint64_t)ih - win->cmp_lo;
+    if (g >= win->staged_g) window_stage_upto(win, g + 1);
     *slot = ring_slot(win, g);
     return 1;
 }

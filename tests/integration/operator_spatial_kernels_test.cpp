@@ -21,6 +21,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <cstdlib>
+#include <iostream>
 #include <map>
 #include <random>
 #include <string>
@@ -68,6 +70,7 @@ double launch_cycles(KernelRun& run, unsigned cores) {
     EXPECT_EQ(run.stat(core + ".blocks_faulted"), 0);
     cycles = std::max(cycles, run.stat(core + ".kernel_cycles"));
   }
+  if (std::getenv("NPUVP_KERNEL_TEST_STATS")) StatisticsRegistry::instance().print_table(std::cout);
   return cycles;
 }
 
