@@ -34,6 +34,7 @@ typedef struct {
     const uint8_t* residual;
     uint64_t c, c1, act, clip_min, clip_max;
     uint64_t weights_plane; /* plane whose weights are in UB_WF32 (~0: none) */
+    int expanded;           /* stride 1: whole-pixel taps with weights expanded in UB_AUX */
 } DwConv;
 
 /* Weights (and bias) of plane p's channel group into UB_WF32 / UB_BIAS. */
@@ -49,6 +50,12 @@ static void load_weights(DwConv* dw, uint64_t p) {
           vector_config(ceil_div(taps, 4), 1, 1, 1, 8, 4, 4, XD_F32));
     if (dw->bias) vor(UB_BIAS, UB_WSTAGE + taps * 32, UB_WSTAGE + taps * 32, vector_contiguous(1, XD_F32));
     set_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);
+    if (dw->expanded) { /* tap t's 16 weights four times over (8 blocks) at UB_AUX + t * 256 */
+        set_mask_lanes(16);
+        for (uint64_t k = 0; k < 4; ++k)
+            vor(UB_AUX + k * 64, UB_WF32, UB_WF32, vector_config(taps, 1, 1, 1, 8, 2, 2, XD_F32));
+        set_mask_all();
+    }
     dw->weights_plane = p;
 }
 
@@ -61,24 +68,38 @@ static void load_residual(const DwConv* dw, uint64_t item, uint64_t q) {
     set_flag(PIPE_MTE2, PIPE_V, EVENT_ID1);
 }
 
-/* Sum of the taps of output row (p, oh) in f32 into UB_ACC. */
+/* Sum of the taps of output row (p, oh) in f32 into UB_ACC. With stride 1
+ * each tap is one vmul over whole pixels (4 a repeat) against the expanded
+ * weights (block stride 1, repeat stride 0); otherwise two, one per
+ * 8-channel half (the tap's weights broadcast with block and repeat stride
+ * 0, the source pixels SW apart). Then one contiguous vadd. */
 static void taps_row(DwConv* dw, uint64_t p, uint64_t oh) {
     Window* win = &dw->win;
-    const uint64_t tap = vector_config(win->wo8 / 8, 2, 2 * win->sw, 0, 16, 16 * win->sw, 0, XD_F32);
+    /* Locals: the intrinsics clobber memory, so fields would be reloaded. */
+    const uint64_t kh = win->kh, kw = win->kw, column_step = win->dw * 64, expanded = dw->expanded;
+    const int64_t ih0 = (int64_t)(oh * win->sh) - (int64_t)win->pt, row_step = (int64_t)win->dh;
+    const uint64_t half_tap = vector_config(win->wo8 / 8, 2, 2 * win->sw, 0, 16, 16 * win->sw, 0, XD_F32);
+    const uint64_t whole_tap = vector_config(win->wo8 / 4, 1, 1, 1, 8, 8, 0, XD_F32);
     const uint64_t row = window_f32_row_config(win);
-    int first = 1;
-    for (uint64_t i = 0; i < win->kh; ++i) {
-        uint64_t slot;
-        if (!window_row(win, p, (int64_t)(oh * win->sh + i * win->dh) - (int64_t)win->pt, &slot)) continue;
-        for (uint64_t j = 0; j < win->kw; ++j) {
-            const uint64_t weights = UB_WF32 + (i * win->kw + j) * 64, dst = first ? UB_ACC : UB_TMP;
-            for (uint64_t half = 0; half < 2; ++half)
-                vmul(dst + half * 32, slot + j * win->dw * 64 + half * 32, weights + half * 32, tap);
-            if (!first) vadd(UB_ACC, UB_TMP, UB_ACC, row);
-            first = 0;
+    uint64_t dst = UB_ACC;
+    for (uint64_t i = 0; i < kh; ++i) {
+        uint64_t src;
+        if (!window_row(win, p, ih0 + (int64_t)i * row_step, &src)) continue;
+        uint64_t weights = expanded ? UB_AUX + i * kw * 256 : UB_WF32 + i * kw * 64;
+        for (uint64_t j = 0; j < kw; ++j, src += column_step) {
+            if (expanded) {
+                vmul(dst, src, weights, whole_tap);
+                weights += 256;
+            } else {
+                vmul(dst, src, weights, half_tap);
+                vmul(dst + 32, src + 32, weights + 32, half_tap);
+                weights += 64;
+            }
+            if (dst == UB_TMP) vadd(UB_ACC, UB_TMP, UB_ACC, row);
+            dst = UB_TMP;
         }
     }
-    if (first) vector_dup(UB_ACC, 0, row);
+    if (dst == UB_ACC) vector_dup(UB_ACC, 0, row);
 }
 
 /* Bias, residual (f16 row at `res`, or none), activation, padded channels. */
@@ -116,6 +137,7 @@ static void dwconv(DwConv* dw) {
     window_start(win);
     if (win->begin >= win->end) return;
     dw->weights_plane = ~(uint64_t)0;
+    dw->expanded = win->sw == 1 && win->kh * win->kw * 256 <= AUX_BYTES;
     window_open(win, 0);
     set_flag(PIPE_V, PIPE_MTE2, EVENT_ID1); /* residual buffers free */
     set_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);

@@ -58,6 +58,7 @@ static void max_row(Pool* pool, uint64_t p, uint64_t oh, uint64_t dst) {
 static uint64_t sum_row(Pool* pool, uint64_t p, uint64_t oh) {
     Window* win = &pool->win;
     const uint64_t config = window_f32_tap_config(win), copy = window_f32_copy_config(win);
+    const uint64_t row = window_f32_row_config(win);
     uint64_t rows = 0;
     int first = 1;
     for (uint64_t i = 0; i < win->kh; ++i) {
@@ -65,15 +66,20 @@ static uint64_t sum_row(Pool* pool, uint64_t p, uint64_t oh) {
         if (!window_row(win, p, (int64_t)(oh * win->sh + i * win->dh) - (int64_t)win->pt, &slot)) continue;
         rows++;
         for (uint64_t j = 0; j < win->kw; ++j) {
-            for (uint64_t half = 0; half < 2; ++half) {
-                const uint64_t src = slot + j * win->dw * 64 + half * 32, acc = UB_ACC + half * 32;
-                if (first) vor(acc, src, src, copy);
-                else vadd(acc, src, acc, config);
+            const uint64_t src = slot + j * win->dw * 64;
+            if (win->sw == 1) { /* whole pixels, 4 a repeat */
+                if (first) vor(UB_ACC, src, src, row);
+                else vadd(UB_ACC, src, UB_ACC, row);
+            } else { /* the two 8-channel halves, source pixels sw apart */
+                for (uint64_t half = 0; half < 2; ++half) {
+                    if (first) vor(UB_ACC + half * 32, src + half * 32, src + half * 32, copy);
+                    else vadd(UB_ACC + half * 32, src + half * 32, UB_ACC + half * 32, config);
+                }
             }
             first = 0;
         }
     }
-    if (first) vector_dup(UB_ACC, 0, window_f32_row_config(win));
+    if (first) vector_dup(UB_ACC, 0, row);
     return rows;
 }
 
