@@ -35,101 +35,120 @@ typedef struct {
 
 /* ---- General windows ---------------------------------------------------- */
 
-/* Taps of output row (p, oh) into the f16 output row `dst` (max). */
-static void max_row(Pool* pool, uint64_t p, uint64_t oh, uint64_t dst) {
+/* Kernel rows of output row oh inside the map (the average's row count). */
+static uint64_t rows_inside(const Window* win, uint64_t oh) {
+    uint64_t n = 0;
+    for (uint64_t i = 0; i < win->kh; ++i) {
+        const int64_t ih = (int64_t)(oh * win->sh + i * win->dh) - (int64_t)win->pt;
+        n += ih >= 0 && ih < (int64_t)win->h;
+    }
+    return n ? n : 1;
+}
+
+/* Max of output rows [oh0, oh0 + rows) of plane p into f16 pixels at dst:
+ * flat (rows * WP pixels, one instruction a tap) or one row (rows = 1). */
+static void max_rows(Pool* pool, uint64_t p, uint64_t oh0, uint64_t rows, uint64_t dst) {
     Window* win = &pool->win;
-    const uint64_t config = window_f16_tap_config(win), copy = window_f16_copy_config(win);
+    const uint64_t pixels = window_row_pixels(win, rows), column_step = win->dw * 32;
+    const uint64_t tap = win->flat ? vector_contiguous(pixels / 8, XD_F16) : window_f16_tap_config(win);
+    const uint64_t copy = win->flat ? tap : window_f16_copy_config(win);
+    const int64_t ih0 = (int64_t)(oh0 * win->sh) - (int64_t)win->pt;
     int first = 1;
     for (uint64_t i = 0; i < win->kh; ++i) {
-        uint64_t slot;
-        if (!window_row(win, p, (int64_t)(oh * win->sh + i * win->dh) - (int64_t)win->pt, &slot)) continue;
-        for (uint64_t j = 0; j < win->kw; ++j) {
-            const uint64_t src = slot + j * win->dw * 32;
+        const int64_t ih = ih0 + (int64_t)(i * win->dh);
+        window_row(win, p, ih + (int64_t)rows - 1); /* stage the group's last row */
+        uint64_t src = window_row(win, p, ih);
+        for (uint64_t j = 0; j < win->kw; ++j, src += column_step) {
             if (first) vor(dst, src, src, copy);
-            else vmax(dst, src, dst, config);
+            else vmax(dst, src, dst, tap);
             first = 0;
         }
     }
-    if (first) vector_dup(dst, F16_NEG_INF, vector_contiguous(win->wo8 / 8, XD_F16));
 }
 
-/* Taps of output row (p, oh) summed in f32 into UB_ACC; returns the number
- * of kernel rows inside the map. */
-static uint64_t sum_row(Pool* pool, uint64_t p, uint64_t oh) {
+/* Sum (f32, WIN_ACC) of output rows [oh0, oh0 + rows) of plane p. With unit
+ * stride whole pixels (4 a repeat), else the two 8-channel halves apart. */
+static void sum_rows(Pool* pool, uint64_t p, uint64_t oh0, uint64_t rows) {
     Window* win = &pool->win;
-    const uint64_t config = window_f32_tap_config(win), copy = window_f32_copy_config(win);
-    const uint64_t row = window_f32_row_config(win);
-    uint64_t rows = 0;
+    const uint64_t pixels = window_row_pixels(win, rows), column_step = win->dw * 64;
+    const uint64_t whole = window_f32_pixels_config(pixels);
+    const uint64_t half = window_f32_tap_config(win), half_copy = window_f32_copy_config(win);
+    const int64_t ih0 = (int64_t)(oh0 * win->sh) - (int64_t)win->pt;
     int first = 1;
     for (uint64_t i = 0; i < win->kh; ++i) {
-        uint64_t slot;
-        if (!window_row(win, p, (int64_t)(oh * win->sh + i * win->dh) - (int64_t)win->pt, &slot)) continue;
-        rows++;
-        for (uint64_t j = 0; j < win->kw; ++j) {
-            const uint64_t src = slot + j * win->dw * 64;
-            if (win->sw == 1) { /* whole pixels, 4 a repeat */
-                if (first) vor(UB_ACC, src, src, row);
-                else vadd(UB_ACC, src, UB_ACC, row);
-            } else { /* the two 8-channel halves, source pixels sw apart */
-                for (uint64_t half = 0; half < 2; ++half) {
-                    if (first) vor(UB_ACC + half * 32, src + half * 32, src + half * 32, copy);
-                    else vadd(UB_ACC + half * 32, src + half * 32, UB_ACC + half * 32, config);
+        const int64_t ih = ih0 + (int64_t)(i * win->dh);
+        window_row(win, p, ih + (int64_t)rows - 1);
+        uint64_t src = window_row(win, p, ih);
+        for (uint64_t j = 0; j < win->kw; ++j, src += column_step) {
+            if (win->sw == 1) {
+                if (first) vor(WIN_ACC, src, src, whole);
+                else vadd(WIN_ACC, src, WIN_ACC, whole);
+            } else {
+                for (uint64_t h = 0; h < 64; h += 32) {
+                    if (first) vor(WIN_ACC + h, src + h, src + h, half_copy);
+                    else vadd(WIN_ACC + h, src + h, WIN_ACC + h, half);
                 }
             }
             first = 0;
         }
     }
-    if (first) vector_dup(UB_ACC, 0, row);
-    return rows;
 }
 
-/* UB_AUX: per output column, the number of kernel columns inside the map
- * (KW when padding counts), as f32 in all 16 lanes of the pixel. Written by
- * the scalar unit through its UB window (docs/ai-core.md). */
+/* WIN_AUX: per output column (WP of them when flat, else WO8), the number
+ * of kernel columns inside the map (KW when padding counts), as f32 in all
+ * 16 lanes of the pixel. Written by the scalar unit through its UB window
+ * (docs/ai-core.md). */
 static void write_column_counts(const Pool* pool) {
     const Window* win = &pool->win;
-    volatile uint32_t* row = (volatile uint32_t*)(uintptr_t)(0x101000000ull + UB_AUX);
-    for (uint64_t ow = 0; ow < win->wo8; ++ow) {
+    volatile uint32_t* row = (volatile uint32_t*)(uintptr_t)(0x101000000ull + WIN_AUX);
+    const uint64_t columns = window_row_pixels(win, 1);
+    for (uint64_t ow = 0; ow < columns; ++ow) {
         uint64_t n = 0;
         for (uint64_t j = 0; j < win->kw; ++j) {
             const int64_t iw = (int64_t)(ow * win->sw + j * win->dw) - (int64_t)win->pl;
             n += pool->mode == NPUVP_POOL_AVERAGE_INCLUDE_PAD || (iw >= 0 && iw < (int64_t)win->w);
         }
-        const uint32_t bits = f32_bits_of_uint(n ? n : 1);
+        const uint32_t bits = window_f32_bits_of_uint(n ? n : 1);
         for (uint64_t c = 0; c < 16; ++c) row[ow * 16 + c] = bits;
     }
+}
+
+/* Average of output rows [oh0, oh0 + rows) into f16 pixels at dst: the sum
+ * divided (exact f32 division) by column count x row count. */
+static void average_rows(Pool* pool, uint64_t p, uint64_t oh0, uint64_t rows, uint64_t dst) {
+    Window* win = &pool->win;
+    const uint64_t columns = window_row_pixels(win, 1), pixels = window_row_pixels(win, rows);
+    sum_rows(pool, p, oh0, rows);
+    for (uint64_t t = 0; t < rows; ++t) {
+        const uint64_t r = pool->mode == NPUVP_POOL_AVERAGE_INCLUDE_PAD ? win->kh : rows_inside(win, oh0 + t);
+        vmuls(WIN_TMP + t * columns * 64, WIN_AUX, window_f32_bits_of_uint(r), window_f32_pixels_config(columns));
+    }
+    vdiv(WIN_ACC, WIN_ACC, WIN_TMP, window_f32_pixels_config(pixels));
+    window_to_f16(dst, WIN_ACC, pixels);
 }
 
 static void pool_windows(Pool* pool) {
     Window* win = &pool->win;
     const int average = pool->mode != NPUVP_POOL_MAX;
-    if (!window_plan(win, average)) window_fault();
+    if (!window_plan(win, average, average ? 0 : WIN_F16_NEG_INF)) window_fault();
+    if (average && window_row_pixels(win, 1) * 64 > WIN_AUX_BYTES) window_fault();
     window_start(win);
     if (win->begin >= win->end) return;
     if (average) write_column_counts(pool);
-    window_open(win, average ? 0 : F16_NEG_INF);
+    window_open(win);
     uint64_t q = 0;
     for (uint64_t item = win->begin; item < win->end; q ^= 1) {
         const uint64_t rows = window_group_rows(win, item), p = item / win->ho, oh0 = item % win->ho;
-        const uint64_t out = UB_OUT + q * OUT_BYTES;
+        const uint64_t out = WIN_OUT + q * WIN_OUT_BYTES;
         wait_flag(PIPE_MTE3, PIPE_V, EVENT_ID0);
-        for (uint64_t t = 0; t < rows; ++t) {
-            const uint64_t dst = out + t * win->wo * 32;
-            if (!average) {
-                max_row(pool, p, oh0 + t, dst);
-                continue;
+        if (win->flat) {
+            if (average) average_rows(pool, p, oh0, rows, out);
+            else max_rows(pool, p, oh0, rows, out);
+        } else {
+            for (uint64_t t = 0; t < rows; ++t) {
+                if (average) average_rows(pool, p, oh0 + t, 1, out + t * win->wo * 32);
+                else max_rows(pool, p, oh0 + t, 1, out + t * win->wo * 32);
             }
-            const uint64_t kernel_rows = sum_row(pool, p, oh0 + t);
-            uint64_t divisor = UB_AUX;
-            if (pool->mode == NPUVP_POOL_AVERAGE_INCLUDE_PAD) {
-                vmuls(UB_TMP, UB_AUX, f32_bits_of_uint(win->kh), window_f32_row_config(win));
-                divisor = UB_TMP;
-            } else if (kernel_rows != 1) {
-                vmuls(UB_TMP, UB_AUX, f32_bits_of_uint(kernel_rows ? kernel_rows : 1), window_f32_row_config(win));
-                divisor = UB_TMP;
-            }
-            vdiv(UB_ACC, UB_ACC, divisor, window_f32_row_config(win));
-            window_row_to_f16(win, dst, UB_ACC);
         }
         window_store_group(win, item, rows, q);
         item += rows;
@@ -183,7 +202,7 @@ static void pool_global(Pool* pool) {
     const uint64_t begin = win->planes * b / blocks, end = win->planes * (b + 1) / blocks;
     if (begin >= end) return;
     const uint64_t count = pool->mode == NPUVP_POOL_AVERAGE_INCLUDE_PAD ? win->kh * win->kw : hw;
-    if (average) vector_dup(G_DIVISOR, f32_bits_of_uint(count), vector_contiguous(1, XD_F32));
+    if (average) vector_dup(G_DIVISOR, window_f32_bits_of_uint(count), vector_contiguous(1, XD_F32));
     set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);
     set_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);
     set_flag(PIPE_MTE3, PIPE_V, EVENT_ID0);
@@ -201,7 +220,7 @@ static void pool_global(Pool* pool) {
         if (k == 0) continue;
         const uint64_t u = k - 1, p = begin + u / chunks, c = u % chunks, s = u & 1;
         const uint64_t pixels = min_u64(GLOBAL_CHUNK, hw - c * GLOBAL_CHUNK), stage = G_STAGE + s * (32 << 10);
-        if (c == 0) vector_dup(G_ACC, average ? 0 : F16_NEG_INF, vector_contiguous(1, average ? XD_F32 : XD_F16));
+        if (c == 0) vector_dup(G_ACC, average ? 0 : WIN_F16_NEG_INF, vector_contiguous(1, average ? XD_F32 : XD_F16));
         WAIT_FLAG01(PIPE_MTE2, PIPE_V, s);
         if (average) {
             for (uint64_t done = 0; done < ceil_div(pixels, 4);) {
