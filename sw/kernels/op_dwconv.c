@@ -107,7 +107,7 @@ static void taps(DwConv* dw, uint64_t p, uint64_t oh0, uint64_t rows) {
     uint64_t dst = WIN_ACC;
     for (uint64_t i = 0; i < kh; ++i) {
         const int64_t ih = ih0 + (int64_t)i * row_step;
-        if (rows > 1) window_row(win, p, ih + (int64_t)rows - 1); /* stage the group's last row */
+        if (rows > 1) window_row(win, p, ih + (int64_t)((rows - 1) * win->sh)); /* stage the group's last row */
         uint64_t src = window_row(win, p, ih);
         uint64_t weights = expanded ? WIN_AUX + i * kw * 256 : WIN_WF32 + i * kw * 64;
         for (uint64_t j = 0; j < kw; ++j, src += column_step) {

@@ -46,17 +46,17 @@ static uint64_t rows_inside(const Window* win, uint64_t oh) {
 }
 
 /* Max of output rows [oh0, oh0 + rows) of plane p into f16 pixels at dst:
- * flat (rows * WP pixels, one instruction a tap) or one row (rows = 1). */
+ * flat (rows * WP pixels, one instruction a tap) or one row (rows = 1,
+ * WO8 pixels). */
 static void max_rows(Pool* pool, uint64_t p, uint64_t oh0, uint64_t rows, uint64_t dst) {
     Window* win = &pool->win;
     const uint64_t pixels = window_row_pixels(win, rows), column_step = win->dw * 32;
-    const uint64_t tap = win->flat ? vector_contiguous(pixels / 8, XD_F16) : window_f16_tap_config(win);
-    const uint64_t copy = win->flat ? tap : window_f16_copy_config(win);
+    const uint64_t tap = window_f16_tap_config(win, pixels), copy = window_f16_copy_config(win, pixels);
     const int64_t ih0 = (int64_t)(oh0 * win->sh) - (int64_t)win->pt;
     int first = 1;
     for (uint64_t i = 0; i < win->kh; ++i) {
         const int64_t ih = ih0 + (int64_t)(i * win->dh);
-        window_row(win, p, ih + (int64_t)rows - 1); /* stage the group's last row */
+        window_row(win, p, ih + (int64_t)((rows - 1) * win->sh)); /* stage the group's last row */
         uint64_t src = window_row(win, p, ih);
         for (uint64_t j = 0; j < win->kw; ++j, src += column_step) {
             if (first) vor(dst, src, src, copy);
@@ -72,12 +72,12 @@ static void sum_rows(Pool* pool, uint64_t p, uint64_t oh0, uint64_t rows) {
     Window* win = &pool->win;
     const uint64_t pixels = window_row_pixels(win, rows), column_step = win->dw * 64;
     const uint64_t whole = window_f32_pixels_config(pixels);
-    const uint64_t half = window_f32_tap_config(win), half_copy = window_f32_copy_config(win);
+    const uint64_t half = window_f32_tap_config(win, pixels), half_copy = window_f32_copy_config(win, pixels);
     const int64_t ih0 = (int64_t)(oh0 * win->sh) - (int64_t)win->pt;
     int first = 1;
     for (uint64_t i = 0; i < win->kh; ++i) {
         const int64_t ih = ih0 + (int64_t)(i * win->dh);
-        window_row(win, p, ih + (int64_t)rows - 1);
+        window_row(win, p, ih + (int64_t)((rows - 1) * win->sh));
         uint64_t src = window_row(win, p, ih);
         for (uint64_t j = 0; j < win->kw; ++j, src += column_step) {
             if (win->sw == 1) {

@@ -31,12 +31,13 @@
  *    (WO8 = WO rounded up to 8), one instruction per tap reading source
  *    pixels SW apart; the extra pixels land in the next row's place
  *    (overwritten later) or in the buffer's slack and are never stored.
- *  - flat (SH = SW = 1): the ring is mirrored (row g is written at slots
+ *  - flat (SH = SW = S): the ring is mirrored (row g is written at slots
  *    g mod R and g mod R + R), so any R consecutive rows are contiguous, and
  *    a group of T output rows is ONE run of T * WP pixels: output pixel
- *    (t, ow) at t * WP + ow reads ring pixel (t + i*DH) * WP + ow + j*DW, so
- *    each tap is one instruction over all T rows (pixels ow >= WO are
- *    computed and dropped: MTE3 stores WO of every WP). This divides the
+ *    f = t * WP + ow reads ring pixel (t*S + i*DH) * WP + ow*S + j*DW
+ *    = f * S + (i*DH * WP + j*DW), so each tap is one instruction over all T
+ *    rows (pixels ow >= WO are computed and dropped: MTE3 stores WO of every
+ *    WP; with S = 2 that is about half of them). This divides the
  *    instruction count (and the scalar unit's issue work, the limit on
  *    small maps) by T.
  */
@@ -46,8 +47,8 @@
 
 /* UB plan (256 KiB). */
 enum {
-    WIN_STAGE = 0, WIN_STAGE_BYTES = 32 << 10,
-    WIN_RING = 32 << 10, WIN_RING_BYTES = 64 << 10,
+    WIN_STAGE = 0, WIN_STAGE_BYTES = 32 << 10,     /* at most; the ring starts after the slots */
+    WIN_RING_END = 96 << 10,
     WIN_OUT = 96 << 10, WIN_OUT_BYTES = 16 << 10,  /* two buffers */
     WIN_RES = 128 << 10, WIN_RES_BYTES = 16 << 10, /* two buffers (residual) */
     WIN_ACC = 160 << 10, WIN_ACC_BYTES = 32 << 10, /* f32 accumulator */
@@ -74,6 +75,7 @@ typedef struct {
     uint64_t pad_bits;          /* f16 padding value */
     uint64_t stage_slots, ring_rows, group_rows; /* slots and ring rows: powers of two */
     uint64_t row_bytes;         /* of a ring row */
+    uint64_t ring_base;         /* UB offset of the ring (after the staging slots) */
     /* Packed once (packing costs the scalar unit ~25 instructions): the row
      * load's burst descriptor and the staging -> ring transform's config. */
     uint64_t load_burst, fill_config, pad_config;
@@ -124,14 +126,16 @@ static inline int window_plan(Window* win, int ring_f32, uint64_t pad_bits) {
     /* Powers of two: slot = g & (slots - 1) (the scalar unit's divide is slow). */
     win->stage_slots = floor_pow2(min_u64(WIN_MAX_STAGE_SLOTS, WIN_STAGE_BYTES / (win->wp * 32)));
     if (win->stage_slots < 2 || win->wo8 * 64 > WIN_ACC_BYTES) return 0;
+    win->ring_base = (win->stage_slots * win->wp * 32 + 255) / 256 * 256;
+    const uint64_t ring_bytes = WIN_RING_END - win->ring_base;
     /* Vector strides: 8 pixels a repeat, f32 halves 16 * sw blocks apart. */
     if ((ring_f32 ? 16 : 8) * win->sw > 255) return 0;
     /* Flat: mirrored ring, T rows of WP pixels in the accumulator, the output
      * and residual buffers and one instruction's 255 repeats. */
     win->flat = 0;
-    if (win->sh == 1 && win->sw == 1) {
-        win->ring_rows = floor_pow2(WIN_RING_BYTES / (2 * win->row_bytes));
-        uint64_t t = win->ring_rows >= span ? win->ring_rows - span + 1 : 0;
+    if (win->sh == win->sw) {
+        win->ring_rows = floor_pow2(ring_bytes / (2 * win->row_bytes));
+        uint64_t t = win->ring_rows >= span ? (win->ring_rows - span) / win->sh + 1 : 0;
         t = min_u64(t, WIN_ACC_BYTES / (win->wp * 64));
         t = min_u64(t, WIN_OUT_BYTES / (win->wp * 32));
         t = min_u64(t, 255 * (ring_f32 ? 4 : 8) / win->wp);
@@ -141,7 +145,7 @@ static inline int window_plan(Window* win, int ring_f32, uint64_t pad_bits) {
             return 1;
         }
     }
-    win->ring_rows = floor_pow2(WIN_RING_BYTES / win->row_bytes);
+    win->ring_rows = floor_pow2(ring_bytes / win->row_bytes);
     if (win->ring_rows < span) return 0;
     win->group_rows = (WIN_OUT_BYTES / 32 - (win->wo8 - win->wo)) / win->wo;
     return win->group_rows != 0;
@@ -180,7 +184,7 @@ static inline uint64_t stage_slot(const Window* win, uint64_t real_g) {
     return WIN_STAGE + (real_g & (win->stage_slots - 1)) * win->wp * 32;
 }
 static inline uint64_t ring_slot(const Window* win, uint64_t g) {
-    return WIN_RING + (g & (win->ring_rows - 1)) * win->row_bytes;
+    return win->ring_base + (g & (win->ring_rows - 1)) * win->row_bytes;
 }
 
 /* Padding value in every staging column (V, once, before the first load). */
@@ -311,22 +315,23 @@ static inline uint64_t window_row_pixels(const Window* win, uint64_t rows) {
     return win->flat ? rows * win->wp : win->wo8;
 }
 
-/* Vector configs (row by row: 8 output pixels a repeat). */
+/* Vector configs over `pixels` output pixels (8 a repeat), the source pixels
+ * SW apart. */
 /* f16 tap: dst contiguous, src every sw-th pixel. */
-static inline uint64_t window_f16_tap_config(const Window* win) {
-    return vector_config(win->wo8 / 8, 1, win->sw, 1, 8, 8 * win->sw, 8, XD_F16);
+static inline uint64_t window_f16_tap_config(const Window* win, uint64_t pixels) {
+    return vector_config(pixels / 8, 1, win->sw, 1, 8, 8 * win->sw, 8, XD_F16);
 }
 /* The same, as a copy: vor(dst, src, src) with both sources strided alike. */
-static inline uint64_t window_f16_copy_config(const Window* win) {
-    return vector_config(win->wo8 / 8, 1, win->sw, win->sw, 8, 8 * win->sw, 8 * win->sw, XD_F16);
+static inline uint64_t window_f16_copy_config(const Window* win, uint64_t pixels) {
+    return vector_config(pixels / 8, 1, win->sw, win->sw, 8, 8 * win->sw, 8 * win->sw, XD_F16);
 }
 /* f32 half-pixel tap (channels 0-7 or 8-15 of each pixel, 2 blocks a
  * pixel): dst and src1 every pixel, src0 every sw-th pixel. */
-static inline uint64_t window_f32_tap_config(const Window* win) {
-    return vector_config(win->wo8 / 8, 2, 2 * win->sw, 2, 16, 16 * win->sw, 16, XD_F32);
+static inline uint64_t window_f32_tap_config(const Window* win, uint64_t pixels) {
+    return vector_config(pixels / 8, 2, 2 * win->sw, 2, 16, 16 * win->sw, 16, XD_F32);
 }
-static inline uint64_t window_f32_copy_config(const Window* win) {
-    return vector_config(win->wo8 / 8, 2, 2 * win->sw, 2 * win->sw, 16, 16 * win->sw, 16 * win->sw, XD_F32);
+static inline uint64_t window_f32_copy_config(const Window* win, uint64_t pixels) {
+    return vector_config(pixels / 8, 2, 2 * win->sw, 2 * win->sw, 16, 16 * win->sw, 16 * win->sw, XD_F32);
 }
 
 /* Contiguous f32 over `pixels` pixels (4 a repeat; pixels / 4 <= 255). */
