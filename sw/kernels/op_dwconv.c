@@ -38,27 +38,37 @@ typedef struct {
     /* Vector configs for `pixels` output pixels (packing one costs the scalar
      * unit ~25 instructions, so they are made once per size). */
     uint64_t pixels, half_tap, whole_tap, all, bias_add, to_f32, to_f16;
+    /* Per plane (weights): conversion, copy of the bias, expansion. */
+    uint64_t weights_to_f32, bias_copy, expand_weights, expand_bias;
 } DwConv;
 
 static void set_pixels(DwConv* dw, uint64_t pixels) {
     if (dw->pixels == pixels) return;
     const uint64_t sw = dw->win.sw;
     dw->pixels = pixels;
-    dw->half_tap = vector_config(pixels / 8, 2, 2 * sw, 0, 16, 16 * sw, 0, XD_F32);
-    dw->whole_tap = vector_config(pixels / 4, 1, 1, 1, 8, 8, 0, XD_F32);
-    dw->all = window_f32_pixels_config(pixels);
-    dw->bias_add = vector_config(pixels / 4, 1, 1, 1, 8, 8, 0, XD_F32);
-    dw->to_f32 = vector_config(pixels / 4, 1, 1, 1, 8, 4, 4, XD_F32);
-    dw->to_f16 = vector_config(pixels / 4, 1, 1, 1, 4, 8, 8, XD_F32);
+    dw->half_tap = win_opaque(vector_config(pixels / 8, 2, 2 * sw, 0, 16, 16 * sw, 0, XD_F32));
+    dw->whole_tap = win_opaque(vector_config(pixels / 4, 1, 1, 1, 8, 8, 0, XD_F32));
+    dw->all = win_opaque(window_f32_pixels_config(pixels));
+    dw->bias_add = win_opaque(vector_config(pixels / 4, 1, 1, 1, 8, 8, 0, XD_F32));
+    dw->to_f32 = win_opaque(vector_config(pixels / 4, 1, 1, 1, 8, 4, 4, XD_F32));
+    dw->to_f16 = win_opaque(vector_config(pixels / 4, 1, 1, 1, 4, 8, 8, XD_F32));
 }
 
-/* `block` (16 f32 = 64 bytes) four times over at dst (256 bytes = one f32
- * repeat of 4 pixels), for `count` consecutive blocks 64 bytes apart. */
-static void expand_pixels(uint64_t dst, uint64_t src, uint64_t count) {
+/* 16 f32 (64 bytes) four times over (256 bytes = one f32 repeat of 4
+ * pixels) at dst, for `config`'s count of consecutive 64-byte blocks. */
+static void expand_pixels(uint64_t dst, uint64_t src, uint64_t config) {
     set_mask_lanes(16);
-    for (uint64_t k = 0; k < 4; ++k)
-        vor(dst + k * 64, src, src, vector_config(count, 1, 1, 1, 8, 2, 2, XD_F32));
+    for (uint64_t k = 0; k < 4; ++k) vor(dst + k * 64, src, src, config);
     set_mask_all();
+}
+
+/* The configs of load_weights, packed once per block. */
+static void plan_weights(DwConv* dw) {
+    const uint64_t taps = dw->win.kh * dw->win.kw;
+    dw->weights_to_f32 = win_opaque(vector_config(ceil_div(taps, 4), 1, 1, 1, 8, 4, 4, XD_F32));
+    dw->bias_copy = win_opaque(vector_contiguous(1, XD_F32));
+    dw->expand_weights = win_opaque(vector_config(taps, 1, 1, 1, 8, 2, 2, XD_F32));
+    dw->expand_bias = win_opaque(vector_config(1, 1, 1, 1, 8, 2, 2, XD_F32));
 }
 
 /* Weights and bias of plane p's channel group: f32 weights in WIN_WF32
@@ -71,12 +81,11 @@ static void load_weights(DwConv* dw, uint64_t p) {
     if (dw->bias) copy_gm_to_ubuf(WIN_WSTAGE + taps * 32, dw->bias + c1 * 64, 1, 2, 0, 0);
     set_flag(PIPE_MTE2, PIPE_V, EVENT_ID2);
     wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID2);
-    vconv(WIN_WF32, WIN_WSTAGE, XD_CONV_F16_F32, XD_ROUND_RINT,
-          vector_config(ceil_div(taps, 4), 1, 1, 1, 8, 4, 4, XD_F32));
-    if (dw->bias) vor(WIN_BIAS, WIN_WSTAGE + taps * 32, WIN_WSTAGE + taps * 32, vector_contiguous(1, XD_F32));
+    vconv(WIN_WF32, WIN_WSTAGE, XD_CONV_F16_F32, XD_ROUND_RINT, dw->weights_to_f32);
+    if (dw->bias) vor(WIN_BIAS, WIN_WSTAGE + taps * 32, WIN_WSTAGE + taps * 32, dw->bias_copy);
     set_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);
-    if (dw->expanded) expand_pixels(WIN_AUX, WIN_WF32, taps);
-    if (dw->bias) expand_pixels(WIN_BIAS_EXPANDED, WIN_BIAS, 1);
+    if (dw->expanded) expand_pixels(WIN_AUX, WIN_WF32, dw->expand_weights);
+    if (dw->bias) expand_pixels(WIN_BIAS_EXPANDED, WIN_BIAS, dw->expand_bias);
     dw->weights_plane = p;
 }
 
@@ -166,6 +175,7 @@ static void dwconv(DwConv* dw) {
     window_start(win);
     if (win->begin >= win->end) return;
     dw->weights_plane = ~(uint64_t)0;
+    plan_weights(dw);
     dw->expanded = win->sw == 1 && taps_count * 256 <= WIN_AUX_BYTES;
     window_open(win);
     set_flag(PIPE_V, PIPE_MTE2, EVENT_ID1); /* residual buffers free */

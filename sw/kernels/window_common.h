@@ -353,5 +353,15 @@ static inline uint32_t window_f32_bits_of_uint(uint64_t n) {
     return ((127 + e) << 23) | (uint32_t)((n << (23 - e)) & 0x7fffff);
 }
 
+/* x, as a value the compiler cannot see through. Constant configs used in
+ * loops are passed through this once, at the start: otherwise GCC keeps
+ * 64-bit constants in .rodata and, as every intrinsic clobbers memory,
+ * reloads them after each instruction, and a .rodata load is a DDR round
+ * trip for the scalar unit (no data cache): ~150 cycles. */
+static inline uint64_t win_opaque(uint64_t x) {
+    __asm__("" : "+r"(x));
+    return x;
+}
+
 /* A geometry the kernel cannot run: stop with a scalar-trap fault. */
 static inline void window_fault(void) { __builtin_trap(); }
