@@ -518,6 +518,16 @@ TEST(OperatorPool, GlobalAverage56x56) {
   c.blocks = 5;
   run_pool(c);
 }
+// Planes larger than one chunk (1024 pixels): pieces folded in turn.
+TEST(OperatorPool, GlobalMax41x37ThreeBlocks) {
+  PoolCase c{"global max 2x20x41x37"};
+  c.n = 2;
+  c.channels = 20;
+  c.h = c.kh = 41;
+  c.w = c.kw = 37;
+  c.blocks = 3;
+  run_pool(c);
+}
 TEST(OperatorPool, GlobalMax13x11) {
   PoolCase c{"global max 40x13x11"};
   c.channels = 40;
