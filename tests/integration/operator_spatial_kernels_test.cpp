@@ -499,6 +499,21 @@ TEST(OperatorPool, AveragePool5x5Stride1Pad2TwoImages) {
   c.blocks = 4;
   run_pool(c);
 }
+// Different strides (row by row), unit column stride: whole-pixel taps.
+TEST(OperatorPool, AveragePoolStride2x1Dilated) {
+  PoolCase c{"avgpool 24x19x21 3x2/(2,1) dilation 1x2 pad 1,1"};
+  c.mode = NPUVP_POOL_AVERAGE;
+  c.channels = 24;
+  c.h = 19;
+  c.w = 21;
+  c.kh = 3;
+  c.kw = 2;
+  c.sh = 2;
+  c.dw = 2;
+  c.pt = c.pl = 1;
+  c.blocks = 3;
+  run_pool(c);
+}
 // GlobalAveragePool = the window of the whole map.
 TEST(OperatorPool, GlobalAverage7x7x2048) {
   PoolCase c{"global average 2048x7x7"};
@@ -701,6 +716,15 @@ TEST(OperatorDwConv, ClipAboveZeroKeepsPaddedChannelsZero) {
   c.clip_min = 0.25f;
   c.clip_max = 1.0f;
   c.bias = false;
+  run_dwconv(c);
+}
+// Rows too wide for flat groups (a 4-row ring, one output row at a time).
+TEST(OperatorDwConv, WideRows280) {
+  DwCase c{"dw 16x9x280 s1"};
+  c.channels = 16;
+  c.h = 9;
+  c.w = 280;
+  c.blocks = 3;
   run_dwconv(c);
 }
 // Dilation, asymmetric pads and strides, 5x5 kernel, no activation.
