@@ -20,13 +20,16 @@
  *      row longer than a UB half. MTE2 and MTE3 ping-pong over two UB halves.
  *  (b) transpose: the output's innermost dim o has output stride 1 and
  *      another dim i has input stride 1 (Transpose, NCHW <-> 5HD), elements
- *      of 2 or 4 bytes. A tile of To x Ti elements comes into UB as To
- *      contiguous input rows (one pitched copy), the Vector unit transposes
- *      it with one vcmax per output row (a single active lane reduces to
- *      that lane's exact bits; repeat r reads input row r, the result of
- *      repeat r lands at dst + r * e: a gather down a column), and one
- *      pitched copy stores the Ti output rows of To elements. MTE2, V and
- *      MTE3 overlap through two UB halves.
+ *      of 2 or 4 bytes. A tile of To x Ti elements (To <= 255, Ti up to 255
+ *      blocks, each side <= 60 KiB, at least 4 tiles a block where they can
+ *      shrink) comes into UB as To contiguous input rows (one pitched copy;
+ *      rows closer than twice their length as one burst over the whole
+ *      span), the Vector unit transposes it with one vcmax per output row
+ *      (a single active lane reduces to that lane's exact bits; repeat r
+ *      reads input row r, the result of repeat r lands at dst + r * e: a
+ *      gather down a column), and one pitched copy stores the Ti output
+ *      rows of To elements (one burst when they are whole output rows).
+ *      MTE2, V and MTE3 overlap through two UB halves.
  *  (c) anything else (1-byte transposes, gathers, broadcasts): the last dim
  *      moves element by element, each element in its own 32-byte UB block
  *      (GM -> UB bursts of `valid` = e bytes at the input pitch, UB -> GM
