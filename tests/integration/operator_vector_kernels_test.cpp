@@ -397,6 +397,8 @@ TEST(OperatorEltwise, BroadcastRow4096) { run_eltwise({NPUVP_ELT_MUL, {5, 4096},
 TEST(OperatorEltwise, BroadcastRow4000) { run_eltwise({NPUVP_ELT_MIN, {5, 4000}, {}, {0, 1}}); }
 TEST(OperatorEltwise, BroadcastColumnRows8192) { run_eltwise({NPUVP_ELT_ADD, {3, 8192}, {}, {1, 0}}); }
 TEST(OperatorEltwise, BroadcastScalarRows8193) { run_eltwise({NPUVP_ELT_SUB, {3, 8193}, {0, 1}, {0, 0}}); }
+// Rows of a and b that are not dense (a slice of wider matrices).
+TEST(OperatorEltwise, StridedRows) { run_eltwise({NPUVP_ELT_DIV, {9, 33}, {40, 1}, {35, 1}, 0, 0, -4, 4, 0.5, 4}); }
 TEST(OperatorEltwise, StridedTransposedB) { run_eltwise({NPUVP_ELT_ADD, {33, 17}, {}, {1, 33}}); }
 TEST(OperatorEltwise, UnaryBroadcastA) { run_eltwise({NPUVP_ELT_SIGMOID, {9, 40}, {0, 1}}); }
 
