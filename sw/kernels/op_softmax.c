@@ -14,9 +14,10 @@
  * while this one computes (two UB halves, event-flag tokens as in
  * vector_common.h's stream_f16).
  *
- * Longer rows make three passes over the row in chunks of CHUNK columns,
- * streamed through the same two halves: the maximum, the sum of
- * exp(x - max), then the output.
+ * Longer rows make two passes over the row in chunks of CHUNK columns,
+ * streamed through the same two halves: the maximum and the sum of
+ * exp(x - max) together (the sum rescaled whenever the maximum grows), then
+ * the output.
  */
 #include "npuvp/operator_kernels.h"
 #include "vector_math.h"
@@ -117,19 +118,76 @@ static void softmax_short_rows(const struct softmax* s, uint64_t begin, uint64_t
     wait_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID1);
 }
 
-enum pass { PASS_MAX, PASS_SUM, PASS_OUTPUT };
+/* f32 bits -> an unsigned key in the order of the (non-NaN) values. */
+static uint32_t f32_order(uint32_t bits) { return (bits >> 31) ? ~bits : (bits | 0x80000000u); }
 
-/* One pass over a long row in chunks (double buffered; the token ring as
- * above, MTE3 storing only in the output pass). PASS_MAX and PASS_SUM fold
- * each chunk into RUNNING lane 0; PASS_OUTPUT writes exp(x - max) * inverse. */
-static void softmax_pass(const struct softmax* s, uint64_t row, enum pass pass, uint32_t neg_max, uint32_t inverse) {
+/* Issues one 1-lane f32 instruction on RUNNING-area scalars. */
+#define ONE_LANE(call)                 \
+    do {                               \
+        set_mask_lanes(1);             \
+        call;                          \
+        set_mask_all();                \
+    } while (0)
+
+/* The first pass over a long row, in chunks: the running maximum M (kept
+ * by the scalar unit, from each chunk's maximum) and the running sum S of
+ * exp(x - M) in RUNNING lane 0, rescaled by exp(M_old - M_new) when the
+ * maximum grows ("online" softmax: one read of the row for both). Chunks are
+ * double buffered with MTE2->V / V->MTE2 tokens (the conversion frees a
+ * chunk's half), the next chunk loaded while this one computes. Returns M. */
+static uint32_t softmax_statistics(const struct softmax* s, uint64_t row) {
+    const uint8_t* in = s->in + row * s->cols * 2;
+    const uint64_t one = vector_contiguous(1, XD_F32);
+    uint32_t max = F32_MINUS_INF;
+    ONE_LANE(vector_dup(RUNNING, 0, one));
+    set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);
+    set_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);
+    wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);
+    load_rows_f16(0, in, 1, min_u64(CHUNK, s->cols), round16(min_u64(CHUNK, s->cols)));
+    set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+    uint64_t h = 0;
+    for (uint64_t col = 0; col < s->cols; col += CHUNK, h ^= 1) {
+        const uint64_t count = min_u64(CHUNK, s->cols - col), next = col + CHUNK;
+        const uint64_t n = (count + LANES_F32 - 1) / LANES_F32 * LANES_F32;
+        if (next < s->cols) {
+            const uint64_t next_count = min_u64(CHUNK, s->cols - next);
+            WAIT_FLAG01(PIPE_V, PIPE_MTE2, h ^ 1);
+            load_rows_f16((h ^ 1) * TILE_BYTES, in + next * 2, 1, next_count, round16(next_count));
+            SET_FLAG01(PIPE_MTE2, PIPE_V, h ^ 1);
+        }
+        WAIT_FLAG01(PIPE_MTE2, PIPE_V, h);
+        f16_to_f32(X_BASE, h * TILE_BYTES, n);
+        SET_FLAG01(PIPE_V, PIPE_MTE2, h);
+        rows_fill_padding(X_BASE, 1, n, count, F32_MINUS_INF);
+        rows_reduce(V_MAX, SUMS, X_BASE, 1, n, SCRATCH_BASE);
+        wait_vector();
+        const uint32_t chunk_max = ub_read32(SUMS);
+        const uint32_t new_max = f32_order(chunk_max) > f32_order(max) ? chunk_max : max;
+        if (new_max == F32_MINUS_INF) continue; /* nothing but -inf so far: S stays 0 */
+        if (new_max != max && max != F32_MINUS_INF) { /* S *= exp(M_old - M_new) */
+            ONE_LANE(vector_dup(CHECK, max, one));
+            ONE_LANE(vadds(CHECK, CHECK, new_max ^ F32_SIGN, one));
+            ONE_LANE(vexp(CHECK, CHECK, one));
+            ONE_LANE(vmul(RUNNING, RUNNING, CHECK, one));
+        }
+        max = new_max;
+        vloop(V_ADDS, XD_F32, X_BASE, X_BASE, max ^ F32_SIGN, n);
+        vloop(V_EXP, XD_F32, X_BASE, X_BASE, 0, n);
+        rows_reduce(V_ADD, SUMS, X_BASE, 1, n, SCRATCH_BASE);
+        ONE_LANE(vadd(RUNNING, RUNNING, SUMS, one));
+    }
+    wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);
+    wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);
+    return max;
+}
+
+/* The second pass: exp(x - max) * inverse, chunk by chunk (double buffered,
+ * the token ring as in softmax_short_rows). */
+static void softmax_output(const struct softmax* s, uint64_t row, uint32_t neg_max, uint32_t inverse) {
     const uint8_t* in = s->in + row * s->cols * 2;
     uint8_t* out = s->out + row * s->cols * 2;
     set_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID0);
     set_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID1);
-    set_mask_lanes(1);
-    vector_dup(RUNNING, pass == PASS_MAX ? F32_MINUS_INF : 0, vector_contiguous(1, XD_F32));
-    set_mask_all();
     uint64_t h = 0;
     for (uint64_t col = 0; col < s->cols; col += CHUNK, h ^= 1) {
         const uint64_t count = min_u64(CHUNK, s->cols - col), pitch = round16(count);
@@ -139,23 +197,13 @@ static void softmax_pass(const struct softmax* s, uint64_t row, enum pass pass, 
         SET_FLAG01(PIPE_MTE2, PIPE_V, h);
         WAIT_FLAG01(PIPE_MTE2, PIPE_V, h);
         f16_to_f32(X_BASE, ub, n);
-        rows_fill_padding(X_BASE, 1, n, count, F32_MINUS_INF);
-        if (pass != PASS_MAX) {
-            vloop(V_ADDS, XD_F32, X_BASE, X_BASE, neg_max, n);
-            vloop(V_EXP, XD_F32, X_BASE, X_BASE, 0, n);
-        }
-        if (pass == PASS_OUTPUT) {
-            vloop(V_MULS, XD_F32, X_BASE, X_BASE, inverse, n);
-            f32_to_f16(ub, X_BASE, n);
-        } else {
-            rows_reduce(pass == PASS_MAX ? V_MAX : V_ADD, SUMS, X_BASE, 1, n, SCRATCH_BASE);
-            set_mask_lanes(1);
-            vop_issue(pass == PASS_MAX ? V_MAX : V_ADD, RUNNING, RUNNING, SUMS, vector_contiguous(1, XD_F32));
-            set_mask_all();
-        }
+        vloop(V_ADDS, XD_F32, X_BASE, X_BASE, neg_max, n);
+        vloop(V_EXP, XD_F32, X_BASE, X_BASE, 0, n);
+        vloop(V_MULS, XD_F32, X_BASE, X_BASE, inverse, n);
+        f32_to_f16(ub, X_BASE, n);
         SET_FLAG01(PIPE_V, PIPE_MTE3, h);
         WAIT_FLAG01(PIPE_V, PIPE_MTE3, h);
-        if (pass == PASS_OUTPUT) store_rows_f16(out + col * 2, ub, 1, count, pitch);
+        store_rows_f16(out + col * 2, ub, 1, count, pitch);
         SET_FLAG01(PIPE_MTE3, PIPE_MTE2, h);
     }
     wait_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID0);
@@ -164,15 +212,10 @@ static void softmax_pass(const struct softmax* s, uint64_t row, enum pass pass, 
 
 static void softmax_long_rows(const struct softmax* s, uint64_t begin, uint64_t end) {
     for (uint64_t row = begin; row < end; ++row) {
-        softmax_pass(s, row, PASS_MAX, 0, 0);
+        const uint32_t max = softmax_statistics(s, row);
+        ONE_LANE(vrec(RUNNING, RUNNING, vector_contiguous(1, XD_F32)));
         wait_vector();
-        const uint32_t neg_max = ub_read32(RUNNING) ^ F32_SIGN;
-        softmax_pass(s, row, PASS_SUM, neg_max, 0);
-        set_mask_lanes(1);
-        vrec(RUNNING, RUNNING, vector_contiguous(1, XD_F32));
-        set_mask_all();
-        wait_vector();
-        softmax_pass(s, row, PASS_OUTPUT, neg_max, ub_read32(RUNNING));
+        softmax_output(s, row, max ^ F32_SIGN, ub_read32(RUNNING));
     }
 }
 

@@ -464,8 +464,10 @@ TEST(OperatorEltwise, RejectsFractionalPower) { expect_eltwise_rejects(NPUVP_ELT
 // ---- Softmax -----------------------------------------------------------
 
 double run_softmax(std::size_t rows, std::size_t cols, double magnitude, unsigned cores = 1, std::uint64_t blocks = 0,
-                   std::uint64_t base = kDdr, double offset = 0) {
+                   std::uint64_t base = kDdr, double offset = 0,
+                   const std::function<void(std::vector<std::uint16_t>&)>& shape_input = nullptr) {
   auto x = random_halves(rows * cols, 31 + static_cast<std::uint32_t>(cols), offset - magnitude, offset + magnitude);
+  if (shape_input) shape_input(x);
   OperatorRun run("op_softmax", cores, base);
   const std::uint64_t in = run.place(x), out = run.place_output(rows * cols);
   std::vector<std::uint64_t> args(NPUVP_SOFTMAX_ARG_COUNT, 0);
@@ -500,6 +502,21 @@ TEST(OperatorSoftmax, Cols128AroundMinus70) { run_softmax(40, 128, 8, 1, 0, kDdr
 TEST(OperatorSoftmax, Cols8192) { run_softmax(3, 8192, 20); }
 TEST(OperatorSoftmax, Cols8193) { run_softmax(3, 8193, 20, 2, 3); }
 TEST(OperatorSoftmax, Cols4000) { run_softmax(5, 4000, 20); }
+// Long rows (two passes, the maximum found chunk by chunk): a row whose
+// maximum grows from chunk to chunk (the running sum rescaled each time),
+// and rows whose first chunks are all -inf (masked: nothing to sum yet).
+TEST(OperatorSoftmax, Cols30000RisingMaximum) {
+  run_softmax(2, 30000, 1, 1, 0, kDdr, 0, [](std::vector<std::uint16_t>& x) {
+    for (std::size_t i = 0; i < x.size(); ++i)
+      x[i] = float_to_half(static_cast<float>(-40.0 + 80.0 * static_cast<double>(i % 30000) / 30000.0));
+  });
+}
+TEST(OperatorSoftmax, Cols20000MaskedStart) {
+  run_softmax(3, 20000, 10, 1, 0, kDdr, 0, [](std::vector<std::uint16_t>& x) {
+    for (std::size_t r = 0; r < 3; ++r)
+      for (std::size_t c = 0; c < 9000 + 4000 * r; ++c) x[r * 20000 + c] = 0xfc00;  // -inf
+  });
+}
 TEST(OperatorSoftmax, Cols32768) { run_softmax(2, 32768, 8); }
 TEST(OperatorSoftmax, OddCols77FourCores) { run_softmax(333, 77, 10, 4, 4); }
 // BERT-base attention: 12 heads x 128 queries, rows of 128, on 2 cores.
