@@ -96,9 +96,13 @@ def tensor_shape(value_info) -> list:
     return [d.dim_value if d.HasField("dim_value") else None for d in value_info.type.tensor_type.shape.dim]
 
 
-def graph_shapes(model: onnx.ModelProto) -> dict:
-    """Every value's shape after ONNX shape inference (initializers included)."""
-    inferred = onnx.shape_inference.infer_shapes(model)
+def graph_shapes(name: str, model: onnx.ModelProto) -> dict:
+    """Every value's shape after ONNX shape inference (initializers included). Strict: a graph
+    whose declared output shape contradicts its nodes (a hand-written one) fails here."""
+    try:
+        inferred = onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True, data_prop=True)
+    except onnx.shape_inference.InferenceError as error:
+        raise GenerationError(f"{name}: ONNX shape inference: {error}") from error
     graph = inferred.graph
     shapes = {i.name: list(i.dims) for i in graph.initializer}
     for value in list(graph.input) + list(graph.value_info) + list(graph.output):
@@ -106,7 +110,7 @@ def graph_shapes(model: onnx.ModelProto) -> dict:
     return shapes
 
 
-def multiply_accumulates(model: onnx.ModelProto, shapes: dict) -> int:
+def multiply_accumulates(name: str, model: onnx.ModelProto, shapes: dict) -> int:
     """MACs of Conv, Gemm and MatMul (the Cube's work); elementwise ops are not counted."""
     total = 0
     for n in model.graph.node:
@@ -114,7 +118,7 @@ def multiply_accumulates(model: onnx.ModelProto, shapes: dict) -> int:
             continue
         output = shapes.get(n.output[0])
         if not output or None in output:
-            raise GenerationError(f"node {n.name} ({n.op_type}): output shape not inferred")
+            raise GenerationError(f"{name}: node {n.name} ({n.op_type}): output shape not inferred")
         if n.op_type == "Conv":
             per_output = int(np.prod(shapes[n.input[1]][1:]))
         elif n.op_type == "Gemm":
@@ -169,12 +173,13 @@ def export_model(out: str, name: str, kind: str, builder, expected_ops, digest: 
     np.random.seed(seed)
     built = builder()
     check_built(name, built, expected_ops)
+    shapes = graph_shapes(name, built.model)
+    macs = multiply_accumulates(name, built.model, shapes)
     files = {"onnx": f"{name}.onnx", "input_npy": f"{name}.input.npy", "reference_npy": f"{name}.reference.npy"}
     serialized = built.model.SerializeToString()
     save_bytes(os.path.join(out, files["onnx"]), serialized)
     save_npy(os.path.join(out, files["input_npy"]), built.input.astype(np.float32))
     save_npy(os.path.join(out, files["reference_npy"]), built.reference.astype(np.float32))
-    shapes = graph_shapes(built.model)
     entry = {
         "name": name, "kind": kind, **files,
         "input_name": INPUT_NAME, "input_shape": list(built.input.shape),
@@ -183,7 +188,7 @@ def export_model(out: str, name: str, kind: str, builder, expected_ops, digest: 
         "opset": next(o.version for o in built.model.opset_import if o.domain in ("", "ai.onnx")),
         "seed": seed,
         "parameters": int(built.parameters),
-        "macs": multiply_accumulates(built.model, shapes),
+        "macs": macs,
         "nodes": len(built.model.graph.node),
         "op_types": sorted({n.op_type for n in built.model.graph.node}),
         "max_abs_activation": built.max_abs_activation,
