@@ -1,0 +1,67 @@
+// The ONNX -> model package compiler (host tool, C++17): the public API that
+// `npuvp infer`, the npuvp-compile CLI and the tests call. The package it
+// returns is the image of sw/include/npuvp/model_package.h; its launches are
+// the kernels of sw/include/npuvp/operator_kernels.h. docs/compiler.md tells
+// the passes, the tiling planner and the package format.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace npuvp::compiler {
+
+// The SoC the model is compiled for; the caller fills it from the platform's
+// parameters (docs/parameters.md). Defaults are the platform's defaults.
+struct SocDescription {
+  unsigned ai_cores = 2;
+  std::uint64_t l1_bytes = 1 << 20, l0a_bytes = 64 << 10, l0b_bytes = 64 << 10,
+                l0c_bytes = 256 << 10, ub_bytes = 256 << 10;
+  double aicore_clock_hz = 1e9;
+  // f16: one 16x16x16 fractal step (4096 MACs) every cube.cycles_per_fractal (2) cycles.
+  double cube_macs_per_cycle = 2048;
+  // DDR: 3200 MT/s x 2 B x 2 channels; L2: soc.l2.bandwidth, soc.l2.size.
+  double ddr_bytes_per_second = 12.8e9, l2_bytes_per_second = 64e9, l2_bytes = 8 << 20;
+  double mte2_bytes_per_cycle = 64, mte3_bytes_per_cycle = 64, mte1_bytes_per_cycle = 256;
+};
+
+struct CompileOptions {
+  SocDescription soc;
+  bool double_buffering = true;
+};
+
+// One layer of the compiled graph (after fusion), as in the package's layer table.
+struct LayerSummary {
+  std::string name, op, shapes;
+  std::uint64_t macs = 0, min_bytes = 0;
+  double roofline_cycles = 0;  // max(macs / cube peak, min_bytes / DDR bandwidth), AI Core cycles
+  bool compute_bound = false;
+  unsigned launches = 0;       // kernel launches of this layer
+  unsigned blocks = 0;         // task blocks of its main launch
+  std::string tiling;          // the planner's choice, e.g. "TILE_HO=8 TILE_COUT=64", "" if none
+};
+
+struct CompiledModel {
+  std::vector<std::uint8_t> package;  // the model package image (model_package.h)
+  std::vector<LayerSummary> layers;
+  std::string input_name, output_name;
+  std::vector<std::int64_t> input_shape, output_shape;
+  // Memory plan figures.
+  std::uint64_t arena_bytes = 0;              // activation arena after liveness reuse
+  std::uint64_t activation_bytes_total = 0;   // sum of all activation buffers (no reuse)
+  std::uint64_t constants_bytes = 0;
+  unsigned layout_conversions = 0;            // COPY launches inserted for ND <-> 5HD
+};
+
+// Every compile failure: one line naming the file or the node, op type and attribute,
+// e.g. "node 'pool1' (MaxPool): unsupported attribute ceil_mode=1".
+class CompileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+CompiledModel compile_onnx_file(const std::string& path, const CompileOptions& options);
+CompiledModel compile_onnx_bytes(const std::string& bytes, const CompileOptions& options);
+
+}  // namespace npuvp::compiler
