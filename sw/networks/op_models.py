@@ -80,7 +80,13 @@ def build_gemm() -> Built:
 
 
 def build_matmul_batched() -> Built:
-    """x^T @ W with broadcasting: [2,3,13,7] -> transposed [2,3,7,13] @ [3,13,11] -> [2,3,7,11]."""
+    """x^T @ W with the same batch: [3,13,7] -> transposed [3,7,13] @ [3,13,11] -> [3,7,11]."""
+    return exported(Lambda(lambda m, x: torch.matmul(x.transpose(-1, -2), m.weight),
+                           weight=torch.randn(3, 13, 11) * 0.3), (3, 13, 7))
+
+
+def build_matmul_broadcast() -> Built:
+    """The same with batch broadcasting: [2,3,13,7] -> [2,3,7,13] @ [3,13,11] -> [2,3,7,11]."""
     return exported(Lambda(lambda m, x: torch.matmul(x.transpose(-1, -2), m.weight),
                            weight=torch.randn(3, 13, 11) * 0.3), (2, 3, 13, 7))
 
@@ -218,19 +224,34 @@ def build_pad_value() -> Built:
     return constant_pad("pad_value", 0.5)
 
 
+# Flatten and Reshape only relabel memory, so each is followed by an op that reads the new
+# shape (a model whose output is its input has nothing to run).
+
 def build_flatten() -> Built:
-    return exported(Lambda(lambda m, x: torch.flatten(x, 1)), (1, 5, 3, 7))
+    """Flatten (axis 1) into a Linear, as a CNN's classifier head: [1,5,3,7] -> [1,105] -> [1,13]."""
+    return exported(nn.Sequential(nn.Flatten(1), nn.Linear(105, 13)), (1, 5, 3, 7))
 
 
 def build_reshape() -> Built:
-    """Reshape to a constant shape: [1,5,3,7] -> [1,15,7]."""
-    return exported(Lambda(lambda m, x: x.reshape(1, 15, 7)), (1, 5, 3, 7))
+    """Reshape to a constant shape that merges the last two axes, then Softmax over the merged
+    axis: [1,5,3,7] -> [1,5,21]."""
+    return exported(Lambda(lambda m, x: torch.softmax(x.reshape(1, 5, 21), dim=-1)), (1, 5, 3, 7), scale=2.0)
 
 
 def build_reshape_shape_chain() -> Built:
-    """x.view(x.size(0), -1) as torch exports it for a symbolic batch: Shape -> Gather ->
-    Unsqueeze -> Concat(-1) -> Reshape, here with the batch pinned to 1 so the chain is static."""
-    return exported(Lambda(lambda m, x: x.view(x.size(0), -1)), (1, 5, 3, 7), dynamic_batch=True)
+    """x.view(x.size(0), -1) into a Linear, as torch exports it for a symbolic batch: Shape ->
+    Gather -> Unsqueeze -> Concat(-1) -> Reshape, here with the batch pinned to 1 so the chain
+    is static: [1,5,3,7] -> [1,105] -> [1,13]."""
+    return exported(ViewIntoLinear(), (1, 5, 3, 7), dynamic_batch=True)
+
+
+class ViewIntoLinear(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(105, 13)
+
+    def forward(self, x):
+        return self.linear(x.view(x.size(0), -1))
 
 
 def build_transpose() -> Built:
@@ -258,6 +279,7 @@ OPS = {
     "op_conv_1x1": (build_conv_1x1, ["Conv"]),
     "op_gemm": (build_gemm, ["Gemm"]),
     "op_matmul_batched": (build_matmul_batched, ["Transpose", "MatMul"]),
+    "op_matmul_broadcast": (build_matmul_broadcast, ["Transpose", "MatMul"]),
     "op_matmul_activations": (build_matmul_activations, ["Transpose", "MatMul"]),
     "op_add_broadcast": (build_add_broadcast, ["Add"]),
     "op_sub_broadcast": (build_sub_broadcast, ["Sub"]),
@@ -279,9 +301,9 @@ OPS = {
     "op_global_avgpool": (build_global_avgpool, ["GlobalAveragePool"]),
     "op_pad": (build_pad, ["Pad"]),
     "op_pad_value": (build_pad_value, ["Pad"]),
-    "op_flatten": (build_flatten, ["Flatten"]),
-    "op_reshape": (build_reshape, ["Reshape"]),
-    "op_reshape_shape_chain": (build_reshape_shape_chain, ["Shape", "Gather", "Unsqueeze", "Concat", "Reshape"]),
+    "op_flatten": (build_flatten, ["Flatten", "Gemm"]),
+    "op_reshape": (build_reshape, ["Reshape", "Softmax"]),
+    "op_reshape_shape_chain": (build_reshape_shape_chain, ["Shape", "Gather", "Unsqueeze", "Concat", "Reshape", "Gemm"]),
     "op_transpose": (build_transpose, ["Transpose"]),
     "op_concat": (build_concat, ["Concat"]),
     "op_identity": (build_identity, ["Identity", "Relu"]),
