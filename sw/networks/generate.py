@@ -150,7 +150,10 @@ def check_built(name: str, built: Built, expected_ops) -> None:
     if built.max_abs_activation is not None and built.max_abs_activation > FP16_SAFE_ACTIVATION:
         raise GenerationError(f"{name}: max |activation| {built.max_abs_activation:.1f} exceeds "
                               f"{FP16_SAFE_ACTIVATION} (fp16 max 65504)")
-    onnx.checker.check_model(built.model)
+    try:
+        onnx.checker.check_model(built.model)
+    except onnx.checker.ValidationError as error:
+        raise GenerationError(f"{name}: onnx.checker: {str(error).splitlines()[0]}") from error
 
 
 def save_npy(path: str, array: np.ndarray) -> None:
@@ -277,6 +280,9 @@ def main() -> int:
         except GenerationError as error:
             print(f"generate.py: {error}", file=sys.stderr)
             return 1
+        except Exception as error:  # a builder or the exporter failed: name the model, keep the trace
+            print(f"generate.py: {name}: {type(error).__name__}: {error}", file=sys.stderr)
+            raise
         entries.append(entry)
         activation = (f", max |activation| {entry['max_abs_activation']:.2f}"
                       if entry["max_abs_activation"] is not None and kind == "network" else "")
