@@ -28,6 +28,7 @@ import onnx
 import torch
 import torchvision
 
+sys.dont_write_bytecode = True  # no __pycache__ beside the sources, however the script is run
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from built import INPUT_NAME, OUTPUT_NAME, Built  # noqa: E402
 from networks import NETWORKS  # noqa: E402
