@@ -10,6 +10,11 @@
  * so callers size their buffers in whole repeats and never store the lanes
  * past their data. A "row tile" is k rows of `pitch` f32 elements (pitch a
  * multiple of 64, so every row starts a repeat).
+ *
+ * The row-tile helpers called once per tile are functions (noinline): every
+ * launch fetches the kernel's code into a cold instruction cache while the
+ * DDR is busy with the tiles, so each line costs ~1,000 cycles; the loops
+ * issuing one instruction per row or per chunk stay inline.
  */
 #pragma once
 
@@ -173,7 +178,7 @@ static inline void set_mask_f32_from(uint64_t from) { set_vector_mask(0, ~(uint6
 /* Lanes [cols, pitch) of every row = bits (padding that a reduction must
  * not see: -inf for a maximum, 0 for a sum). Only the last repeat of a row
  * can hold padding, as pitch = round64(cols). */
-static inline void rows_fill_padding(uint64_t tile, uint64_t k, uint64_t pitch, uint64_t cols, uint32_t bits) {
+static __attribute__((noinline, unused)) void rows_fill_padding(uint64_t tile, uint64_t k, uint64_t pitch, uint64_t cols, uint32_t bits) {
     if (cols % LANES_F32 == 0) return;
     const uint64_t last = tile + (pitch - LANES_F32) * 4, row_blocks = pitch / 8;
     set_mask_f32_from(cols % LANES_F32);
@@ -194,7 +199,7 @@ static inline void rows_fill_padding(uint64_t tile, uint64_t k, uint64_t pitch, 
  * to one repeat each (scratch row i): short rows with one instruction per
  * column repeat across all rows, long rows one at a time, halving in a tree;
  * then one vcadd / vcmax reduces each folded row. The tile is not modified. */
-static inline __attribute__((always_inline)) void rows_reduce(enum vop fold, uint64_t out, uint64_t tile, uint64_t k, uint64_t pitch,
+static __attribute__((noinline, unused)) void rows_reduce(enum vop fold, uint64_t out, uint64_t tile, uint64_t k, uint64_t pitch,
                                uint64_t scratch) {
     const uint64_t m = pitch / LANES_F32, row_blocks = pitch / 8;
     uint64_t src = tile, src_stride = row_blocks;
@@ -310,7 +315,7 @@ static inline void erf_taylor(uint64_t dst, uint64_t x, uint64_t sq, uint64_t n)
 /* tile row i = op(tile row i, row) for the k rows (row: pitch f32, shared):
  * one instruction per column repeat across the rows (src1 repeat stride 0),
  * or row by row when a row is more than 255 blocks. */
-static inline void rows_apply_row(enum vop op, uint64_t tile, uint64_t k, uint64_t pitch, uint64_t row) {
+static __attribute__((noinline, unused)) void rows_apply_row(enum vop op, uint64_t tile, uint64_t k, uint64_t pitch, uint64_t row) {
     const uint64_t row_blocks = pitch / 8;
     if (row_blocks > 255 || k == 1) {
         for (uint64_t i = 0; i < k; ++i) vloop(op, XD_F32, tile + i * pitch * 4, tile + i * pitch * 4, row, pitch);
