@@ -26,7 +26,7 @@
  * load per (unit, C tile column), reused by every M chunk of the unit.
  *
  * C tiles: up to 256 positions x TN channels (TN <= 128, smaller when a
- * streamed panel must fit 192 KiB), one L0C half; for each tile column of a
+ * streamed panel must fit 320 KiB), one L0C half; for each tile column of a
  * unit, its M chunks in order (the panel stays while the positions change).
  * K steps of kf fractal columns: img2col straight from the slice into L0A,
  * load_b_zn from the panel into L0B, one mmad; the epilogue (bias by
@@ -45,7 +45,7 @@
  * plan runs serially (no lookahead, pipe_barrier(PIPE_ALL) after each step).
  *
  * Limits: pads <= 255 (set_fmatrix), a slice of one output row must fit
- * L1 beside the weights, Kc <= 6144 (a 16-column panel in 192 KiB); beyond
+ * L1 beside the weights, Kc <= 10240 (a 16-column panel in 320 KiB); beyond
  * them the kernel stops with a scalar-trap fault (ebreak) rather than
  * compute a wrong result.
  */
@@ -54,7 +54,7 @@
 enum {
     L1_SIZE = 1 << 20,
     RESIDENT_PANELS_BYTES = 512 << 10,
-    STREAM_PANEL_BYTES = 192 << 10,
+    STREAM_PANEL_BYTES = 320 << 10,
     TILE_POSITIONS = 256, /* M chunk: 16 fractal rows */
     MAX_TN = 128,
     LOOKAHEAD = 2,        /* tiles; < BIAS_SLOTS */
