@@ -22,31 +22,38 @@
  * arrive; units of the same rows (other Cout groups) reuse it. Weights: the
  * B matrix columns of a C tile (a "panel", Kc x TN, nd2nz in L1) are
  * resident when all the weights fit (512 KiB), each panel loaded once per
- * block at its first use; otherwise panels stream through two slots, one
- * load per (unit, C tile column), reused by every M chunk of the unit.
+ * block at its first use. Otherwise they stream in K chunks of 128 rows x
+ * TN through a ring of 8 slots (gemm.c's B ring): every C tile streams its
+ * panel, the Cube following chunk by chunk (deep layers have one M chunk
+ * per unit, so weights are read once; with several, once per M chunk).
+ * TN is 128 (or what divides the Cout group) in both cases: rows of 256
+ * bytes keep both DDR channels busy (64-byte rows at a 1 KiB pitch would
+ * all fall on one channel of the 64-byte interleave).
  *
- * C tiles: up to 256 positions x TN channels (TN <= 128, smaller when a
- * streamed panel must fit 320 KiB), one L0C half; for each tile column of a
- * unit, its M chunks in order (the panel stays while the positions change).
- * K steps of kf fractal columns: img2col straight from the slice into L0A,
- * load_b_zn from the panel into L0B, one mmad; the epilogue (bias by
- * mmad_bias, residual, ReLU / Clip) is cube_common.h's.
+ * C tiles: up to 256 positions x TN channels, one L0C half; for each tile
+ * column of a unit, its M chunks in order (a resident panel stays while the
+ * positions change). K steps of kf fractal columns (never across a weight
+ * chunk): img2col straight from the slice into L0A, load_b_zn from the
+ * panel or chunk into L0B, one mmad; the epilogue (bias by mmad_bias,
+ * residual, ReLU / Clip) is cube_common.h's.
  *
- * Pipeline (FLAGS bit 0): loads are issued LOOKAHEAD = 2 tiles ahead of the
- * tile computed; token rings as in gemm.c:
+ * Pipeline (FLAGS bit 0): slice pieces, resident panels and bias rows are
+ * issued LOOKAHEAD = 2 tiles ahead of the tile computed, weight chunks as
+ * far ahead as the ring allows (issued after each chunk the Cube releases);
+ * token rings as in gemm.c:
  *   slice slots       MTE1->MTE2 EVENT_ID2 (free), MTE2->MTE1 EVENT_ID2 (one
  *                     token per loaded piece)
- *   panel slots       MTE1->MTE2 EVENT_ID3 (free, streaming),
- *                     MTE2->MTE1 EVENT_ID3 (loaded)
+ *   weights           MTE2->MTE1 EVENT_ID3 (a resident panel or a chunk
+ *                     loaded), MTE1->MTE2 EVENT_ID3 (a chunk slot free)
  *   L0A/L0B, L0C, UB  as gemm.c (EVENT_ID0/1), bias / residual: Epilogue.
- * A load that must wait for a slot is issued only once the tile releasing
- * the slot has been issued, so every wait refers to a set issued earlier in
- * program order (deadlock-free for any queue depth). Without bit 0 the same
- * plan runs serially (no lookahead, pipe_barrier(PIPE_ALL) after each step).
+ * A load that must wait for a slot is issued only once the instruction
+ * releasing the slot has been issued, so every wait refers to a set issued
+ * earlier in program order (deadlock-free for any queue depth). Without
+ * bit 0 the same plan runs serially (no lookahead, pipe_barrier(PIPE_ALL)
+ * after each step).
  *
  * Limits: pads <= 255 (set_fmatrix), a slice of one output row must fit
- * L1 beside the weights, Kc <= 10240 (a 16-column panel in 320 KiB); beyond
- * them the kernel stops with a scalar-trap fault (ebreak) rather than
+ * L1 beside the weights; beyond them the kernel stops with a scalar-trap fault (ebreak) rather than
  * compute a wrong result.
  */
 #include "cube_common.h"
@@ -54,7 +61,8 @@
 enum {
     L1_SIZE = 1 << 20,
     RESIDENT_PANELS_BYTES = 512 << 10,
-    STREAM_PANEL_BYTES = 320 << 10,
+    CHUNK_KF = 8,         /* streamed weights: K chunks of 128 rows x TN (<= 32 KiB) */
+    RING = 8,             /* chunk slots in L1; tokens stay below the counter limit */
     TILE_POSITIONS = 256, /* M chunk: 16 fractal rows */
     MAX_TN = 128,
     LOOKAHEAD = 2,        /* tiles; < BIAS_SLOTS */
@@ -73,6 +81,10 @@ typedef struct {
     uint64_t slice_slots, slice_slot_bytes, panel_base, panel_bytes;
     int resident, db;
     uint64_t l0_uses;
+    /* streamed weights: chunk q (tile q / n_chunks, K chunk q % n_chunks) in ring slot q % RING */
+    uint64_t n_chunks, chunk_bytes;
+    uint64_t chunks_issued, chunks_released, tiles_described;
+    uint64_t desc_n0[4], desc_cols[4]; /* columns of the tiles issued last (ring by tile number) */
     Epilogue ep;
 } Conv;
 
@@ -91,7 +103,7 @@ typedef struct {
     int first_pass;       /* the tile belongs to the first pass over its slice */
     int done;
     Unit g;
-    uint64_t slice_end[2], pass_end[2]; /* last tile of the slices / passes, ring of 2 (issue side) */
+    uint64_t slice_end[2];              /* last tile of the slices, ring of 2 (issue side) */
     uint8_t panel_loaded[MAX_PANELS];   /* resident panels handled (loaded or waited for) */
 } Cursor;
 
@@ -136,7 +148,7 @@ static void cursor_init(const Conv* c, Cursor* k) {
     k->u = c->u_begin;
     k->done = k->u >= c->u_end;
     k->new_slice = k->first_pass = 1;
-    k->slice_end[0] = k->slice_end[1] = k->pass_end[0] = k->pass_end[1] = 0;
+    k->slice_end[0] = k->slice_end[1] = 0;
     for (uint64_t p = 0; p < MAX_PANELS; ++p) k->panel_loaded[p] = 0;
     if (!k->done) unit_of(c, k->u, &k->g);
 }
@@ -145,7 +157,6 @@ static void cursor_next(const Conv* c, Cursor* k) {
     const uint64_t i = k->i++;
     if (++k->j < k->g.chunks) return;
     k->j = 0;
-    k->pass_end[k->pass & 1] = i;
     k->pass++;
     k->first_pass = 0;
     k->new_slice = 0;
@@ -168,7 +179,7 @@ static void cursor_next(const Conv* c, Cursor* k) {
 static uint64_t slice_l1(const Conv* c, const Cursor* k) { return k->slice % c->slice_slots * c->slice_slot_bytes; }
 static uint64_t panel_index(const Conv* c, const Cursor* k) { return (k->g.c0 + k->ct * c->tn) / c->tn; }
 static uint64_t panel_l1(const Conv* c, const Cursor* k) {
-    return c->panel_base + (c->resident ? panel_index(c, k) : k->pass % 2) * c->panel_bytes;
+    return c->panel_base + panel_index(c, k) * c->panel_bytes; /* resident panels */
 }
 static uint64_t tile_n0(const Conv* c, const Cursor* k) { return k->g.c0 + k->ct * c->tn; }
 static uint64_t tile_cols(const Conv* c, const Cursor* k) {
@@ -176,8 +187,7 @@ static uint64_t tile_cols(const Conv* c, const Cursor* k) {
 }
 /* Needs a panel load (or, consuming, a wait for one) at this tile. */
 static int panel_event(const Conv* c, const Cursor* k) {
-    if (k->j != 0) return 0;
-    return c->resident ? !k->panel_loaded[panel_index(c, k)] : 1;
+    return c->resident && k->j == 0 && !k->panel_loaded[panel_index(c, k)];
 }
 
 static void tile_gm(const Conv* c, const Cursor* k, TileGm* t) {
@@ -200,12 +210,28 @@ static int can_issue(const Conv* c, const Cursor* k, uint64_t now) {
     if (k->new_slice && k->j == 0 && k->ct == 0 && k->slice >= c->slice_slots &&
         k->slice_end[(k->slice - c->slice_slots) & 1] >= now)
         return 0;
-    if (!c->resident && k->j == 0 && k->pass >= 2 && k->pass_end[k->pass & 1] >= now) return 0;
     return 1;
 }
 
+/* MTE2, streamed weights: the next K chunks, as far as the ring allows.
+ * Chunk q waits for the slot chunk q - RING frees, so it is issued only once
+ * that release is issued (released + RING > q), and only for tiles whose
+ * columns are known (issued by the tile cursor). */
+static void issue_chunks(Conv* c) {
+    while (c->chunks_issued < c->tiles_described * c->n_chunks && c->chunks_issued < c->chunks_released + RING) {
+        const uint64_t q = c->chunks_issued++, t = q / c->n_chunks, kb = q % c->n_chunks * CHUNK_KF;
+        const uint64_t rows = min_u64(CHUNK_KF, c->kcf - kb) * 16;
+        wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3);
+        copy_gm_to_cbuf_nd2nz(c->panel_base + q % RING * c->chunk_bytes,
+                              c->w + (kb * 16 * c->cout16 + c->desc_n0[t & 3]) * 2, rows, c->desc_cols[t & 3],
+                              c->cout16 * 2, rows, XD_F16);
+        set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3);
+        if (!c->db) pipe_barrier(PIPE_ALL);
+    }
+}
+
 /* MTE2: the loads of the tile at `k`: its slice piece, its panel, its bias. */
-static void issue_loads(const Conv* c, Cursor* k) {
+static void issue_loads(Conv* c, Cursor* k) {
     const Unit* g = &k->g;
     if (k->first_pass) {
         const uint64_t r0 = k->j ? rows_needed(c, g, k->j - 1) : 0, r1 = rows_needed(c, g, k->j);
@@ -218,12 +244,16 @@ static void issue_loads(const Conv* c, Cursor* k) {
             set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
         }
     }
+    if (!c->resident) { /* its weights stream in chunks (issue_chunks) */
+        c->desc_n0[k->i & 3] = tile_n0(c, k);
+        c->desc_cols[k->i & 3] = tile_cols(c, k);
+        c->tiles_described = k->i + 1;
+    }
     if (panel_event(c, k)) {
-        if (!c->resident) wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3);
         copy_gm_to_cbuf_nd2nz(panel_l1(c, k), c->w + tile_n0(c, k) * 2, c->kc, tile_cols(c, k), c->cout16 * 2,
                               c->kc, XD_F16);
         set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3);
-        if (c->resident) k->panel_loaded[panel_index(c, k)] = 1;
+        k->panel_loaded[panel_index(c, k)] = 1;
     }
     TileGm t;
     tile_gm(c, k, &t);
@@ -248,9 +278,9 @@ static void compute_tile(Conv* c, Cursor* k) {
     const uint64_t mf = ceil_div(t.rows, 16), nf = ceil_div(t.cols, 16);
     const uint64_t h = c->db ? k->i & 1 : 0;
     const uint64_t kstep = min_u64(64 / mf, 64 / nf);
-    const uint64_t slice = slice_l1(c, k), panel = panel_l1(c, k);
+    const uint64_t slice = slice_l1(c, k);
+    const uint64_t chunk_kf = c->resident ? c->kcf : CHUNK_KF; /* K steps never straddle a chunk */
     const int slice_done = last_of_slice(c, k);
-    const int last_of_pass = k->j + 1 == g->chunks;
 
     epilogue_prefetch(&c->ep, &t, mf);
     if (k->new_slice && k->j == 0 && k->ct == 0)
@@ -259,20 +289,28 @@ static void compute_tile(Conv* c, Cursor* k) {
         wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
     if (panel_event(c, k)) {
         wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3);
-        if (c->resident) k->panel_loaded[panel_index(c, k)] = 1;
+        k->panel_loaded[panel_index(c, k)] = 1;
     }
 
-    for (uint64_t kb = 0; kb < c->kcf; kb += kstep) {
-        const uint64_t kf = min_u64(kstep, c->kcf - kb);
+    for (uint64_t kb = 0; kb < c->kcf;) {
+        const uint64_t chunk = kb / chunk_kf, in_chunk = kb % chunk_kf;
+        const uint64_t rows_kf = min_u64(chunk_kf, c->kcf - chunk * chunk_kf);
+        const uint64_t kf = min_u64(kstep, rows_kf - in_chunk);
+        const int chunk_done = in_chunk + kf == rows_kf;
+        const uint64_t q = k->i * c->n_chunks + chunk;
+        const uint64_t b_l1 = c->resident ? panel_l1(c, k) + kb * FRACTAL
+                                          : c->panel_base + q % RING * c->chunk_bytes + in_chunk * FRACTAL;
+        if (!c->resident && in_chunk == 0) wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3);
         const uint64_t p = c->db ? c->l0_uses & 1 : 0;
         c->l0_uses++;
         WAIT_FLAG01(PIPE_M, PIPE_MTE1, p);
         img2col_cbuf_to_ca(p * L0A_HALF, slice, c->window, k->j * TILE_POSITIONS, kb * 16, mf, kf);
-        load_b_zn(p * L0B_HALF, panel + kb * FRACTAL, kf, nf, c->kcf);
+        load_b_zn(p * L0B_HALF, b_l1, kf, nf, rows_kf);
         SET_FLAG01(PIPE_MTE1, PIPE_M, p);
-        if (kb + kstep >= c->kcf) {
-            if (slice_done) set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID2);
-            if (last_of_pass && !c->resident) set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3);
+        if (kb + kf >= c->kcf && slice_done) set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID2);
+        if (!c->resident && chunk_done) {
+            set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3);
+            c->chunks_released++;
         }
         if (!c->db) pipe_barrier(PIPE_ALL);
 
@@ -282,6 +320,8 @@ static void compute_tile(Conv* c, Cursor* k) {
         else mmad(h * L0C_HALF, p * L0A_HALF, p * L0B_HALF, t.rows, kf * 16, t.cols, XD_F16, 0);
         SET_FLAG01(PIPE_M, PIPE_MTE1, p);
         if (!c->db) pipe_barrier(PIPE_ALL);
+        if (!c->resident && chunk_done) issue_chunks(c);
+        kb += kf;
     }
     SET_FLAG01(PIPE_M, PIPE_V, h);
     epilogue_write_back(&c->ep, &t, h);
@@ -300,11 +340,7 @@ static uint64_t column_tile(uint64_t group, uint64_t limit) {
 static int plan(Conv* c, uint64_t tile_ho, uint64_t tile_cout, uint64_t blocks) {
     const uint64_t weights = c->kc * c->cout16 * 2;
     c->resident = weights <= RESIDENT_PANELS_BYTES;
-    uint64_t tn_limit = MAX_TN;
-    if (!c->resident) {
-        tn_limit = min_u64(MAX_TN, STREAM_PANEL_BYTES / (c->kc * 2) / 16 * 16);
-        if (tn_limit < 16) return 0;
-    }
+    const uint64_t tn_limit = MAX_TN;
 
     const uint64_t image_bytes = c->c1in * c->h * c->w_ * 32;
     uint64_t splits = 1, n_cg = 1;
@@ -322,7 +358,10 @@ static int plan(Conv* c, uint64_t tile_ho, uint64_t tile_cout, uint64_t blocks) 
     c->tn = c->n_cg == 1 ? min_u64(tn_limit, c->group) : column_tile(c->group, tn_limit);
     if (c->resident && ceil_div(c->cout16, c->tn) > MAX_PANELS) return 0;
     c->panel_bytes = c->kc * c->tn * 2;
-    const uint64_t panel_area = c->resident ? ceil_div(c->cout16, c->tn) * c->panel_bytes : 2 * c->panel_bytes;
+    c->n_chunks = ceil_div(c->kcf, CHUNK_KF);
+    c->chunk_bytes = CHUNK_KF * 16 * c->tn * 2;
+    c->chunks_issued = c->chunks_released = c->tiles_described = 0;
+    const uint64_t panel_area = c->resident ? ceil_div(c->cout16, c->tn) * c->panel_bytes : RING * c->chunk_bytes;
 
     /* output rows per spatial tile: as asked / as the split wants, as the slice fits */
     const uint64_t budget = L1_SIZE - panel_area, row_bytes = c->c1in * c->w_ * 32;
@@ -398,10 +437,8 @@ void kernel_main(const uint64_t* args) {
     if (c.u_begin >= c.u_end) return;
 
     for (uint64_t i = 0; i < c.slice_slots; ++i) set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID2);
-    if (!c.resident) {
-        set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3);
-        set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3);
-    }
+    if (!c.resident)
+        for (uint64_t i = 0; i < RING; ++i) set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3); /* chunk slots free */
     cube_pipeline_open();
     epilogue_open(&c.ep);
 
@@ -414,15 +451,14 @@ void kernel_main(const uint64_t* args) {
             issue_loads(&c, &issue);
             cursor_next(&c, &issue);
         }
+        if (!c.resident) issue_chunks(&c);
         compute_tile(&c, &compute);
         cursor_next(&c, &compute);
     }
 
     for (uint64_t i = 0; i < c.slice_slots; ++i) wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID2);
-    if (!c.resident) {
-        wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3);
-        wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3);
-    }
+    if (!c.resident)
+        for (uint64_t i = 0; i < RING; ++i) wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3);
     epilogue_close(&c.ep);
     cube_pipeline_close();
 }

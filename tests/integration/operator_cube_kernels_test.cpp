@@ -435,10 +435,41 @@ ConvCase resnet_1x1_256_to_64() {
   c.cores = 2;
   return c;
 }
+// Deeper ResNet-50 layers: weights resident (28x28 3x3 128; 14x14 1x1
+// 1024 -> 256: exactly 512 KiB) and streamed (7x7 3x3 512: 4.7 MB split
+// over the cores by output channels; 7x7 1x1 2048 -> 512 with a residual).
+TEST(OperatorConv, ResNet28x28x128To128) { run_conv(resnet_3x3(28, 128)); }
+TEST(OperatorConv, ResNet14x14_1x1_1024To256) {
+  ConvCase c{1, 1024, 14, 14, 256, 1, 1};
+  c.bias = true;
+  c.act = NPUVP_ACT_RELU;
+  c.cores = 2;
+  run_conv(c);
+}
+TEST(OperatorConv, ResNet7x7x512To512) { run_conv(resnet_3x3(7, 512)); }
+TEST(OperatorConv, ResNet7x7_1x1_512To2048Residual) {
+  ConvCase c{1, 512, 7, 7, 2048, 1, 1};
+  c.bias = true;
+  c.residual = true;
+  c.act = NPUVP_ACT_RELU;
+  c.cores = 2;
+  run_conv(c);
+}
 TEST(OperatorConv, ResNetStem7x7Stride2Serial) { run_conv(serial(resnet_stem())); }
 TEST(OperatorConv, ResNet56x56x64To64Serial) { run_conv(serial(resnet_3x3(56, 64))); }
 TEST(OperatorConv, ResNet1x1_256To64Serial) { run_conv(serial(resnet_1x1_256_to_64())); }
 TEST(OperatorConv, ResNet14x14x256To256Serial) { run_conv(serial(resnet_3x3(14, 256))); }
+
+// Streamed weights (2304 x 160: 737 KB) with two M chunks per unit, odd
+// output channels, a residual, 3 blocks on one core.
+TEST(OperatorConv, StreamedWeightsSeveralChunks) {
+  ConvCase c{1, 256, 20, 20, 150, 3, 3};
+  c = pads(c, 1, 1, 1, 1);
+  c.residual = true;
+  c.bias = true;
+  c.blocks = 3;
+  run_conv(c);
+}
 
 // A 1 MiB feature map (2 x 128 x 128 x 16 f16) that cannot sit in L1 at once.
 TEST(OperatorConv, FeatureMapLargerThanL1) {
