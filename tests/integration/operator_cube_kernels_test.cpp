@@ -592,8 +592,11 @@ double run_matmul(const MatMulCase& c) {
   const Totals t = totals(run, c.cores);
   EXPECT_EQ(t.macs, static_cast<double>(c.batch * c.m * c.k * c.n));
   const double utilization = t.macs / (t.cycles * 2048.0 * c.cores);
-  std::printf("matmul %zu x %zux%zux%zu on %u cores (%s): %.0f cycles, Cube utilisation %.3f\n", c.batch, c.m, c.k,
-              c.n, c.cores, c.double_buffer ? "double-buffered" : "serial", t.cycles, utilization);
+  const double bytes = (c.batch * (c.m * c.k + c.n * c.m * (c.residual ? 2 : 1)) + (c.broadcast_b ? 1 : c.batch) * c.k * c.n) * 2.0;
+  std::printf("matmul %zu x %zux%zux%zu on %u cores (%s): %.0f cycles, Cube utilisation %.3f; DDR read %.0f written %.0f "
+              "bytes; bounds: compute %.0f, memory %.0f cycles\n",
+              c.batch, c.m, c.k, c.n, c.cores, c.double_buffer ? "double-buffered" : "serial", t.cycles, utilization,
+              t.ddr_read, t.ddr_written, t.macs / (2048.0 * c.cores), bytes / 12.8);
   return utilization;
 }
 
@@ -680,6 +683,20 @@ TEST(OperatorMatMul, Square1024InL2KeepsCubeBusy) {
   c.base = 0x3000'0000;
   const double utilization = run_matmul(c);
   EXPECT_GT(utilization, 0.85);
+}
+// BERT-base shapes (sequence 128, d 768, 12 heads, FFN 3072) on 2 AI Cores, in DDR.
+TEST(OperatorMatMul, BertFfnUp128x768x3072) {
+  MatMulCase c{1, 128, 768, 3072};
+  c.bias = true;
+  c.cores = 2;
+  run_matmul(c);
+}
+TEST(OperatorMatMul, BertAttentionScores) {  // Q x K^T / sqrt(64) for 12 heads
+  MatMulCase c{12, 128, 64, 128};
+  c.trans_b = true;
+  c.alpha = 0.125f;
+  c.cores = 2;
+  run_matmul(c);
 }
 TEST(OperatorMatMul, ExplicitTiles512x64) {
   MatMulCase c{1, 600, 200, 150};
