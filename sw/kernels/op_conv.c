@@ -52,8 +52,9 @@
  * bit 0 the same plan runs serially (no lookahead, pipe_barrier(PIPE_ALL)
  * after each step).
  *
- * Limits: pads <= 255 (set_fmatrix), a slice of one output row must fit
- * L1 beside the weights; beyond them the kernel stops with a scalar-trap fault (ebreak) rather than
+ * Limits: pads, kernel sizes, strides and dilations <= 255 (set_fmatrix,
+ * img2col), a slice of one output row must fit L1 beside the weights;
+ * beyond them the kernel stops with a scalar-trap fault (ebreak) rather than
  * compute a wrong result.
  */
 #include "cube_common.h"
@@ -98,7 +99,7 @@ typedef struct {
 
 typedef struct {
     uint64_t i, u, ct, j; /* tile number in the block; unit; C tile column in the unit; M chunk */
-    uint64_t slice, pass; /* slice and (unit, column) pass numbers in the block */
+    uint64_t slice;       /* slice number in the block */
     int new_slice;        /* the tile's unit starts a slice (its first pass loads it) */
     int first_pass;       /* the tile belongs to the first pass over its slice */
     int done;
@@ -144,7 +145,7 @@ static uint64_t rows_needed(const Conv* c, const Unit* g, uint64_t j) {
 }
 
 static void cursor_init(const Conv* c, Cursor* k) {
-    k->i = k->ct = k->j = k->slice = k->pass = 0;
+    k->i = k->ct = k->j = k->slice = 0;
     k->u = c->u_begin;
     k->done = k->u >= c->u_end;
     k->new_slice = k->first_pass = 1;
@@ -157,7 +158,6 @@ static void cursor_next(const Conv* c, Cursor* k) {
     const uint64_t i = k->i++;
     if (++k->j < k->g.chunks) return;
     k->j = 0;
-    k->pass++;
     k->first_pass = 0;
     k->new_slice = 0;
     if (++k->ct < k->g.cols) return;
@@ -327,7 +327,8 @@ static void compute_tile(Conv* c, Cursor* k) {
     epilogue_write_back(&c->ep, &t, h);
 }
 
-static void unsupported(void) { __asm__ volatile("ebreak"); }
+/* Not inlined: the fault report names it. */
+__attribute__((noinline)) static void conv_geometry_unsupported(void) { __asm__ volatile("ebreak"); }
 
 /* Largest multiple of 16 that is <= limit and divides `group` (a multiple of 16). */
 static uint64_t column_tile(uint64_t group, uint64_t limit) {
@@ -367,11 +368,21 @@ static int plan(Conv* c, uint64_t tile_ho, uint64_t tile_cout, uint64_t blocks) 
     const uint64_t budget = L1_SIZE - panel_area, row_bytes = c->c1in * c->w_ * 32;
     const uint64_t window = (c->kh - 1) * c->dh + 1;
     if (row_bytes * min_u64(window, c->h) > budget) return 0;
+    /* set_fmatrix and the img2col window hold 8-bit pads, kernel sizes, strides, dilations */
+    if (c->pt > 255 || c->pb > 255 || c->pl > 255 || c->pr > 255 || c->kh > 255 || c->kw > 255 || c->sh > 255 ||
+        c->sw > 255 || c->dh > 255 || c->dw > 255 || c->sh == 0 || c->sw == 0 || c->dh == 0 || c->dw == 0)
+        return 0;
     const uint64_t rows_fit = min_u64(budget / row_bytes, c->h);
     uint64_t tho_fit = rows_fit >= window ? (rows_fit - window) / c->sh + 1 : 1;
     if (rows_fit >= c->h) tho_fit = c->ho;
     c->tile_ho = tile_ho ? tile_ho : ceil_div(c->ho, splits);
     c->tile_ho = min_u64(min_u64(c->tile_ho, tho_fit), c->ho);
+    /* a band whose window lies wholly in the padding is read with a top pad
+     * of the window's height (unit_of), which must fit 8 bits */
+    if (c->pt >= window || c->pb >= window) {
+        if (window > 255) return 0;
+        c->tile_ho = min_u64(c->tile_ho, (255 - window) / c->sh + 1);
+    }
     c->n_st = ceil_div(c->ho, c->tile_ho);
     const uint64_t slice_rows = min_u64(c->h, (c->tile_ho - 1) * c->sh + window);
     c->slice_slot_bytes = (slice_rows * row_bytes + FRACTAL - 1) / FRACTAL * FRACTAL;
@@ -428,7 +439,7 @@ void kernel_main(const uint64_t* args) {
 
     const uint64_t blocks = block_dim(), b = block_idx();
     if (!plan(&c, args[NPUVP_CONV_TILE_HO], args[NPUVP_CONV_TILE_COUT], blocks)) {
-        unsupported();
+        conv_geometry_unsupported();
         return;
     }
     const uint64_t units = c.n_img * c.n_st * c.n_cg;

@@ -16,6 +16,7 @@
 #include "npu/numerics.h"
 #include "../../sw/include/npuvp/operator_kernels.h"  // sw/include is not on the tests' include path
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -477,6 +478,30 @@ TEST(OperatorConv, FeatureMapLargerThanL1) {
   c = pads(c, 1, 1, 1, 1);
   c.bias = true;
   run_conv(c);
+}
+
+// A geometry the hardware cannot express (a pad beyond set_fmatrix's 8
+// bits) stops the kernel with a fault naming the reason's function, instead
+// of computing a wrong result.
+TEST(OperatorConv, PadBeyond255Faults) {
+  KernelRun run("op_conv");
+  std::vector<std::uint64_t> args(NPUVP_OP_ARG_TAG + 1, 0);
+  args[NPUVP_CONV_IN] = kDdrData;
+  args[NPUVP_CONV_WEIGHTS] = kDdrData + 0x10000;
+  args[NPUVP_CONV_OUT] = kDdrData + 0x20000;
+  args[NPUVP_CONV_N] = 1;
+  args[NPUVP_CONV_CIN] = 16;
+  args[NPUVP_CONV_H] = args[NPUVP_CONV_W] = 4;
+  args[NPUVP_CONV_COUT] = 16;
+  args[NPUVP_CONV_KH] = args[NPUVP_CONV_KW] = 1;
+  args[NPUVP_CONV_STRIDE_H] = args[NPUVP_CONV_STRIDE_W] = 1;
+  args[NPUVP_CONV_DILATION_H] = args[NPUVP_CONV_DILATION_W] = 1;
+  args[NPUVP_CONV_PAD_TOP] = 300;
+  args[NPUVP_CONV_FLAGS] = 1;
+  run.set_args(args);
+  EXPECT_NE(run.run(), 0);
+  EXPECT_THAT(run.reason(), ::testing::HasSubstr("conv_geometry_unsupported"));
+  EXPECT_EQ(run.stat("soc.aicore0.blocks_faulted"), 1);
 }
 
 // ---- MatMul ----------------------------------------------------------------
