@@ -18,7 +18,9 @@
  *  - the epilogue (bias via mmad_bias, alpha, residual, ReLU / Clip) is
  *    cube_common.h's Epilogue.
  * FLAGS bit 0 clear runs the same tiling serially (pipe_barrier(PIPE_ALL)
- * after each step).
+ * after each step). A row stride below the row length (LDA < K, or < M
+ * with TRANS_A; likewise LDB; LDC < N) stops the kernel with a scalar-trap
+ * fault at matmul_row_stride_too_small.
  */
 #include "cube_common.h"
 
@@ -174,6 +176,9 @@ static void compute_stage(MatMul* g, uint64_t s) {
     }
 }
 
+/* Rows that overlap are a caller's error: stop with a fault naming it (not inlined, so the report does). */
+__attribute__((noinline)) static void matmul_row_stride_too_small(void) { __asm__ volatile("ebreak"); }
+
 /* Tile size from the plan (0: 256 x 128), rounded to fractals and kept
  * within one L0C half and the epilogue's buffers. */
 static void choose_tile(MatMul* g, uint64_t tile_m, uint64_t tile_n) {
@@ -211,6 +216,10 @@ void kernel_main(const uint64_t* args) {
     g.trans_b = args[NPUVP_MATMUL_TRANS_B] != 0;
     g.db = (args[NPUVP_MATMUL_FLAGS] & 1) != 0;
     if (batch == 0 || g.m == 0 || g.k == 0 || g.n == 0) return;
+    if (g.lda < (g.trans_a ? g.m : g.k) || g.ldb < (g.trans_b ? g.k : g.n) || g.ldc < g.n) {
+        matmul_row_stride_too_small();
+        return;
+    }
 
     g.ep.act = args[NPUVP_MATMUL_ACT];
     g.ep.clip_lo = f32_bits_to_f16(args[NPUVP_MATMUL_CLIP_MIN]);

@@ -723,6 +723,22 @@ TEST(OperatorMatMul, BertAttentionScores) {  // Q x K^T / sqrt(64) for 12 heads
   c.cores = 2;
   run_matmul(c);
 }
+// Overlapping rows (LDA < K) are a caller's error: a fault naming it.
+TEST(OperatorMatMul, RowStrideBelowKFaults) {
+  KernelRun run("op_matmul");
+  std::vector<std::uint64_t> args(NPUVP_OP_ARG_TAG + 1, 0);
+  args[NPUVP_MATMUL_A] = kDdrData;
+  args[NPUVP_MATMUL_B] = kDdrData + 0x10000;
+  args[NPUVP_MATMUL_C] = kDdrData + 0x20000;
+  args[NPUVP_MATMUL_BATCH] = 1;
+  args[NPUVP_MATMUL_M] = args[NPUVP_MATMUL_K] = args[NPUVP_MATMUL_N] = 32;
+  args[NPUVP_MATMUL_LDA] = 16;
+  args[NPUVP_MATMUL_LDB] = args[NPUVP_MATMUL_LDC] = 32;
+  args[NPUVP_MATMUL_FLAGS] = 1;
+  run.set_args(args);
+  EXPECT_NE(run.run(), 0);
+  EXPECT_THAT(run.reason(), ::testing::HasSubstr("matmul_row_stride_too_small"));
+}
 TEST(OperatorMatMul, ExplicitTiles512x64) {
   MatMulCase c{1, 600, 200, 150};
   c.tile_m = 512;
