@@ -105,7 +105,7 @@ typedef struct {
     int done;
     Unit g;
     uint64_t slice_end[2];              /* last tile of the slices, ring of 2 (issue side) */
-    uint8_t panel_loaded[MAX_PANELS];   /* resident panels handled (loaded or waited for) */
+    uint64_t panel_loaded[MAX_PANELS / 64]; /* resident panels handled (loaded or waited for), a bit each */
 } Cursor;
 
 static void unit_of(const Conv* c, uint64_t u, Unit* g) {
@@ -150,7 +150,7 @@ static void cursor_init(const Conv* c, Cursor* k) {
     k->done = k->u >= c->u_end;
     k->new_slice = k->first_pass = 1;
     k->slice_end[0] = k->slice_end[1] = 0;
-    for (uint64_t p = 0; p < MAX_PANELS; ++p) k->panel_loaded[p] = 0;
+    for (uint64_t p = 0; p < MAX_PANELS / 64; ++p) k->panel_loaded[p] = 0; /* words: the scalar unit is slow at bytes */
     if (!k->done) unit_of(c, k->u, &k->g);
 }
 
@@ -185,9 +185,15 @@ static uint64_t tile_n0(const Conv* c, const Cursor* k) { return k->g.c0 + k->ct
 static uint64_t tile_cols(const Conv* c, const Cursor* k) {
     return min_u64(c->tn, k->g.c0 + k->g.channels - tile_n0(c, k));
 }
+static void mark_panel_loaded(const Conv* c, Cursor* k) {
+    const uint64_t p = panel_index(c, k);
+    k->panel_loaded[p / 64] |= (uint64_t)1 << (p % 64);
+}
+
 /* Needs a panel load (or, consuming, a wait for one) at this tile. */
 static int panel_event(const Conv* c, const Cursor* k) {
-    return c->resident && k->j == 0 && !k->panel_loaded[panel_index(c, k)];
+    const uint64_t p = panel_index(c, k);
+    return c->resident && k->j == 0 && !(k->panel_loaded[p / 64] >> (p % 64) & 1);
 }
 
 static void tile_gm(const Conv* c, const Cursor* k, TileGm* t) {
@@ -253,7 +259,7 @@ static void issue_loads(Conv* c, Cursor* k) {
         copy_gm_to_cbuf_nd2nz(panel_l1(c, k), c->w + tile_n0(c, k) * 2, c->kc, tile_cols(c, k), c->cout16 * 2,
                               c->kc, XD_F16);
         set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3);
-        k->panel_loaded[panel_index(c, k)] = 1;
+        mark_panel_loaded(c, k);
     }
     TileGm t;
     tile_gm(c, k, &t);
@@ -289,7 +295,7 @@ static void compute_tile(Conv* c, Cursor* k) {
         wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
     if (panel_event(c, k)) {
         wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3);
-        k->panel_loaded[panel_index(c, k)] = 1;
+        mark_panel_loaded(c, k);
     }
 
     for (uint64_t kb = 0; kb < c->kcf;) {
