@@ -12,38 +12,39 @@
  * block b of B takes units [U*b/B, U*(b+1)/B). Defaults: spatial tiles are
  * the rows an image gets when B blocks share N images (split over Cout
  * instead when the weights outweigh an image: deep layers), as high as
- * the input slice fits L1.
+ * the input slice fits L1. A block's consecutive units of the same rows
+ * form one span (adjacent channels): its C tiles are up to 128 channels
+ * wide whatever TILE_COUT is (TILE_COUT only splits the work).
  *
  * Data is loaded once. A unit's input slice (its output rows' input rows
  * with the halo, every channel group: C1in x rows x W x 16 in L1, the map
  * img2col reads with set_fmatrix's padding adjusted to the slice) is loaded
  * progressively: the piece of rows each 256-position M chunk needs beyond
  * the previous ones, so the Cube starts on the first rows while the rest
- * arrive; units of the same rows (other Cout groups) reuse it. Weights: the
- * B matrix columns of a C tile (a "panel", Kc x TN, nd2nz in L1) are
- * resident when all the weights fit (512 KiB), each panel loaded once per
- * block at its first use. Otherwise they stream in K chunks of 128 rows x
- * TN through a ring of 8 slots (gemm.c's B ring): every C tile streams its
- * panel, the Cube following chunk by chunk (deep layers have one M chunk
- * per unit, so weights are read once; with several, once per M chunk).
- * TN is 128 (or what divides the Cout group) in both cases: rows of 256
- * bytes keep both DDR channels busy (64-byte rows at a 1 KiB pitch would
- * all fall on one channel of the 64-byte interleave).
+ * arrive; units of the same rows (other Cout groups) reuse it. Weights are
+ * resident when they all fit (512 KiB): the whole Kc x Cout16 matrix as
+ * one nd2nz block in L1, each 16-column group loaded once per block with
+ * the first C tile that needs it. Otherwise they stream in K chunks of 128
+ * rows x 128 columns through a ring of 8 slots (gemm.c's B ring): every C
+ * tile streams its columns, the Cube following chunk by chunk (deep layers
+ * have one M chunk per unit, so weights are read once; with several, once
+ * per M chunk). Rows of 256 bytes keep both DDR channels busy (64-byte
+ * rows at a 1 KiB pitch would all fall on one channel of the 64-byte
+ * interleave).
  *
- * C tiles: up to 256 positions x TN channels, one L0C half; for each tile
- * column of a unit, its M chunks in order (a resident panel stays while the
- * positions change). K steps of kf fractal columns (never across a weight
- * chunk): img2col straight from the slice into L0A, load_b_zn from the
- * panel or chunk into L0B, one mmad; the epilogue (bias by mmad_bias,
- * residual, ReLU / Clip) is cube_common.h's.
+ * C tiles: up to 256 positions x 128 channels, one L0C half; for each tile
+ * column of a span, its M chunks in order. K steps of kf fractal columns
+ * (never across a weight chunk): img2col straight from the slice into L0A,
+ * load_b_zn from the resident matrix or the chunk into L0B, one mmad; the
+ * epilogue (bias by mmad_bias, residual, ReLU / Clip) is cube_common.h's.
  *
- * Pipeline (FLAGS bit 0): slice pieces, resident panels and bias rows are
+ * Pipeline (FLAGS bit 0): slice pieces, resident weights and bias rows are
  * issued LOOKAHEAD = 2 tiles ahead of the tile computed, weight chunks as
  * far ahead as the ring allows (issued after each chunk the Cube releases);
  * token rings as in gemm.c:
  *   slice slots       MTE1->MTE2 EVENT_ID2 (free), MTE2->MTE1 EVENT_ID2 (one
  *                     token per loaded piece)
- *   weights           MTE2->MTE1 EVENT_ID3 (a resident panel or a chunk
+ *   weights           MTE2->MTE1 EVENT_ID3 (a tile's resident columns or a chunk
  *                     loaded), MTE1->MTE2 EVENT_ID3 (a chunk slot free)
  *   L0A/L0B, L0C, UB  as gemm.c (EVENT_ID0/1), bias / residual: Epilogue.
  * A load that must wait for a slot is issued only once the instruction
@@ -67,7 +68,7 @@ enum {
     TILE_POSITIONS = 256, /* M chunk: 16 fractal rows */
     MAX_TN = 128,
     LOOKAHEAD = 2,        /* tiles; < BIAS_SLOTS */
-    MAX_PANELS = 256,
+    MAX_GROUPS = 1024,    /* 16-column groups of resident weights (Kc * Cout16 * 2 <= 512 KiB) */
 };
 
 typedef struct {
@@ -79,7 +80,7 @@ typedef struct {
     /* plan */
     uint64_t tile_ho, n_st, group, n_cg, tn;
     uint64_t u_begin, u_end;
-    uint64_t slice_slots, slice_slot_bytes, panel_base, panel_bytes;
+    uint64_t slice_slots, slice_slot_bytes, panel_base;
     int resident, db;
     uint64_t l0_uses;
     /* streamed weights: chunk q (tile q / n_chunks, K chunk q % n_chunks) in ring slot q % RING */
@@ -94,6 +95,7 @@ typedef struct {
     uint64_t img, st, cg;
     uint64_t oh0, tho, positions, chunks; /* output rows, positions, M chunks */
     uint64_t c0, channels, cols;          /* Cout range; C tile columns */
+    uint64_t span;                        /* units merged: the block's consecutive units of the same rows */
     uint64_t ih_lo, rows, pad_top, pad_bottom; /* the slice */
 } Unit;
 
@@ -105,7 +107,7 @@ typedef struct {
     int done;
     Unit g;
     uint64_t slice_end[2];              /* last tile of the slices, ring of 2 (issue side) */
-    uint64_t panel_loaded[MAX_PANELS / 64]; /* resident panels handled (loaded or waited for), a bit each */
+    uint64_t panel_loaded[MAX_GROUPS / 64]; /* resident 16-column groups handled (loaded or waited for) */
 } Cursor;
 
 static void unit_of(const Conv* c, uint64_t u, Unit* g) {
@@ -116,8 +118,11 @@ static void unit_of(const Conv* c, uint64_t u, Unit* g) {
     g->tho = min_u64(c->tile_ho, c->ho - g->oh0);
     g->positions = g->tho * c->wo;
     g->chunks = ceil_div(g->positions, TILE_POSITIONS);
+    /* the block's following units of the same rows join this one: their
+     * channels are adjacent, so C tiles can be TN wide whatever TILE_COUT is */
+    g->span = min_u64(c->u_end, (u / c->n_cg + 1) * c->n_cg) - u;
     g->c0 = g->cg * c->group;
-    g->channels = min_u64(c->group, c->cout16 - g->c0);
+    g->channels = min_u64((g->cg + g->span) * c->group, c->cout16) - g->c0;
     g->cols = ceil_div(g->channels, c->tn);
     /* input rows of the window, in map coordinates (may lie in the padding) */
     const int64_t top = (int64_t)(g->oh0 * c->sh) - (int64_t)c->pt;
@@ -150,7 +155,7 @@ static void cursor_init(const Conv* c, Cursor* k) {
     k->done = k->u >= c->u_end;
     k->new_slice = k->first_pass = 1;
     k->slice_end[0] = k->slice_end[1] = 0;
-    for (uint64_t p = 0; p < MAX_PANELS / 64; ++p) k->panel_loaded[p] = 0; /* words: the scalar unit is slow at bytes */
+    for (uint64_t p = 0; p < MAX_GROUPS / 64; ++p) k->panel_loaded[p] = 0; /* words: the scalar unit is slow at bytes */
     if (!k->done) unit_of(c, k->u, &k->g);
 }
 
@@ -163,7 +168,8 @@ static void cursor_next(const Conv* c, Cursor* k) {
     if (++k->ct < k->g.cols) return;
     k->ct = 0;
     const uint64_t img = k->g.img, st = k->g.st;
-    if (++k->u >= c->u_end) {
+    k->u += k->g.span;
+    if (k->u >= c->u_end) {
         k->slice_end[k->slice & 1] = i;
         k->done = 1;
         return;
@@ -177,23 +183,35 @@ static void cursor_next(const Conv* c, Cursor* k) {
 }
 
 static uint64_t slice_l1(const Conv* c, const Cursor* k) { return k->slice % c->slice_slots * c->slice_slot_bytes; }
-static uint64_t panel_index(const Conv* c, const Cursor* k) { return (k->g.c0 + k->ct * c->tn) / c->tn; }
-static uint64_t panel_l1(const Conv* c, const Cursor* k) {
-    return c->panel_base + panel_index(c, k) * c->panel_bytes; /* resident panels */
-}
 static uint64_t tile_n0(const Conv* c, const Cursor* k) { return k->g.c0 + k->ct * c->tn; }
 static uint64_t tile_cols(const Conv* c, const Cursor* k) {
     return min_u64(c->tn, k->g.c0 + k->g.channels - tile_n0(c, k));
 }
+/* Resident weights: the whole Kc x Cout16 matrix as one nd2nz block (column
+ * group nb at nb * Kc * 32), so any tile's columns are a slice of it. */
+static uint64_t panel_l1(const Conv* c, const Cursor* k) { return c->panel_base + tile_n0(c, k) / 16 * c->kc * 32; }
+static int group_loaded(const Cursor* k, uint64_t nb) { return k->panel_loaded[nb / 64] >> (nb % 64) & 1; }
+/* The tile's first and one past its last column group not loaded yet (first == last: all there). */
+static void groups_missing(const Conv* c, const Cursor* k, uint64_t* first, uint64_t* last) {
+    const uint64_t nb0 = tile_n0(c, k) / 16, nb1 = nb0 + ceil_div(tile_cols(c, k), 16);
+    *first = *last = nb0;
+    for (uint64_t nb = nb0; nb < nb1; ++nb)
+        if (!group_loaded(k, nb)) {
+            if (*first == *last) *first = nb;
+            *last = nb + 1;
+        }
+}
 static void mark_panel_loaded(const Conv* c, Cursor* k) {
-    const uint64_t p = panel_index(c, k);
-    k->panel_loaded[p / 64] |= (uint64_t)1 << (p % 64);
+    const uint64_t nb0 = tile_n0(c, k) / 16, nb1 = nb0 + ceil_div(tile_cols(c, k), 16);
+    for (uint64_t nb = nb0; nb < nb1; ++nb) k->panel_loaded[nb / 64] |= (uint64_t)1 << (nb % 64);
 }
 
-/* Needs a panel load (or, consuming, a wait for one) at this tile. */
+/* Needs a weights load (or, consuming, a wait for one) at this tile. */
 static int panel_event(const Conv* c, const Cursor* k) {
-    const uint64_t p = panel_index(c, k);
-    return c->resident && k->j == 0 && !(k->panel_loaded[p / 64] >> (p % 64) & 1);
+    if (!c->resident || k->j != 0) return 0;
+    uint64_t first, last;
+    groups_missing(c, k, &first, &last);
+    return first != last;
 }
 
 static void tile_gm(const Conv* c, const Cursor* k, TileGm* t) {
@@ -256,7 +274,10 @@ static void issue_loads(Conv* c, Cursor* k) {
         c->tiles_described = k->i + 1;
     }
     if (panel_event(c, k)) {
-        copy_gm_to_cbuf_nd2nz(panel_l1(c, k), c->w + tile_n0(c, k) * 2, c->kc, tile_cols(c, k), c->cout16 * 2,
+        uint64_t first, last; /* the groups still missing (between them, loaded ones load again) */
+        groups_missing(c, k, &first, &last);
+        copy_gm_to_cbuf_nd2nz(c->panel_base + first * c->kc * 32, c->w + first * 32, c->kc,
+                              min_u64(last * 16, tile_n0(c, k) + tile_cols(c, k)) - first * 16, c->cout16 * 2,
                               c->kc, XD_F16);
         set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3);
         mark_panel_loaded(c, k);
@@ -270,9 +291,9 @@ static void issue_loads(Conv* c, Cursor* k) {
 /* The last tile of the block that reads the slice of tile `k`. */
 static int last_of_slice(const Conv* c, const Cursor* k) {
     if (k->j + 1 < k->g.chunks || k->ct + 1 < k->g.cols) return 0;
-    if (k->u + 1 >= c->u_end) return 1;
+    if (k->u + k->g.span >= c->u_end) return 1;
     Unit n;
-    unit_of(c, k->u + 1, &n);
+    unit_of(c, k->u + k->g.span, &n);
     return n.img != k->g.img || n.st != k->g.st;
 }
 
@@ -336,13 +357,6 @@ static void compute_tile(Conv* c, Cursor* k) {
 /* Not inlined: the fault report names it. */
 __attribute__((noinline)) static void conv_geometry_unsupported(void) { __asm__ volatile("ebreak"); }
 
-/* Largest multiple of 16 that is <= limit and divides `group` (a multiple of 16). */
-static uint64_t column_tile(uint64_t group, uint64_t limit) {
-    for (uint64_t tn = limit / 16 * 16; tn > 16; tn -= 16)
-        if (group % tn == 0) return tn;
-    return 16;
-}
-
 /* The plan: tile heights, Cout groups, C tile width, L1 partition. Returns 0 if impossible. */
 static int plan(Conv* c, uint64_t tile_ho, uint64_t tile_cout, uint64_t blocks) {
     const uint64_t weights = c->kc * c->cout16 * 2;
@@ -362,13 +376,12 @@ static int plan(Conv* c, uint64_t tile_ho, uint64_t tile_cout, uint64_t blocks) 
         c->group = round16(ceil_div(c->cout16, n_cg));
     }
     c->n_cg = ceil_div(c->cout16, c->group);
-    c->tn = c->n_cg == 1 ? min_u64(tn_limit, c->group) : column_tile(c->group, tn_limit);
-    if (c->resident && ceil_div(c->cout16, c->tn) > MAX_PANELS) return 0;
-    c->panel_bytes = c->kc * c->tn * 2;
+    c->tn = tn_limit;
+    if (c->resident && c->cout16 / 16 > MAX_GROUPS) return 0;
     c->n_chunks = ceil_div(c->kcf, CHUNK_KF);
     c->chunk_bytes = CHUNK_KF * 16 * c->tn * 2;
     c->chunks_issued = c->chunks_released = c->tiles_described = 0;
-    const uint64_t panel_area = c->resident ? ceil_div(c->cout16, c->tn) * c->panel_bytes : RING * c->chunk_bytes;
+    const uint64_t panel_area = c->resident ? weights : RING * c->chunk_bytes;
 
     /* output rows per spatial tile: as asked / as the split wants, as the slice fits */
     const uint64_t budget = L1_SIZE - panel_area, row_bytes = c->c1in * c->w_ * 32;

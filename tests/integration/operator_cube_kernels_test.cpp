@@ -348,6 +348,19 @@ TEST(OperatorConv, ExplicitTiles) {
   c.blocks = 5;
   run_conv(c);
 }
+// One-group Cout units (TILE_COUT 16) over 3 blocks: a block's consecutive
+// units of the same rows form one span of C tiles up to 128 wide, and a
+// block that starts mid-row finds part of the next span's weights resident.
+TEST(OperatorConv, ExplicitNarrowCoutUnitsSpanColumns) {
+  ConvCase c{1, 32, 17, 15, 80, 3, 3};
+  c = pads(c, 1, 1, 1, 1);
+  c.tile_ho = 4;
+  c.tile_cout = 16;
+  c.bias = true;
+  c.cores = 2;
+  c.blocks = 3;
+  run_conv(c);
+}
 TEST(OperatorConv, ExplicitTilesSerial) {
   ConvCase c{2, 32, 17, 19, 80, 3, 3};
   c = pads(c, 1, 1, 1, 1);
