@@ -408,8 +408,8 @@ TEST(OperatorConv, ResNet14x14x256To256) {
   run_conv(c);
 }
 // With every tensor in the L2 buffer (64 GB/s instead of DDR's 12.8) the
-// layer is compute-bound: the Cube must be kept busy (measured 0.72 on 2
-// cores: 39 k cycles against the compute bound of 28 k).
+// layer is compute-bound: the Cube must be kept busy (measured 0.69 on 2
+// cores: 41 k cycles against the compute bound of 28 k).
 TEST(OperatorConv, ResNet56x56x64To64InL2KeepsCubeBusy) {
   ConvCase c{1, 64, 56, 56, 64, 3, 3};
   c = pads(c, 1, 1, 1, 1);
