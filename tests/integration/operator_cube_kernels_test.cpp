@@ -729,6 +729,13 @@ TEST(OperatorMatMul, BertFfnUp128x768x3072) {
   c.cores = 2;
   run_matmul(c);
 }
+TEST(OperatorMatMul, BertFfnDown128x3072x768Residual) {  // A (128 x 3072) resident: 24 slots
+  MatMulCase c{1, 128, 3072, 768};
+  c.bias = true;
+  c.residual = true;
+  c.cores = 2;
+  run_matmul(c);
+}
 TEST(OperatorMatMul, BertAttentionScores) {  // Q x K^T / sqrt(64) for 12 heads
   MatMulCase c{12, 128, 64, 128};
   c.trans_b = true;
