@@ -59,6 +59,7 @@ bench: build
 	$(BUILD)/tests/bench/npuvp_cluster_bench
 	$(BUILD)/tests/bench/npuvp_coherence_bench
 	$(BUILD)/tests/bench/npuvp_coherence_explore_bench
+	$(BUILD)/tests/bench/npuvp_network_bench
 
 # Reproduction study (issue 7): every cluster workload and the synthetic
 # synchronisation-interval and footprint sweeps under MESI and NSI with the thesis's

@@ -22,6 +22,7 @@ struct InferOptions {
   std::optional<double> cosine_min;  // fail below (scenarios: default 0.999)
   bool top1 = false;                 // fail when the top-1 index differs from the reference's
   std::string profile_path;    // --profile FILE.csv
+  bool double_buffering = true;  // --no-double-buffering: the compiler's serial tiling (benchmarks)
   std::string name;            // run name (scenario name; default: the model's file stem)
   std::vector<Scenario::Setting> parameters;  // a scenario's params:
 };

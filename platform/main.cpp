@@ -31,6 +31,7 @@ usage:
                                       -M virt -smp 16 -bios none) on the 16-core mesh cluster
   npuvp infer MODEL.onnx --input X.npy [--output Y.npy] [--reference R.npy]
               [--profile LAYERS.csv] [--set ...] [--trace T.json] [--stats S.json] [--quiet]
+              [--no-double-buffering]
                                       compile an ONNX model for the configured SoC, run it
                                       through the driver and the AI Cores, write its output
                                       and print a per-layer report (docs/networks.md)
@@ -105,7 +106,7 @@ int stats_command(int argc, char** argv) {
 }
 
 // npuvp infer MODEL.onnx --input X.npy [--output Y.npy] [--reference R.npy] [--profile F.csv]
-//             [--set N=V]... [--trace F] [--stats F] [--quiet]
+//             [--set N=V]... [--trace F] [--stats F] [--quiet] [--no-double-buffering]
 int infer_command(int argc, char** argv) {
 #ifdef NPUVP_HAVE_INFER
   npuvp::InferOptions infer;
@@ -124,6 +125,7 @@ int infer_command(int argc, char** argv) {
       else if (argument == "--trace") options.trace_path = value();
       else if (argument == "--stats") options.stats_path = value();
       else if (argument == "--quiet" || argument == "-q") options.quiet = true;
+      else if (argument == "--no-double-buffering") infer.double_buffering = false;
       else if (argument == "--set") {
         std::string setting = value();
         auto equals = setting.find('=');

@@ -1,0 +1,599 @@
+// `make bench`, whole networks (issue 19, docs/networks.md#performance): the generated models
+// (sw/networks) through `npuvp infer` as users run it, each run a child process. Reports
+//   * Network/NAME: host wall time of the whole `npuvp infer` (min and median of R runs), the
+//     child's peak resident memory (wait4's ru_maxrss), native PyTorch CPU inference of the same
+//     model measured in the same run (sw/networks/time_native.py: generate.py's builder under
+//     its seed, torch.no_grad, median of N) and the ratio wall / native; the simulated latency
+//     and images/s (the --profile CSV); the compile time (npuvp-compile, min of R); the
+//     geometric mean over the layers of simulated cycles / roofline bound;
+//   * Scaling/NAME/CORES: simulated latency and images/s at soc.ai_cores = 2, 4, 8, 16;
+//   * DoubleBuffering/NAME: simulated latency with --no-double-buffering against the default;
+//   * Hbm/resnet50: an HBM-class DDR configuration (kHbm), where most layers become
+//     compute-bound: their Cube utilisation.
+// Every run's output is checked against the PyTorch fp32 reference (cosine >= 0.999 and, for
+// classifiers, the same top-1); a failed check is the benchmark's error (SkipWithError).
+// Tables of everything (and ResNet-50's worst layers against the roofline) follow the run.
+//
+// Environment: NPUVP_NETWORK_BENCH_REPEAT (default 3) wall-time runs per network;
+// NPUVP_NATIVE_REPEAT (default 5) timed PyTorch forward passes.
+#include <benchmark/benchmark.h>
+#include <nlohmann/json.hpp>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+extern char** environ;
+
+namespace {
+
+const std::string kNpuvp = NPUVP_EXECUTABLE;
+const std::string kCompile = NPUVP_COMPILE_EXECUTABLE;
+const std::string kNetworks = NPUVP_NETWORKS_DIR;
+const std::string kPython = NPUVP_PYTHON;
+const std::string kTimeNative = std::string(NPUVP_SOURCE_DIR) + "/sw/networks/time_native.py";
+const std::string kTemp = "/tmp/npuvp_network_bench_" + std::to_string(getpid());
+// The firmware the build made, unless the caller points npuvp at another one.
+const bool kFirmwareSet = setenv("NPUVP_FIRMWARE_DIR", NPUVP_FIRMWARE_DIR, 0) == 0;
+
+constexpr double kMinimumCosine = 0.999;
+const std::vector<std::string> kNetworkNames = {"lenet5",     "resnet18",   "mobilenetv2", "bert_2layer",
+                                                "gpt2_block", "resnet50",   "bert_base"};
+const std::vector<std::string> kScaledNetworks = {"resnet50", "bert_base"};
+const std::vector<int> kCoreCounts = {2, 4, 8, 16};
+// HBM-class device memory: 8 channels x 64-bit x 6400 MT/s = 409.6 GB/s (HBM2e-class; Ascend
+// 910's four HBM2 stacks give about 1.2 TB/s for 32 AI Cores, ~300 GB/s per 8), against the
+// default 2 x 64-bit x 3200 MT/s = 51.2 GB/s. The L2 port is widened with it, or the L2
+// would be the new limit.
+const std::vector<std::string> kHbm = {"soc.ddr.channels=8", "soc.ddr.data_rate=6400", "soc.l2.bandwidth=512GB/s"};
+
+int repeat_from_environment(const char* name, int fallback) {
+  const char* value = std::getenv(name);
+  const int n = value ? std::atoi(value) : fallback;
+  return n > 0 ? n : fallback;
+}
+const int kRepeat = repeat_from_environment("NPUVP_NETWORK_BENCH_REPEAT", 3);
+const int kNativeRepeat = repeat_from_environment("NPUVP_NATIVE_REPEAT", 5);
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n == 0 ? 0.0 : n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+double minimum(const std::vector<double>& values) {
+  return values.empty() ? 0.0 : *std::min_element(values.begin(), values.end());
+}
+
+double load_average() {
+  double load[1] = {0};
+  return getloadavg(load, 1) == 1 ? load[0] : 0.0;
+}
+
+// ---- child processes ---------------------------------------------------------------------
+
+struct Child {
+  int status = -1;  // exit status, -1 when killed by a signal
+  double wall_seconds = 0;
+  double max_rss_mib = 0;  // this child's peak resident set (wait4)
+  std::string out, err;
+};
+
+std::string command_text(const std::vector<std::string>& argv) {
+  std::string text;
+  for (const auto& a : argv) text += (text.empty() ? "" : " ") + a;
+  return text;
+}
+
+// Runs argv with stdout and stderr to files; wait4 gives this child's own rusage, not the
+// maximum over every child the benchmark ever waited for (RUSAGE_CHILDREN).
+Child run_child(const std::vector<std::string>& argv) {
+  const std::string out_path = kTemp + ".out", err_path = kTemp + ".err";
+  posix_spawn_file_actions_t files;
+  posix_spawn_file_actions_init(&files);
+  posix_spawn_file_actions_addopen(&files, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&files, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  Child child;
+  const auto start = std::chrono::steady_clock::now();
+  pid_t pid = 0;
+  const int spawned = posix_spawn(&pid, args[0], &files, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&files);
+  if (spawned != 0) throw std::runtime_error("cannot start " + argv[0]);
+  int status = 0;
+  rusage usage{};
+  if (wait4(pid, &status, 0, &usage) != pid) throw std::runtime_error("wait4 failed for " + argv[0]);
+  child.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  child.max_rss_mib = usage.ru_maxrss / 1024.0;  // KiB on Linux
+  child.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  child.out = read_text(out_path);
+  child.err = read_text(err_path);
+  std::remove(out_path.c_str());
+  std::remove(err_path.c_str());
+  return child;
+}
+
+Child checked_child(const std::vector<std::string>& argv) {
+  Child child = run_child(argv);
+  if (child.status != 0)
+    throw std::runtime_error(command_text(argv) + " exited with " + std::to_string(child.status) + ": " +
+                             child.err.substr(child.err.size() > 600 ? child.err.size() - 600 : 0));
+  return child;
+}
+
+// ---- the manifest ------------------------------------------------------------------------
+
+const nlohmann::json& model_entry(const std::string& name) {
+  static const nlohmann::json manifest = [] {
+    std::ifstream in(kNetworks + "/manifest.json");
+    if (!in) throw std::runtime_error(kNetworks + "/manifest.json missing: build the `networks` target");
+    return nlohmann::json::parse(in);
+  }();
+  for (const auto& model : manifest["models"])
+    if (model["name"] == name) return model;
+  throw std::runtime_error(kNetworks + "/manifest.json has no model " + name);
+}
+
+std::string network_file(const std::string& name, const char* key) {
+  return kNetworks + "/" + model_entry(name)[key].get<std::string>();
+}
+
+// ---- the --profile CSV -------------------------------------------------------------------
+
+struct Layer {
+  std::string name, op, shapes, bound;
+  double macs = 0, min_bytes = 0, cores_used = 0, cycles = 0, cube_utilisation = 0;
+  double ddr_bytes = 0, l2_bytes = 0, roofline_cycles = 0;
+  bool ran() const { return bound != "not run"; }
+  double ratio() const { return roofline_cycles > 0 ? cycles / roofline_cycles : 0.0; }
+};
+
+struct Profile {
+  std::vector<Layer> layers;
+  double latency_seconds = 0;
+};
+
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+      fields.back() += '"';
+      ++i;
+    } else if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      fields.emplace_back();
+    } else {
+      fields.back() += c;
+    }
+  }
+  return fields;
+}
+
+Profile read_profile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("no profile " + path);
+  std::string line;
+  std::getline(in, line);
+  const std::vector<std::string> header = csv_fields(line);
+  auto column = [&](const std::string& name) {
+    auto at = std::find(header.begin(), header.end(), name);
+    if (at == header.end()) throw std::runtime_error(path + ": no column " + name);
+    return static_cast<std::size_t>(at - header.begin());
+  };
+  const std::size_t name = column("layer"), op = column("op"), shapes = column("shapes"), macs = column("macs"),
+                    min_bytes = column("min_bytes"), cores = column("cores_used"), cycles = column("cycles"),
+                    cube = column("cube_utilisation"), ddr = column("ddr_bytes"), l2 = column("l2_bytes"),
+                    roofline = column("roofline_cycles"), bound = column("bound");
+  Profile profile;
+  while (std::getline(in, line)) {
+    const std::vector<std::string> f = csv_fields(line);
+    if (!f.empty() && f[0] == "total") {
+      const auto at = line.find("latency_seconds=");
+      if (at != std::string::npos) profile.latency_seconds = std::stod(line.substr(at + 16));
+      continue;
+    }
+    if (f.size() != header.size()) throw std::runtime_error(path + ": malformed row: " + line);
+    Layer l;
+    l.name = f[name];
+    l.op = f[op];
+    l.shapes = f[shapes];
+    l.bound = f[bound];
+    l.macs = std::stod(f[macs]);
+    l.min_bytes = std::stod(f[min_bytes]);
+    l.cores_used = std::stod(f[cores]);
+    l.cycles = std::stod(f[cycles]);
+    l.cube_utilisation = std::stod(f[cube]);
+    l.ddr_bytes = std::stod(f[ddr]);
+    l.l2_bytes = std::stod(f[l2]);
+    l.roofline_cycles = std::stod(f[roofline]);
+    profile.layers.push_back(l);
+  }
+  if (profile.latency_seconds <= 0) throw std::runtime_error(path + ": no latency_seconds");
+  return profile;
+}
+
+// Geometric mean of simulated cycles / roofline bound over the layers that ran.
+double roofline_geomean(const Profile& profile) {
+  double log_sum = 0;
+  int n = 0;
+  for (const auto& l : profile.layers) {
+    if (!l.ran() || l.roofline_cycles <= 0 || l.cycles <= 0) continue;
+    log_sum += std::log(l.ratio());
+    ++n;
+  }
+  return n ? std::exp(log_sum / n) : 0.0;
+}
+
+// ---- one inference -----------------------------------------------------------------------
+
+struct Inference {
+  Child child;
+  Profile profile;
+  double cosine = 0;
+};
+
+// `npuvp infer NAME` with these options, its output checked against the reference.
+Inference infer(const std::string& name, const std::vector<std::string>& options = {}) {
+  const std::string profile = kTemp + ".csv";
+  std::vector<std::string> argv = {kNpuvp,      "infer",       network_file(name, "onnx"),
+                                   "--input",   network_file(name, "input_npy"),
+                                   "--reference", network_file(name, "reference_npy"),
+                                   "--profile", profile,       "--quiet"};
+  for (const auto& option : options) {
+    if (option.rfind("--", 0) == 0) {
+      argv.push_back(option);
+    } else {
+      argv.push_back("--set");
+      argv.push_back(option);
+    }
+  }
+  Inference result;
+  result.child = checked_child(argv);
+  // "npuvp infer: against R.npy: cosine C, max abs error E, top-1 A/B"
+  const auto at = result.child.out.find("npuvp infer: against ");
+  const auto cosine_at = at == std::string::npos ? at : result.child.out.find(": cosine ", at + 21);
+  if (cosine_at == std::string::npos)
+    throw std::runtime_error(command_text(argv) + ": no comparison line in its output");
+  result.cosine = std::stod(result.child.out.substr(cosine_at + 9));
+  if (!(result.cosine >= kMinimumCosine))
+    throw std::runtime_error(name + ": cosine " + std::to_string(result.cosine) + " < 0.999");
+  if (model_entry(name)["top1"].get<bool>()) {
+    const auto top1 = result.child.out.find("top-1 ", cosine_at);
+    int agree = -1, rows = -2;
+    if (top1 == std::string::npos ||
+        std::sscanf(result.child.out.c_str() + top1, "top-1 %d/%d", &agree, &rows) != 2 || agree != rows)
+      throw std::runtime_error(name + ": top-1 differs from the reference");
+  }
+  result.profile = read_profile(profile);
+  std::remove(profile.c_str());
+  return result;
+}
+
+// The default configuration's run of each network, shared by the benchmarks that compare with it.
+std::map<std::string, Inference> g_default_runs;
+
+const Inference& default_run(const std::string& name) {
+  auto at = g_default_runs.find(name);
+  if (at == g_default_runs.end()) at = g_default_runs.emplace(name, infer(name)).first;
+  return at->second;
+}
+
+// ---- Network/NAME: wall time against native PyTorch --------------------------------------
+
+struct NetworkFigures {
+  std::vector<double> wall, compile;
+  double peak_rss_mib = 0, native_median = 0, native_min = 0, load_before = 0, load_after = 0;
+  double latency_seconds = 0, geomean = 0, cosine = 0;
+  int threads = 0;
+};
+std::map<std::string, NetworkFigures> g_networks;
+
+struct Native {
+  double median = 0, min = 0;
+  int threads = 0;
+};
+
+Native native_time(const std::string& name) {
+  const int repeat = model_entry(name)["macs"].get<double>() > 1e9 ? std::min(kNativeRepeat, 3) : kNativeRepeat;
+  const Child child = checked_child({kPython, "-B", kTimeNative, name, "--input", network_file(name, "input_npy"),
+                                     "--reference", network_file(name, "reference_npy"), "--repeat",
+                                     std::to_string(repeat)});
+  Native native;
+  const auto at = child.out.find("time_native: ");
+  if (at == std::string::npos) throw std::runtime_error("time_native.py printed no result: " + child.out);
+  std::istringstream words(child.out.substr(at));
+  std::string word;
+  while (words >> word) {
+    const auto eq = word.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string key = word.substr(0, eq), value = word.substr(eq + 1);
+    if (key == "median_seconds") native.median = std::stod(value);
+    if (key == "min_seconds") native.min = std::stod(value);
+    if (key == "threads") native.threads = std::stoi(value);
+  }
+  if (native.median <= 0) throw std::runtime_error("time_native.py: no median_seconds in " + child.out);
+  return native;
+}
+
+void BM_Network(benchmark::State& state, const std::string& name) {
+  NetworkFigures figures;
+  try {
+    for (auto _ : state) {
+      figures.load_before = load_average();
+      const Native native = native_time(name);
+      figures.native_median = native.median;
+      figures.native_min = native.min;
+      figures.threads = native.threads;
+      for (int r = 0; r < kRepeat; ++r) {
+        Inference run = infer(name);
+        figures.wall.push_back(run.child.wall_seconds);
+        figures.peak_rss_mib = std::max(figures.peak_rss_mib, run.child.max_rss_mib);
+        figures.latency_seconds = run.profile.latency_seconds;
+        figures.geomean = roofline_geomean(run.profile);
+        figures.cosine = run.cosine;
+        g_default_runs[name] = std::move(run);
+        const Child compile = checked_child({kCompile, network_file(name, "onnx"), "-o", kTemp + ".pkg"});
+        std::remove((kTemp + ".pkg").c_str());
+        figures.compile.push_back(compile.wall_seconds);
+      }
+      figures.load_after = load_average();
+      state.SetIterationTime(median(figures.wall));
+    }
+  } catch (const std::exception& error) {
+    state.SkipWithError(error.what());
+    return;
+  }
+  g_networks[name] = figures;
+  state.counters["wall_min_s"] = minimum(figures.wall);
+  state.counters["wall_median_s"] = median(figures.wall);
+  state.counters["native_median_s"] = figures.native_median;
+  state.counters["ratio_median"] = median(figures.wall) / figures.native_median;
+  state.counters["ratio_min"] = minimum(figures.wall) / figures.native_min;
+  state.counters["peak_rss_MiB"] = figures.peak_rss_mib;
+  state.counters["latency_ms"] = figures.latency_seconds * 1e3;
+  state.counters["images_per_s"] = 1.0 / figures.latency_seconds;
+  state.counters["roofline_geomean"] = figures.geomean;
+  state.counters["compile_min_s"] = minimum(figures.compile);
+  state.counters["cosine"] = figures.cosine;
+  state.counters["load_avg"] = figures.load_before;
+}
+
+// ---- Scaling/NAME/CORES --------------------------------------------------------------------
+
+struct ScalingFigures {
+  double latency_seconds = 0, geomean = 0;
+  int compute_bound = 0, layers = 0;
+};
+std::map<std::pair<std::string, int>, ScalingFigures> g_scaling;
+
+void BM_Scaling(benchmark::State& state, const std::string& name, int cores) {
+  ScalingFigures figures;
+  try {
+    for (auto _ : state) {
+      const Inference run = infer(name, {"soc.ai_cores=" + std::to_string(cores)});
+      figures.latency_seconds = run.profile.latency_seconds;
+      figures.geomean = roofline_geomean(run.profile);
+      for (const auto& l : run.profile.layers) {
+        figures.layers += l.ran();
+        figures.compute_bound += l.bound == "compute";
+      }
+      state.SetIterationTime(run.child.wall_seconds);
+    }
+  } catch (const std::exception& error) {
+    state.SkipWithError(error.what());
+    return;
+  }
+  g_scaling[{name, cores}] = figures;
+  state.counters["latency_ms"] = figures.latency_seconds * 1e3;
+  state.counters["images_per_s"] = 1.0 / figures.latency_seconds;
+  state.counters["roofline_geomean"] = figures.geomean;
+  state.counters["compute_bound_layers"] = figures.compute_bound;
+}
+
+// ---- DoubleBuffering/NAME ------------------------------------------------------------------
+
+struct DoubleBufferingFigures {
+  double on_seconds = 0, off_seconds = 0;
+};
+std::map<std::string, DoubleBufferingFigures> g_double_buffering;
+
+void BM_DoubleBuffering(benchmark::State& state, const std::string& name) {
+  DoubleBufferingFigures figures;
+  try {
+    for (auto _ : state) {
+      figures.on_seconds = default_run(name).profile.latency_seconds;
+      const Inference off = infer(name, {"--no-double-buffering"});
+      figures.off_seconds = off.profile.latency_seconds;
+      state.SetIterationTime(off.child.wall_seconds);
+    }
+  } catch (const std::exception& error) {
+    state.SkipWithError(error.what());
+    return;
+  }
+  g_double_buffering[name] = figures;
+  state.counters["latency_on_ms"] = figures.on_seconds * 1e3;
+  state.counters["latency_off_ms"] = figures.off_seconds * 1e3;
+  state.counters["gain"] = figures.off_seconds / figures.on_seconds;
+}
+
+// ---- Hbm/resnet50 ----------------------------------------------------------------------------
+
+std::optional<Profile> g_hbm;
+
+void BM_Hbm(benchmark::State& state, const std::string& name) {
+  try {
+    for (auto _ : state) {
+      const Inference run = infer(name, kHbm);
+      g_hbm = run.profile;
+      state.SetIterationTime(run.child.wall_seconds);
+    }
+  } catch (const std::exception& error) {
+    state.SkipWithError(error.what());
+    return;
+  }
+  int compute_bound = 0, above_80 = 0, layers = 0;
+  double log_utilisation = 0, min_utilisation = 1;
+  for (const auto& l : g_hbm->layers) {
+    layers += l.ran();
+    if (l.bound != "compute") continue;
+    ++compute_bound;
+    above_80 += l.cube_utilisation >= 0.8;
+    log_utilisation += std::log(std::max(l.cube_utilisation, 1e-6));
+    min_utilisation = std::min(min_utilisation, l.cube_utilisation);
+  }
+  state.counters["latency_ms"] = g_hbm->latency_seconds * 1e3;
+  state.counters["images_per_s"] = 1.0 / g_hbm->latency_seconds;
+  state.counters["layers"] = layers;
+  state.counters["compute_bound_layers"] = compute_bound;
+  state.counters["cube_util_geomean"] = compute_bound ? std::exp(log_utilisation / compute_bound) : 0.0;
+  state.counters["cube_util_min"] = compute_bound ? min_utilisation : 0.0;
+  state.counters["cube_util_ge_0.8"] = above_80;
+  state.counters["roofline_geomean"] = roofline_geomean(*g_hbm);
+}
+
+// ---- the summary -----------------------------------------------------------------------------
+
+void print_worst_layers(const Profile& profile, std::size_t count) {
+  std::vector<const Layer*> layers;
+  for (const auto& l : profile.layers)
+    if (l.ran() && l.roofline_cycles > 0) layers.push_back(&l);
+  std::sort(layers.begin(), layers.end(), [](const Layer* a, const Layer* b) { return a->ratio() > b->ratio(); });
+  std::cout << "  " << std::left << std::setw(30) << "layer" << std::setw(22) << "op" << std::setw(40) << "shapes"
+            << std::right << std::setw(10) << "cycles" << std::setw(10) << "bound" << std::setw(7) << "ratio"
+            << std::setw(7) << "cube%" << std::setw(8) << "DDR MB" << std::setw(8) << "min MB" << "  limit\n";
+  for (std::size_t i = 0; i < std::min(count, layers.size()); ++i) {
+    const Layer& l = *layers[i];
+    std::cout << "  " << std::left << std::setw(30) << l.name.substr(0, 29) << std::setw(22) << l.op.substr(0, 21)
+              << std::setw(40) << l.shapes.substr(0, 39) << std::right << std::fixed << std::setprecision(0)
+              << std::setw(10) << l.cycles << std::setw(10) << l.roofline_cycles << std::setprecision(2)
+              << std::setw(7) << l.ratio() << std::setprecision(1) << std::setw(7) << l.cube_utilisation * 100
+              << std::setprecision(2) << std::setw(8) << l.ddr_bytes / 1e6 << std::setw(8) << l.min_bytes / 1e6
+              << "  " << l.bound << "\n";
+  }
+}
+
+void print_summary() {
+  std::cout << std::fixed;
+  if (!g_networks.empty()) {
+    std::cout << "\n== wall time of `npuvp infer` against native PyTorch (" << kRepeat << " runs; native: median of "
+              << kNativeRepeat << " (3 above 1 GMAC)) ==\n"
+              << std::left << std::setw(13) << "network" << std::right << std::setw(10) << "wall min" << std::setw(10)
+              << "wall med" << std::setw(10) << "native" << std::setw(9) << "ratio" << std::setw(9) << "peak MiB"
+              << std::setw(11) << "latency ms" << std::setw(10) << "images/s" << std::setw(9) << "geomean"
+              << std::setw(11) << "compile s" << std::setw(10) << "cosine" << std::setw(12) << "load avg\n";
+    for (const auto& name : kNetworkNames) {
+      auto at = g_networks.find(name);
+      if (at == g_networks.end()) continue;
+      const NetworkFigures& f = at->second;
+      std::cout << std::left << std::setw(13) << name << std::right << std::setprecision(2) << std::setw(10)
+                << minimum(f.wall) << std::setw(10) << median(f.wall) << std::setprecision(3) << std::setw(10)
+                << f.native_median << std::setprecision(1) << std::setw(9) << median(f.wall) / f.native_median
+                << std::setprecision(0) << std::setw(9) << f.peak_rss_mib << std::setprecision(3) << std::setw(11)
+                << f.latency_seconds * 1e3 << std::setprecision(1) << std::setw(10) << 1.0 / f.latency_seconds
+                << std::setprecision(2) << std::setw(9) << f.geomean << std::setw(11) << minimum(f.compile)
+                << std::setprecision(5) << std::setw(10) << f.cosine << std::setprecision(1) << std::setw(6)
+                << f.load_before << "->" << f.load_after << "\n";
+    }
+  }
+  if (!g_scaling.empty()) {
+    std::cout << "\n== simulated latency (ms) / images/s / roofline geomean by AI Cores ==\n";
+    for (const auto& name : kScaledNetworks) {
+      for (int cores : kCoreCounts) {
+        auto at = g_scaling.find({name, cores});
+        if (at == g_scaling.end()) continue;
+        const ScalingFigures& f = at->second;
+        std::cout << "  " << std::left << std::setw(10) << name << std::right << std::setw(3) << cores << " cores: "
+                  << std::setprecision(3) << std::setw(9) << f.latency_seconds * 1e3 << " ms " << std::setprecision(1)
+                  << std::setw(8) << 1.0 / f.latency_seconds << " images/s  geomean " << std::setprecision(2)
+                  << f.geomean << "  compute-bound " << f.compute_bound << "/" << f.layers << "\n";
+      }
+    }
+  }
+  if (g_default_runs.count("resnet50")) {
+    std::cout << "\n== resnet50 (default SoC): the 8 layers furthest above their roofline bound ==\n";
+    print_worst_layers(g_default_runs.at("resnet50").profile, 8);
+  }
+  if (!g_double_buffering.empty()) {
+    std::cout << "\n== double buffering: simulated latency on / off ==\n";
+    for (const auto& name : kNetworkNames) {
+      auto at = g_double_buffering.find(name);
+      if (at == g_double_buffering.end()) continue;
+      std::cout << "  " << std::left << std::setw(13) << name << std::right << std::setprecision(3) << std::setw(10)
+                << at->second.on_seconds * 1e3 << " ms on " << std::setw(10) << at->second.off_seconds * 1e3
+                << " ms off  gain " << std::setprecision(2) << at->second.off_seconds / at->second.on_seconds << "x\n";
+    }
+  }
+  if (g_hbm) {
+    std::cout << "\n== resnet50 with HBM-class DDR (";
+    for (const auto& s : kHbm) std::cout << s << " ";
+    std::cout << "): latency " << std::setprecision(3) << g_hbm->latency_seconds * 1e3 << " ms; compute-bound layers ==\n";
+    std::vector<const Layer*> compute;
+    for (const auto& l : g_hbm->layers)
+      if (l.bound == "compute") compute.push_back(&l);
+    std::cout << "  " << compute.size() << " compute-bound layers; Cube utilisation of each:\n";
+    for (const Layer* l : compute)
+      std::cout << "  " << std::left << std::setw(30) << l->name.substr(0, 29) << std::setw(40) << l->shapes.substr(0, 39)
+                << std::right << std::setprecision(1) << std::setw(7) << l->cube_utilisation * 100 << " %  ratio "
+                << std::setprecision(2) << l->ratio() << "\n";
+    std::cout << "  worst layers against the roofline:\n";
+    print_worst_layers(*g_hbm, 5);
+  }
+  std::cout << std::flush;
+}
+
+void register_benchmarks() {
+  for (const auto& name : kNetworkNames)
+    benchmark::RegisterBenchmark(("Network/" + name).c_str(), BM_Network, name)
+        ->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
+  for (const auto& name : kScaledNetworks)
+    for (int cores : kCoreCounts)
+      benchmark::RegisterBenchmark(("Scaling/" + name + "/" + std::to_string(cores)).c_str(), BM_Scaling, name, cores)
+          ->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
+  for (const auto& name : kNetworkNames)
+    benchmark::RegisterBenchmark(("DoubleBuffering/" + name).c_str(), BM_DoubleBuffering, name)
+        ->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
+  benchmark::RegisterBenchmark("Hbm/resnet50", BM_Hbm, std::string("resnet50"))
+      ->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  register_benchmarks();
+  benchmark::RunSpecifiedBenchmarks();
+  print_summary();
+  return 0;
+}
