@@ -6,9 +6,10 @@
 //     its seed, torch.no_grad, median of N) and the ratio wall / native; the simulated latency
 //     and images/s (the --profile CSV); the compile time (npuvp-compile, min of R); the
 //     geometric mean over the layers of simulated cycles / roofline bound;
-//   * Scaling/NAME/CORES: simulated latency and images/s at soc.ai_cores = 2, 4, 8, 16;
+//   * Scaling/NAME/MEMORY/CORES: simulated latency and images/s at soc.ai_cores = 2, 4, 8, 16,
+//     with the default DDR and with HBM-class memory (kHbm);
 //   * DoubleBuffering/NAME: simulated latency with --no-double-buffering against the default;
-//   * Hbm/resnet50: an HBM-class DDR configuration (kHbm), where most layers become
+//   * Hbm/resnet50: an HBM-class configuration (kHbm, 2 AI Cores), where most layers become
 //     compute-bound: their Cube utilisation.
 // Every run's output is checked against the PyTorch fp32 reference (cosine >= 0.999 and, for
 // classifiers, the same top-1); a failed check is the benchmark's error (SkipWithError).
@@ -39,6 +40,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -58,13 +60,17 @@ const bool kFirmwareSet = setenv("NPUVP_FIRMWARE_DIR", NPUVP_FIRMWARE_DIR, 0) ==
 constexpr double kMinimumCosine = 0.999;
 const std::vector<std::string> kNetworkNames = {"lenet5",     "resnet18",   "mobilenetv2", "bert_2layer",
                                                 "gpt2_block", "resnet50",   "bert_base"};
-const std::vector<std::string> kScaledNetworks = {"resnet50", "bert_base"};
+// Scaled over kCoreCounts: (network, device memory: "default" or "hbm" (kHbm)).
+const std::vector<std::pair<std::string, std::string>> kScaledConfigurations = {
+    {"resnet50", "default"}, {"bert_base", "default"}, {"resnet50", "hbm"}, {"bert_base", "hbm"}};
 const std::vector<int> kCoreCounts = {2, 4, 8, 16};
-// HBM-class device memory: 8 channels x 64-bit x 6400 MT/s = 409.6 GB/s (HBM2e-class; Ascend
-// 910's four HBM2 stacks give about 1.2 TB/s for 32 AI Cores, ~300 GB/s per 8), against the
-// default 2 x 64-bit x 3200 MT/s = 51.2 GB/s. The L2 port is widened with it, or the L2
-// would be the new limit.
-const std::vector<std::string> kHbm = {"soc.ddr.channels=8", "soc.ddr.data_rate=6400", "soc.l2.bandwidth=512GB/s"};
+// HBM-class device memory: two HBM2 stacks, 2 x 8 channels of 128 bits at 2000 MT/s (burst
+// length 4, so a burst is the 64-byte channel interleave) = 512 GB/s, against the default
+// LPDDR4-3200's 2 x 16 bits = 12.8 GB/s. (Ascend 910: four HBM2 stacks, ~1.2 TB/s for 32 AI
+// Cores.) The paths from it are widened with it - ring links of 128 bytes (128 GB/s per
+// link at 1 GHz) and a 512 GB/s L2 port - or the 32-byte ring would be the new limit.
+const std::vector<std::string> kHbm = {"soc.ddr.channels=16",   "soc.ddr.bus_width=16",     "soc.ddr.burst_length=4",
+                                       "soc.ddr.data_rate=2000", "soc.l2.bandwidth=512GB/s", "soc.ring.link_width=128"};
 
 int repeat_from_environment(const char* name, int fallback) {
   const char* value = std::getenv(name);
@@ -395,13 +401,16 @@ struct ScalingFigures {
   double latency_seconds = 0, geomean = 0;
   int compute_bound = 0, layers = 0;
 };
-std::map<std::pair<std::string, int>, ScalingFigures> g_scaling;
+// (network, "default" or "hbm", cores) -> figures
+std::map<std::tuple<std::string, std::string, int>, ScalingFigures> g_scaling;
 
-void BM_Scaling(benchmark::State& state, const std::string& name, int cores) {
+void BM_Scaling(benchmark::State& state, const std::string& name, const std::string& memory, int cores) {
   ScalingFigures figures;
   try {
     for (auto _ : state) {
-      const Inference run = infer(name, {"soc.ai_cores=" + std::to_string(cores)});
+      std::vector<std::string> options = {"soc.ai_cores=" + std::to_string(cores)};
+      if (memory == "hbm") options.insert(options.end(), kHbm.begin(), kHbm.end());
+      const Inference run = infer(name, options);
       figures.latency_seconds = run.profile.latency_seconds;
       figures.geomean = roofline_geomean(run.profile);
       for (const auto& l : run.profile.layers) {
@@ -414,7 +423,7 @@ void BM_Scaling(benchmark::State& state, const std::string& name, int cores) {
     state.SkipWithError(error.what());
     return;
   }
-  g_scaling[{name, cores}] = figures;
+  g_scaling[{name, memory, cores}] = figures;
   state.counters["latency_ms"] = figures.latency_seconds * 1e3;
   state.counters["images_per_s"] = 1.0 / figures.latency_seconds;
   state.counters["roofline_geomean"] = figures.geomean;
@@ -528,12 +537,12 @@ void print_summary() {
   }
   if (!g_scaling.empty()) {
     std::cout << "\n== simulated latency (ms) / images/s / roofline geomean by AI Cores ==\n";
-    for (const auto& name : kScaledNetworks) {
+    for (const auto& [name, memory] : kScaledConfigurations) {
       for (int cores : kCoreCounts) {
-        auto at = g_scaling.find({name, cores});
+        auto at = g_scaling.find({name, memory, cores});
         if (at == g_scaling.end()) continue;
         const ScalingFigures& f = at->second;
-        std::cout << "  " << std::left << std::setw(10) << name << std::right << std::setw(3) << cores << " cores: "
+        std::cout << "  " << std::left << std::setw(10) << name << std::setw(8) << memory << std::right << std::setw(3) << cores << " cores: "
                   << std::setprecision(3) << std::setw(9) << f.latency_seconds * 1e3 << " ms " << std::setprecision(1)
                   << std::setw(8) << 1.0 / f.latency_seconds << " images/s  geomean " << std::setprecision(2)
                   << f.geomean << "  compute-bound " << f.compute_bound << "/" << f.layers << "\n";
@@ -576,9 +585,10 @@ void register_benchmarks() {
   for (const auto& name : kNetworkNames)
     benchmark::RegisterBenchmark(("Network/" + name).c_str(), BM_Network, name)
         ->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
-  for (const auto& name : kScaledNetworks)
+  for (const auto& [name, memory] : kScaledConfigurations)
     for (int cores : kCoreCounts)
-      benchmark::RegisterBenchmark(("Scaling/" + name + "/" + std::to_string(cores)).c_str(), BM_Scaling, name, cores)
+      benchmark::RegisterBenchmark(("Scaling/" + name + "/" + memory + "/" + std::to_string(cores)).c_str(), BM_Scaling,
+                                   name, memory, cores)
           ->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
   for (const auto& name : kNetworkNames)
     benchmark::RegisterBenchmark(("DoubleBuffering/" + name).c_str(), BM_DoubleBuffering, name)
