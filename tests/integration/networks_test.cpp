@@ -1,0 +1,68 @@
+// Whole networks end to end through `npuvp infer` (compiler -> model package ->
+// host/infer.elf -> runtime -> driver -> task scheduler -> operator kernels),
+// each output checked here against PyTorch's fp32 output for the same input
+// (build/networks, generated at build time; docs/networks.md): cosine
+// similarity >= 0.999 and, for classifiers, the same top-1 class.
+#include "integration/run_npuvp.h"
+#include "model_files.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace npuvp::test_support;
+
+namespace {
+
+struct Network {
+  const char* name;
+  bool classifier;  // the output is class scores: top-1 must agree
+  unsigned ai_cores;
+};
+
+std::string network_file(const std::string& name) { return std::string(NPUVP_NETWORKS_DIR) + "/" + name; }
+
+double cosine(const std::vector<float>& a, const std::vector<float>& b) {
+  double dot = 0, na = 0, nb = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    dot += static_cast<double>(a[i]) * b[i];
+    na += static_cast<double>(a[i]) * a[i];
+    nb += static_cast<double>(b[i]) * b[i];
+  }
+  return dot / std::sqrt(na * nb);
+}
+
+class Networks : public ::testing::TestWithParam<Network> {};
+
+TEST_P(Networks, OutputMatchesPyTorch) {
+  const Network& network = GetParam();
+  const std::string model = network_file(std::string(network.name) + ".onnx");
+  const std::string input = network_file(std::string(network.name) + ".input.npy");
+  const std::string reference_path = network_file(std::string(network.name) + ".reference.npy");
+  const std::string output = temp_path(std::string(network.name) + ".output.npy");
+  auto result = run_command("timeout 1800 " + std::string(NPUVP_EXECUTABLE) + " infer " + model + " --input " + input +
+                            " --output " + output + " --quiet --set soc.ai_cores=" + std::to_string(network.ai_cores));
+  ASSERT_EQ(result.status, 0) << result.out << result.err;
+  const std::vector<float> y = read_float_npy(output), reference = read_float_npy(reference_path);
+  std::remove(output.c_str());
+  ASSERT_EQ(y.size(), reference.size());
+  ASSERT_FALSE(y.empty());
+  EXPECT_TRUE(std::all_of(y.begin(), y.end(), [](float v) { return std::isfinite(v); }));
+  EXPECT_GE(cosine(y, reference), 0.999);
+  if (network.classifier)
+    EXPECT_EQ(std::max_element(y.begin(), y.end()) - y.begin(),
+              std::max_element(reference.begin(), reference.end()) - reference.begin());
+}
+
+INSTANTIATE_TEST_SUITE_P(Ci, Networks,
+                         ::testing::Values(Network{"lenet5", true, 4}, Network{"resnet18", true, 8},
+                                           Network{"mobilenetv2", true, 8}, Network{"bert-2layer", false, 8},
+                                           Network{"gpt2-block", false, 8}),
+                         [](const auto& info) {
+                           std::string name = info.param.name;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+}  // namespace
