@@ -1,0 +1,78 @@
+// compile(): import -> passes -> layouts -> lowering (with the tiling planner)
+// -> memory plan -> package. docs/compiler.md.
+#include "npuvp/compiler/compiler.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "import.h"
+#include "lowering.h"
+#include "memory_plan.h"
+#include "package_writer.h"
+#include "passes.h"
+#include "soc_buffers.h"
+
+namespace npuvp::compiler {
+namespace {
+
+CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
+  remove_identities(graph);
+  fold_constants(graph);
+  infer_missing_shapes(graph);
+  require_static_shapes(graph);
+  remove_identities(graph);
+  fold_batchnorms(graph);
+  match_layernorms(graph);
+  match_gelus(graph);
+  fuse_epilogues(graph);
+  const int conversions = assign_layouts(graph);
+
+  Program program = lower_graph(graph, options);
+  plan_memory(program);
+
+  CompiledModel model;
+  model.package = write_package(program);
+  const SocBuffers soc = build_soc_buffers(options.soc);
+  const double peak = soc.cube_macs_per_cycle * soc.ai_cores;
+  for (const auto& record : program.layers) {
+    LayerSummary layer;
+    layer.name = record.name;
+    layer.op = record.op;
+    layer.shapes = record.shapes;
+    layer.macs = record.macs;
+    layer.min_bytes = record.min_bytes;
+    const double compute = double(record.macs) / peak;
+    const double memory = double(record.min_bytes) / soc.ddr_bytes_per_cycle;
+    layer.roofline_cycles = std::max(compute, memory);
+    layer.compute_bound = compute > memory;
+    layer.launches = record.launch_count;
+    layer.blocks = record.launch_count ? program.launches[record.first_launch].blocks : 0;
+    layer.tiling = record.tiling;
+    model.layers.push_back(layer);
+  }
+  model.input_name = program.input_name;
+  model.output_name = program.output_name;
+  model.input_shape = program.input_shape;
+  model.output_shape = program.output_shape;
+  model.arena_bytes = program.arena_bytes;
+  model.activation_bytes_total = program.activation_bytes_total;
+  model.constants_bytes = program.constants.size();
+  model.layout_conversions = unsigned(conversions);
+  return model;
+}
+
+}  // namespace
+
+CompiledModel compile_onnx_bytes(const std::string& bytes, const CompileOptions& options) {
+  return compile_graph(import_onnx(bytes, "ONNX model"), options);
+}
+
+CompiledModel compile_onnx_file(const std::string& path, const CompileOptions& options) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw CompileError(path + ": cannot open the file");
+  std::ostringstream bytes;
+  bytes << file.rdbuf();
+  return compile_graph(import_onnx(bytes.str(), path), options);
+}
+
+}  // namespace npuvp::compiler

@@ -1,0 +1,21 @@
+// Host evaluation of the ops constant folding handles (small tensors: shape
+// arithmetic, and elementwise/transposes of weights).
+#pragma once
+
+#include <vector>
+
+#include "graph.h"
+
+namespace npuvp::compiler {
+
+bool can_evaluate_on_host(const std::string& op);
+// Evaluates `node` whose inputs are given (nullptr: absent). Shape needs only
+// the input's shape (`input_shapes`). Throws CompileError on bad attributes.
+std::vector<HostTensor> evaluate_on_host(const Node& node, const std::vector<const HostTensor*>& inputs,
+                                         const std::vector<Shape>& input_shapes, std::int64_t opset);
+
+Shape broadcast_shapes(const Node& node, const Shape& a, const Shape& b);
+// Resolves a Reshape target (0 copies, -1 infers) for an input of `input`.
+Shape reshape_target(const Node& node, const Shape& input, const std::vector<std::int64_t>& target);
+
+}  // namespace npuvp::compiler

@@ -1,0 +1,32 @@
+// A tensor held on the host during compilation: initializers, folded shape
+// arithmetic, weights before they are rearranged for the kernels.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+namespace npuvp::compiler {
+
+struct HostTensor {
+  enum class Type { Float, Int64 };
+  Type type = Type::Float;
+  std::vector<std::int64_t> shape;
+  std::vector<float> f;          // Type::Float (float16/32/64 initializers)
+  std::vector<std::int64_t> i;   // Type::Int64 (int8..int64, bool)
+
+  std::int64_t size() const;
+  bool is_int() const { return type == Type::Int64; }
+  double at(std::int64_t k) const { return is_int() ? double(i[k]) : double(f[k]); }
+  static HostTensor floats(std::vector<std::int64_t> shape, std::vector<float> data);
+  static HostTensor ints(std::vector<std::int64_t> shape, std::vector<std::int64_t> data);
+};
+
+// Decodes an ONNX TensorProto (raw_data or typed fields; external data is an
+// error). `where` names it in the error message.
+HostTensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& where);
+onnx::TensorProto tensor_to_proto(const HostTensor& tensor, const std::string& name);
+
+}  // namespace npuvp::compiler

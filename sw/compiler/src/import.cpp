@@ -1,0 +1,218 @@
+#include "import.h"
+
+#include <onnx/checker.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <set>
+
+#include "compile_error.h"
+#include "onnx_attributes.h"
+
+namespace npuvp::compiler {
+namespace {
+
+std::string first_line(const std::string& text) {
+  auto end = text.find('\n');
+  return end == std::string::npos ? text : text.substr(0, end);
+}
+
+bool is_float_element(int type) {
+  return type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::FLOAT16 ||
+         type == onnx::TensorProto::DOUBLE;
+}
+
+// The static shape of a value_info, or false when a dimension is symbolic/unknown.
+bool static_shape(const onnx::ValueInfoProto& info, Shape& shape, std::string* dynamic_dim = nullptr) {
+  if (!info.type().has_tensor_type() || !info.type().tensor_type().has_shape()) return false;
+  shape.clear();
+  const auto& dims = info.type().tensor_type().shape().dim();
+  for (int k = 0; k < dims.size(); ++k) {
+    if (!dims[k].has_dim_value() || dims[k].dim_value() < 0) {
+      if (dynamic_dim)
+        *dynamic_dim = "dimension " + std::to_string(k) +
+                       (dims[k].has_dim_param() ? " ('" + dims[k].dim_param() + "')" : std::string());
+      return false;
+    }
+    shape.push_back(dims[k].dim_value());
+  }
+  return true;
+}
+
+HostTensor constant_node_value(const Node& node) {
+  if (const auto* tensor = attribute_tensor(node, "value")) return tensor_from_proto(*tensor, node_context(node));
+  if (has_attribute(node, "value_float"))
+    return HostTensor::floats({}, {attribute_float(node, "value_float", 0)});
+  if (has_attribute(node, "value_floats")) {
+    for (const auto& a : node.proto.attribute())
+      if (a.name() == "value_floats")
+        return HostTensor::floats({a.floats_size()}, {a.floats().begin(), a.floats().end()});
+  }
+  if (has_attribute(node, "value_int")) return HostTensor::ints({}, {attribute_int(node, "value_int", 0)});
+  if (has_attribute(node, "value_ints")) {
+    auto v = attribute_ints(node, "value_ints", {});
+    return HostTensor::ints({std::int64_t(v.size())}, v);
+  }
+  fail(node, "unsupported Constant (sparse or string value)");
+}
+
+void run_shape_inference(onnx::ModelProto& model, const std::string& where) {
+  try {
+    onnx::ShapeInferenceOptions options(false, 0, true);
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
+  } catch (const std::exception& error) {
+    throw CompileError(where + ": ONNX shape inference failed: " + first_line(error.what()));
+  }
+}
+
+void read_inferred_shapes(Graph& graph, const onnx::GraphProto& g) {
+  auto take = [&](const onnx::ValueInfoProto& info) {
+    int id = graph.find_value(info.name());
+    if (id < 0 || graph.values[id].shape_known) return;
+    Shape shape;
+    if (static_shape(info, shape)) {
+      graph.values[id].shape = shape;
+      graph.values[id].shape_known = true;
+    }
+  };
+  for (const auto& info : g.value_info()) take(info);
+  for (const auto& info : g.output()) take(info);
+}
+
+}  // namespace
+
+Graph import_onnx(const std::string& bytes, const std::string& where) {
+  onnx::ModelProto model;
+  if (bytes.empty() || !model.ParseFromString(bytes))
+    throw CompileError(where + ": not an ONNX model (protobuf parse failed)");
+  if (!model.has_graph() || model.graph().node_size() == 0)
+    throw CompileError(where + ": not an ONNX model (no graph nodes)");
+  try {
+    onnx::checker::check_model(model);
+  } catch (const std::exception& error) {
+    throw CompileError(where + ": ONNX checker: " + first_line(error.what()));
+  }
+  run_shape_inference(model, where);
+
+  Graph graph;
+  const auto& g = model.graph();
+  graph.model_name = g.name().empty() ? "model" : g.name();
+  graph.ir_version = model.ir_version();
+  for (const auto& opset : model.opset_import())
+    if (opset.domain().empty() || opset.domain() == "ai.onnx") graph.opset = opset.version();
+
+  std::set<std::string> initializer_names;
+  for (const auto& init : g.initializer()) {
+    initializer_names.insert(init.name());
+    graph.add_constant(init.name(), tensor_from_proto(init, where + ": initializer '" + init.name() + "'"));
+  }
+
+  std::vector<const onnx::ValueInfoProto*> inputs;
+  for (const auto& info : g.input())
+    if (!initializer_names.count(info.name())) inputs.push_back(&info);
+  if (inputs.size() != 1)
+    throw CompileError(where + ": the model has " + std::to_string(inputs.size()) +
+                       " graph inputs; npuvp compiles models with exactly one");
+  if (g.output_size() != 1)
+    throw CompileError(where + ": the model has " + std::to_string(g.output_size()) +
+                       " graph outputs; npuvp compiles models with exactly one");
+  {
+    const auto& info = *inputs[0];
+    Value input;
+    input.name = info.name();
+    std::string dynamic;
+    if (!static_shape(info, input.shape, &dynamic))
+      throw CompileError(where + ": graph input '" + info.name() + "' has a dynamic " +
+                         (dynamic.empty() ? std::string("shape") : dynamic) + "; export it with a static shape");
+    if (!is_float_element(info.type().tensor_type().elem_type()))
+      throw CompileError(where + ": graph input '" + info.name() + "' is not a float tensor");
+    input.shape_known = true;
+    graph.input = graph.add_value(std::move(input));
+  }
+
+  auto value_id = [&](const std::string& name) {
+    int id = graph.find_value(name);
+    if (id >= 0) return id;
+    Value value;
+    value.name = name;
+    return graph.add_value(std::move(value));
+  };
+  for (const auto& proto : g.node()) {
+    Node node;
+    node.proto = proto;
+    if (node.proto.name().empty())
+      node.proto.set_name(proto.output_size() ? proto.output(0) : graph.unique_name(proto.op_type()));
+    if (!proto.domain().empty() && proto.domain() != "ai.onnx")
+      fail(node, "unsupported op (domain '" + proto.domain() + "')");
+    if (proto.op_type() == "Constant") {
+      int id = graph.add_constant(proto.output(0), constant_node_value(node));
+      (void)id;
+      continue;
+    }
+    for (const auto& name : proto.input()) node.inputs.push_back(name.empty() ? -1 : value_id(name));
+    for (const auto& name : proto.output()) node.outputs.push_back(name.empty() ? -1 : value_id(name));
+    node.proto.clear_input();
+    node.proto.clear_output();
+    graph.nodes.push_back(std::move(node));
+  }
+  graph.output = graph.find_value(g.output(0).name());
+  if (graph.output < 0) throw CompileError(where + ": graph output '" + g.output(0).name() + "' is never produced");
+  read_inferred_shapes(graph, g);
+  graph.compact();
+  return graph;
+}
+
+void infer_missing_shapes(Graph& graph) {
+  bool missing = false;
+  for (const auto& node : graph.nodes)
+    for (int out : node.outputs)
+      if (out >= 0 && !graph.values[out].shape_known) missing = true;
+  if (!missing) return;
+  onnx::ModelProto model;
+  model.set_ir_version(graph.ir_version ? graph.ir_version : 8);
+  auto* opset = model.add_opset_import();
+  opset->set_domain("");
+  opset->set_version(graph.opset);
+  auto* g = model.mutable_graph();
+  g->set_name(graph.model_name);
+  std::set<int> declared;
+  auto declare = [&](int id) {
+    if (id < 0 || declared.count(id)) return;
+    declared.insert(id);
+    const Value& value = graph.values[id];
+    if (value.is_constant() && value.constant->is_int()) {
+      *g->add_initializer() = tensor_to_proto(*value.constant, value.name);
+      return;
+    }
+    if (!value.is_constant() && value.producer >= 0) return;
+    // Graph input and float constants: only their type and shape matter here.
+    auto* info = g->add_input();
+    info->set_name(value.name);
+    auto* tensor_type = info->mutable_type()->mutable_tensor_type();
+    tensor_type->set_elem_type(onnx::TensorProto::FLOAT);
+    auto* shape = tensor_type->mutable_shape();
+    for (auto d : value.shape) shape->add_dim()->set_dim_value(d);
+  };
+  for (const auto& node : graph.nodes) {
+    auto* proto = g->add_node();
+    *proto = node.proto;
+    for (int in : node.inputs) {
+      declare(in);
+      proto->add_input(in < 0 ? "" : graph.values[in].name);
+    }
+    for (int out : node.outputs) proto->add_output(out < 0 ? "" : graph.values[out].name);
+  }
+  auto* out = g->add_output();
+  out->set_name(graph.values[graph.output].name);
+  out->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  run_shape_inference(model, graph.model_name);
+  read_inferred_shapes(graph, model.graph());
+}
+
+void require_static_shapes(const Graph& graph) {
+  for (const auto& node : graph.nodes)
+    for (int out : node.outputs)
+      if (out >= 0 && !graph.values[out].shape_known)
+        fail(node, "output '" + graph.values[out].name + "' has no static shape (dynamic shapes are not supported)");
+}
+
+}  // namespace npuvp::compiler

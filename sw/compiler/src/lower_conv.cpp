@@ -1,0 +1,231 @@
+// Conv (dense, grouped, depthwise), standalone BatchNormalization and pooling:
+// the NC1HWC0 feature-map kernels.
+#include <cmath>
+
+#include "compile_error.h"
+#include "lowering_context.h"
+#include "onnx_attributes.h"
+
+namespace npuvp::compiler {
+namespace {
+
+struct Window {
+  std::int64_t kh, kw, stride_h, stride_w, dilation_h, dilation_w, pad_top, pad_left, pad_bottom, pad_right, ho, wo;
+};
+
+// Kernel window, strides, pads (auto_pad resolved) and the output size of a 2-D Conv / Pool.
+Window window_of(const Node& node, const Shape& in, std::int64_t kh, std::int64_t kw, bool pool) {
+  if (in.size() != 4) fail(node, "only 2-D (N x C x H x W) inputs are supported, got " + shape_text(in));
+  Window w{};
+  w.kh = kh;
+  w.kw = kw;
+  auto strides = attribute_ints(node, "strides", {1, 1});
+  auto dilations = attribute_ints(node, "dilations", {1, 1});
+  auto pads = attribute_ints(node, "pads", {0, 0, 0, 0});
+  if (strides.size() != 2 || dilations.size() != 2 || pads.size() != 4)
+    fail(node, "only 2-D windows are supported");
+  w.stride_h = strides[0]; w.stride_w = strides[1];
+  w.dilation_h = dilations[0]; w.dilation_w = dilations[1];
+  w.pad_top = pads[0]; w.pad_left = pads[1]; w.pad_bottom = pads[2]; w.pad_right = pads[3];
+  if (pool && attribute_int(node, "ceil_mode", 0) != 0) fail_attribute(node, "ceil_mode", "1");
+  if (pool && node.op() == "MaxPool" && attribute_int(node, "storage_order", 0) != 0)
+    fail_attribute(node, "storage_order", "1");
+  const std::string auto_pad = attribute_string(node, "auto_pad", "NOTSET");
+  const std::int64_t ekh = (kh - 1) * w.dilation_h + 1, ekw = (kw - 1) * w.dilation_w + 1;
+  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    auto same = [&](std::int64_t size, std::int64_t stride, std::int64_t extent, std::int64_t& lo, std::int64_t& hi) {
+      const std::int64_t out = ceil_div(size, stride);
+      const std::int64_t total = std::max<std::int64_t>(0, (out - 1) * stride + extent - size);
+      lo = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      hi = total - lo;
+    };
+    same(in[2], w.stride_h, ekh, w.pad_top, w.pad_bottom);
+    same(in[3], w.stride_w, ekw, w.pad_left, w.pad_right);
+  } else if (auto_pad == "VALID") {
+    w.pad_top = w.pad_left = w.pad_bottom = w.pad_right = 0;
+  } else if (auto_pad != "NOTSET") {
+    fail_attribute(node, "auto_pad", auto_pad);
+  }
+  if (w.stride_h < 1 || w.stride_w < 1 || w.dilation_h < 1 || w.dilation_w < 1) fail(node, "strides and dilations must be >= 1");
+  if (w.pad_top < 0 || w.pad_left < 0 || w.pad_bottom < 0 || w.pad_right < 0) fail(node, "negative pads are not supported");
+  w.ho = (in[2] + w.pad_top + w.pad_bottom - ekh) / w.stride_h + 1;
+  w.wo = (in[3] + w.pad_left + w.pad_right - ekw) / w.stride_w + 1;
+  if (w.ho < 1 || w.wo < 1) fail(node, "the window is larger than the padded input");
+  return w;
+}
+
+const HostTensor& constant_input(const LoweringContext& context, const Node& node, size_t k, const char* what) {
+  if (k >= node.inputs.size() || node.inputs[k] < 0 || !context.value(node.inputs[k]).is_constant())
+    fail(node, std::string(what) + " must be a constant (initializer)");
+  return *context.value(node.inputs[k]).constant;
+}
+
+// The per-output-channel bias: the node's own bias input plus the fused one, f32[padded].
+std::vector<float> channel_bias(const LoweringContext& context, const Node& node, int own_input,
+                                std::int64_t channels, std::int64_t padded) {
+  std::vector<float> bias(padded, 0.f);
+  bool any = false;
+  auto add = [&](int id) {
+    const HostTensor& t = *context.value(id).constant;
+    if (t.size() != channels && t.size() != 1) fail(node, "bias of " + std::to_string(t.size()) + " values for " + std::to_string(channels) + " channels");
+    for (std::int64_t c = 0; c < channels; ++c) bias[c] += float(t.at(t.size() == 1 ? 0 : c));
+    any = true;
+  };
+  if (own_input >= 0 && own_input < int(node.inputs.size()) && node.inputs[own_input] >= 0) {
+    constant_input(context, node, own_input, "the bias");
+    add(node.inputs[own_input]);
+  }
+  if (node.epilogue.bias >= 0) add(node.epilogue.bias);
+  if (!any) bias.clear();
+  return bias;
+}
+
+void set_activation(LoweringContext& context, KernelLaunch& l, const Epilogue& e, int act, int lo, int hi) {
+  l.args[act] = LoweringContext::literal(e.activation == Activation::Relu ? NPUVP_ACT_RELU
+                                         : e.activation == Activation::Clip ? NPUVP_ACT_CLIP : NPUVP_ACT_NONE);
+  l.args[lo] = LoweringContext::literal_float(e.clip_min);
+  l.args[hi] = LoweringContext::literal_float(e.clip_max);
+}
+
+std::uint64_t lower_depthwise(LoweringContext& context, const Node& node, const Window& w, const HostTensor& weights,
+                              const std::vector<float>& bias) {
+  const Shape& in = context.shape(node.inputs[0]);
+  const std::int64_t c = in[1], c1 = ceil_div(c, 16);
+  std::vector<float> packed(c1 * w.kh * w.kw * 16, 0.f);
+  for (std::int64_t ch = 0; ch < c; ++ch)
+    for (std::int64_t i = 0; i < w.kh; ++i)
+      for (std::int64_t j = 0; j < w.kw; ++j)
+        packed[(((ch / 16) * w.kh + i) * w.kw + j) * 16 + ch % 16] = float(weights.at((ch * w.kh + i) * w.kw + j));
+  auto& l = context.launch(NPUVP_OP_KERNEL_DWCONV, NPUVP_DWCONV_ARG_COUNT,
+                           balanced_blocks(context.soc, in[0] * c1 * w.ho));
+  l.args[NPUVP_DWCONV_IN] = context.address(node.inputs[0]);
+  l.args[NPUVP_DWCONV_WEIGHTS] = LoweringContext::constant(context.add_f16(packed));
+  if (!bias.empty()) l.args[NPUVP_DWCONV_BIAS] = LoweringContext::constant(context.add_f32(bias));
+  if (node.epilogue.residual >= 0) l.args[NPUVP_DWCONV_RESIDUAL] = context.address(node.epilogue.residual);
+  l.args[NPUVP_DWCONV_OUT] = context.address(node.outputs[0]);
+  const std::int64_t fields[] = {in[0], c, in[2], in[3], w.kh, w.kw, w.stride_h, w.stride_w,
+                                 w.pad_top, w.pad_bottom, w.pad_left, w.pad_right, w.dilation_h, w.dilation_w};
+  for (int k = 0; k < 14; ++k) l.args[NPUVP_DWCONV_N + k] = LoweringContext::literal(std::uint64_t(fields[k]));
+  set_activation(context, l, node.epilogue, NPUVP_DWCONV_ACT, NPUVP_DWCONV_CLIP_MIN, NPUVP_DWCONV_CLIP_MAX);
+  context.layer().tiling = "blocks=" + std::to_string(l.blocks);
+  return std::uint64_t(in[0] * c * w.ho * w.wo * w.kh * w.kw);
+}
+
+}  // namespace
+
+std::uint64_t lower_conv(LoweringContext& context, const Node& node) {
+  const Shape& in = context.shape(node.inputs[0]);
+  const HostTensor& weights = constant_input(context, node, 1, "the weights");
+  if (weights.shape.size() != 4) fail(node, "only 2-D convolutions are supported (weights " + shape_text(weights.shape) + ")");
+  const std::int64_t cout = weights.shape[0], cin_g = weights.shape[1], kh = weights.shape[2], kw = weights.shape[3];
+  const std::int64_t group = attribute_int(node, "group", 1), cin = in[1];
+  if (group < 1 || cin % group || cout % group || cin_g * group != cin)
+    fail_attribute(node, "group", std::to_string(group));
+  const Window w = window_of(node, in, kh, kw, false);
+  const std::int64_t cout16 = ceil_div(cout, 16) * 16;
+  const std::uint64_t macs = std::uint64_t(in[0] * cout * w.ho * w.wo * cin_g * kh * kw);
+  if (group > 1 && group == cin && cout == cin) {
+    return lower_depthwise(context, node, w, weights, channel_bias(context, node, 2, cout, cout16)), macs;
+  }
+  // Dense (or block-diagonal for groups > 1) GEMM B matrix, Kc x Cout16.
+  const std::int64_t c1in = ceil_div(cin, 16), kc = c1in * kh * kw * 16;
+  const std::int64_t cout_g = cout / group;
+  std::vector<float> b(kc * cout16, 0.f);
+  for (std::int64_t co = 0; co < cout; ++co) {
+    const std::int64_t g = co / cout_g;
+    for (std::int64_t ci = 0; ci < cin_g; ++ci) {
+      const std::int64_t c = g * cin_g + ci;
+      for (std::int64_t i = 0; i < kh; ++i)
+        for (std::int64_t j = 0; j < kw; ++j) {
+          const std::int64_t row = (((c / 16) * kh + i) * kw + j) * 16 + c % 16;
+          b[row * cout16 + co] = float(weights.at(((co * cin_g + ci) * kh + i) * kw + j));
+        }
+    }
+  }
+  const ConvTiling tiling = plan_conv(context.soc, {in[0], c1in, in[2], in[3], cout, kh, kw, w.ho, w.wo, w.stride_h, w.dilation_h},
+                                      context.options.double_buffering);
+  auto& l = context.launch(NPUVP_OP_KERNEL_CONV, NPUVP_CONV_ARG_COUNT, tiling.blocks);
+  const auto bias = channel_bias(context, node, 2, cout, cout16);
+  l.args[NPUVP_CONV_IN] = context.address(node.inputs[0]);
+  l.args[NPUVP_CONV_WEIGHTS] = LoweringContext::constant(context.add_f16(b));
+  if (!bias.empty()) l.args[NPUVP_CONV_BIAS] = LoweringContext::constant(context.add_f32(bias));
+  if (node.epilogue.residual >= 0) l.args[NPUVP_CONV_RESIDUAL] = context.address(node.epilogue.residual);
+  l.args[NPUVP_CONV_OUT] = context.address(node.outputs[0]);
+  const std::int64_t fields[] = {in[0], cin, in[2], in[3], cout, kh, kw, w.stride_h, w.stride_w,
+                                 w.pad_top, w.pad_bottom, w.pad_left, w.pad_right, w.dilation_h, w.dilation_w};
+  for (int k = 0; k < 15; ++k) l.args[NPUVP_CONV_N + k] = LoweringContext::literal(std::uint64_t(fields[k]));
+  set_activation(context, l, node.epilogue, NPUVP_CONV_ACT, NPUVP_CONV_CLIP_MIN, NPUVP_CONV_CLIP_MAX);
+  l.args[NPUVP_CONV_TILE_HO] = LoweringContext::literal(std::uint64_t(tiling.tile_ho));
+  l.args[NPUVP_CONV_TILE_COUT] = LoweringContext::literal(std::uint64_t(tiling.tile_cout));
+  l.args[NPUVP_CONV_FLAGS] = LoweringContext::literal(context.options.double_buffering ? 1 : 0);
+  context.layer().tiling = tiling.text() + (group > 1 ? " block-diagonal groups=" + std::to_string(group) : "");
+  return macs;
+}
+
+std::uint64_t lower_batchnorm(LoweringContext& context, const Node& node) {
+  const Shape& in = context.shape(node.inputs[0]);
+  if (attribute_int(node, "training_mode", 0) != 0) fail_attribute(node, "training_mode", "1");
+  const HostTensor& gamma = constant_input(context, node, 1, "scale");
+  const HostTensor& beta = constant_input(context, node, 2, "B");
+  const HostTensor& mean = constant_input(context, node, 3, "input_mean");
+  const HostTensor& var = constant_input(context, node, 4, "input_var");
+  const float eps = attribute_float(node, "epsilon", 1e-5f);
+  const std::int64_t c = in.size() > 1 ? in[1] : 1;
+  std::vector<float> scale(c), shift(c);
+  for (std::int64_t k = 0; k < c; ++k) {
+    scale[k] = float(gamma.at(k) / std::sqrt(var.at(k) + eps));
+    shift[k] = float(beta.at(k) - mean.at(k) * scale[k]);
+  }
+  if (in.size() == 4) {
+    // A 1x1 depthwise conv: y = x * scale + shift per channel.
+    HostTensor weights = HostTensor::floats({c, 1, 1, 1}, scale);
+    const std::int64_t c16 = ceil_div(c, 16) * 16;
+    std::vector<float> bias(c16, 0.f);
+    std::copy(shift.begin(), shift.end(), bias.begin());
+    Window w{1, 1, 1, 1, 1, 1, 0, 0, 0, 0, in[2], in[3]};
+    lower_depthwise(context, node, w, weights, bias);
+    return std::uint64_t(element_count(in));
+  }
+  // Other ranks (N x C x ...): two elementwise launches with per-channel constants.
+  Shape channel_shape(in.size(), 1);
+  channel_shape[1] = c;
+  const auto per_channel = broadcast_strides(channel_shape, in);
+  const ArgWord out = context.address(node.outputs[0]);
+  context.emit_eltwise(NPUVP_ELT_MUL, out, in, {context.address(node.inputs[0]), dense_strides(in)},
+                       {LoweringContext::constant(context.add_f16(scale)), per_channel});
+  context.emit_eltwise(NPUVP_ELT_ADD, out, in, {out, dense_strides(in)},
+                       {LoweringContext::constant(context.add_f16(shift)), per_channel});
+  return 0;
+}
+
+std::uint64_t lower_pool(LoweringContext& context, const Node& node) {
+  const Shape& in = context.shape(node.inputs[0]);
+  const bool global = node.op() == "GlobalAveragePool" || node.op() == "GlobalMaxPool";
+  for (size_t k = 1; k < node.outputs.size(); ++k)
+    if (node.outputs[k] >= 0 && !context.graph.consumers(node.outputs[k]).empty())
+      fail(node, "the Indices output is not supported");
+  Window w{};
+  if (global) {
+    if (in.size() != 4) fail(node, "only 2-D (N x C x H x W) inputs are supported, got " + shape_text(in));
+    w = {in[2], in[3], 1, 1, 1, 1, 0, 0, 0, 0, 1, 1};
+  } else {
+    auto kernel = attribute_ints(node, "kernel_shape", {});
+    if (kernel.size() != 2) fail(node, "only 2-D pooling is supported");
+    w = window_of(node, in, kernel[0], kernel[1], true);
+  }
+  std::uint32_t mode = NPUVP_POOL_MAX;
+  if (node.op() == "AveragePool" || node.op() == "GlobalAveragePool")
+    mode = attribute_int(node, "count_include_pad", 0) ? NPUVP_POOL_AVERAGE_INCLUDE_PAD : NPUVP_POOL_AVERAGE;
+  const std::int64_t c1 = ceil_div(in[1], 16);
+  auto& l = context.launch(NPUVP_OP_KERNEL_POOL, NPUVP_POOL_ARG_COUNT, balanced_blocks(context.soc, in[0] * c1 * w.ho));
+  l.args[NPUVP_POOL_IN] = context.address(node.inputs[0]);
+  l.args[NPUVP_POOL_OUT] = context.address(node.outputs[0]);
+  l.args[NPUVP_POOL_MODE] = LoweringContext::literal(mode);
+  const std::int64_t fields[] = {in[0], c1, in[2], in[3], w.ho, w.wo, w.kh, w.kw, w.stride_h, w.stride_w,
+                                 w.pad_top, w.pad_left, w.dilation_h, w.dilation_w};
+  for (int k = 0; k < 14; ++k) l.args[NPUVP_POOL_N + k] = LoweringContext::literal(std::uint64_t(fields[k]));
+  context.layer().tiling = "blocks=" + std::to_string(l.blocks);
+  return 0;
+}
+
+}  // namespace npuvp::compiler

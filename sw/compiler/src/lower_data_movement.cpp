@@ -1,0 +1,215 @@
+// Ops that only move data, all on the COPY kernel (with FILL for padding):
+// layout conversions, Transpose, Concat, Pad, Slice, Gather, Split.
+#include "compile_error.h"
+#include "host_eval.h"
+#include "lowering_context.h"
+#include "onnx_attributes.h"
+#include "op_classes.h"
+
+namespace npuvp::compiler {
+namespace {
+
+std::int64_t normalized_axis(const Node& node, std::int64_t axis, std::int64_t rank) {
+  if (axis < -rank || axis >= rank) fail_attribute(node, "axis", std::to_string(axis));
+  return axis < 0 ? axis + rank : axis;
+}
+
+std::vector<std::int64_t> constant_ints(const LoweringContext& context, const Node& node, size_t k, const char* what) {
+  if (k >= node.inputs.size() || node.inputs[k] < 0) return {};
+  const Value& v = context.value(node.inputs[k]);
+  if (!v.is_constant()) fail(node, std::string(what) + " must be constant");
+  std::vector<std::int64_t> values;
+  for (std::int64_t j = 0; j < v.constant->size(); ++j) values.push_back(std::int64_t(v.constant->at(j)));
+  return values;
+}
+
+// Copies the slab [start, start + extent) of `axis` of in (ND, shape `in`) to
+// out (ND, shape `out`) at `out_start` on the same axis.
+void copy_slab(LoweringContext& context, ArgWord out, const Shape& out_shape, std::int64_t out_start, ArgWord in,
+               const Shape& in_shape, std::int64_t start, std::int64_t extent, std::int64_t axis, std::int64_t step = 1) {
+  Shape dims = in_shape;
+  dims[axis] = extent;
+  auto in_strides = dense_strides(in_shape), out_strides = dense_strides(out_shape);
+  const std::int64_t in_offset = start * in_strides[axis], out_offset = out_start * out_strides[axis];
+  in_strides[axis] *= step;
+  in.value += std::uint64_t(in_offset * 2);
+  out.value += std::uint64_t(out_offset * 2);
+  context.emit_copy(out, in, dims, out_strides, in_strides);
+}
+
+}  // namespace
+
+std::uint64_t lower_layout_conversion(LoweringContext& context, const Node& node) {
+  const Shape& s = context.shape(node.inputs[0]);
+  if (s.size() != 4) fail(node, "layout conversion of a rank-" + std::to_string(s.size()) + " tensor");
+  const std::int64_t n = s[0], c = s[1], h = s[2], w = s[3], c1 = ceil_div(c, 16), hw = h * w;
+  const bool to_nc1hwc0 = node.op() == kToNC1HWC0;
+  const ArgWord in = context.address(node.inputs[0]), out = context.address(node.outputs[0]);
+  // Index space (N, C1', H, W, C0'), strides of ND and of NC1HWC0.
+  const std::vector<std::int64_t> nd = {c * hw, 16 * hw, w, 1, hw};
+  const std::vector<std::int64_t> fm = {c1 * hw * 16, hw * 16, w * 16, 16, 1};
+  const std::int64_t full = c / 16, rest = c % 16;
+  if (to_nc1hwc0 && rest) {  // the padded channels of the last C1 slice are zero
+    for (std::int64_t b = 0; b < n; ++b) {
+      ArgWord slice = out;
+      slice.value += std::uint64_t(((b * c1 + c1 - 1) * hw * 16) * 2);
+      context.emit_fill(slice, hw * 16, 0.f);
+    }
+  }
+  auto emit = [&](std::int64_t groups, std::int64_t lanes, std::int64_t first_group) {
+    ArgWord src = in, dst = out;
+    const std::int64_t nd_offset = first_group * 16 * hw, fm_offset = first_group * hw * 16;
+    src.value += std::uint64_t((to_nc1hwc0 ? nd_offset : fm_offset) * 2);
+    dst.value += std::uint64_t((to_nc1hwc0 ? fm_offset : nd_offset) * 2);
+    context.emit_copy(dst, src, {n, groups, h, w, lanes}, to_nc1hwc0 ? fm : nd, to_nc1hwc0 ? nd : fm);
+  };
+  if (full) emit(full, 16, 0);
+  if (rest) emit(1, rest, full);
+  return 0;
+}
+
+std::uint64_t lower_transpose(LoweringContext& context, const Node& node) {
+  const Shape& in = context.shape(node.inputs[0]);
+  auto perm = attribute_ints(node, "perm", {});
+  if (perm.empty())
+    for (int d = int(in.size()) - 1; d >= 0; --d) perm.push_back(d);
+  const auto in_strides = dense_strides(in);
+  Shape dims;
+  std::vector<std::int64_t> strides;
+  for (auto p : perm) {
+    dims.push_back(in[normalized_axis(node, p, std::int64_t(in.size()))]);
+    strides.push_back(in_strides[p]);
+  }
+  context.emit_copy(context.address(node.outputs[0]), context.address(node.inputs[0]), dims, dense_strides(dims), strides);
+  return 0;
+}
+
+std::uint64_t lower_concat(LoweringContext& context, const Node& node) {
+  const Shape& out = context.shape(node.outputs[0]);
+  const std::int64_t axis = normalized_axis(node, attribute_int(node, "axis", 0), std::int64_t(out.size()));
+  const ArgWord out_address = context.address(node.outputs[0]);
+  std::int64_t at = 0;
+  for (int id : node.inputs) {
+    if (id < 0) continue;
+    const Shape& in = context.shape(id);
+    if (context.value(id).is_constant()) {
+      const ArgWord c = LoweringContext::constant(context.constant_f16(id));
+      copy_slab(context, out_address, out, at, c, in, 0, in[axis], axis);
+    } else {
+      copy_slab(context, out_address, out, at, context.address(id), in, 0, in[axis], axis);
+    }
+    at += in[axis];
+  }
+  return 0;
+}
+
+std::uint64_t lower_pad(LoweringContext& context, const Node& node) {
+  const Shape& in = context.shape(node.inputs[0]);
+  const Shape& out = context.shape(node.outputs[0]);
+  const std::string mode = attribute_string(node, "mode", "constant");
+  if (mode != "constant") fail_attribute(node, "mode", mode);
+  std::vector<std::int64_t> pads = context.graph.opset >= 11 ? constant_ints(context, node, 1, "pads")
+                                                              : attribute_ints(node, "pads", {});
+  float value = context.graph.opset >= 11 ? 0.f : attribute_float(node, "value", 0.f);
+  if (context.graph.opset >= 11 && node.inputs.size() > 2 && node.inputs[2] >= 0) {
+    const Value& v = context.value(node.inputs[2]);
+    if (!v.is_constant()) fail(node, "constant_value must be constant");
+    value = float(v.constant->at(0));
+  }
+  const std::int64_t rank = std::int64_t(in.size());
+  if (node.inputs.size() > 3 && node.inputs[3] >= 0) {  // axes (opset 18)
+    auto axes = constant_ints(context, node, 3, "axes");
+    std::vector<std::int64_t> full(2 * rank, 0);
+    for (size_t k = 0; k < axes.size(); ++k) {
+      const auto a = normalized_axis(node, axes[k], rank);
+      full[a] = pads[k];
+      full[a + rank] = pads[k + axes.size()];
+    }
+    pads = full;
+  }
+  if (std::int64_t(pads.size()) != 2 * rank) fail(node, "pads must have 2 x rank values");
+  for (auto p : pads)
+    if (p < 0) fail(node, "negative pads are not supported");
+  const ArgWord out_address = context.address(node.outputs[0]);
+  context.emit_fill(out_address, element_count(out), value);
+  const auto out_strides = dense_strides(out);
+  std::int64_t offset = 0;
+  for (std::int64_t d = 0; d < rank; ++d) offset += pads[d] * out_strides[d];
+  ArgWord interior = out_address;
+  interior.value += std::uint64_t(offset * 2);
+  context.emit_copy(interior, context.address(node.inputs[0]), in, out_strides, dense_strides(in));
+  return 0;
+}
+
+std::uint64_t lower_slice(LoweringContext& context, const Node& node) {
+  const Shape& in = context.shape(node.inputs[0]);
+  const std::int64_t rank = std::int64_t(in.size());
+  std::vector<std::int64_t> starts, ends, axes, steps;
+  if (context.graph.opset >= 10) {
+    starts = constant_ints(context, node, 1, "starts");
+    ends = constant_ints(context, node, 2, "ends");
+    axes = constant_ints(context, node, 3, "axes");
+    steps = constant_ints(context, node, 4, "steps");
+  } else {
+    starts = attribute_ints(node, "starts", {});
+    ends = attribute_ints(node, "ends", {});
+    axes = attribute_ints(node, "axes", {});
+  }
+  if (axes.empty())
+    for (size_t k = 0; k < starts.size(); ++k) axes.push_back(std::int64_t(k));
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  auto in_strides = dense_strides(in), strides = in_strides;
+  Shape dims = in;
+  std::int64_t offset = 0;
+  for (size_t k = 0; k < starts.size(); ++k) {
+    const std::int64_t axis = normalized_axis(node, axes[k], rank), dim = in[axis], step = steps[k];
+    if (step < 1) fail_attribute(node, "steps", std::to_string(step));
+    std::int64_t start = starts[k] < 0 ? starts[k] + dim : starts[k];
+    std::int64_t end = ends[k] < 0 ? ends[k] + dim : ends[k];
+    start = std::clamp<std::int64_t>(start, 0, dim);
+    end = std::clamp<std::int64_t>(end, 0, dim);
+    dims[axis] = std::max<std::int64_t>(0, ceil_div(end - start, step));
+    offset += start * in_strides[axis];
+    strides[axis] = in_strides[axis] * step;
+  }
+  if (dims != context.shape(node.outputs[0])) fail(node, "internal: slice shape mismatch");
+  ArgWord in_address = context.address(node.inputs[0]);
+  in_address.value += std::uint64_t(offset * 2);
+  context.emit_copy(context.address(node.outputs[0]), in_address, dims, dense_strides(dims), strides);
+  return 0;
+}
+
+std::uint64_t lower_gather(LoweringContext& context, const Node& node) {
+  const Shape& in = context.shape(node.inputs[0]);
+  const std::int64_t rank = std::int64_t(in.size());
+  const std::int64_t axis = normalized_axis(node, attribute_int(node, "axis", 0), rank);
+  if (context.value(node.inputs[0]).is_constant()) fail(node, "gathering from a constant by a computed index is not supported");
+  const auto indices = constant_ints(context, node, 1, "indices");
+  if (indices.size() > 64) fail(node, "more than 64 constant indices are not supported");
+  // Output = in with `axis` replaced by the indices' shape: copy slab by slab.
+  Shape out_view = in;
+  out_view[axis] = std::int64_t(indices.size());
+  const ArgWord out = context.address(node.outputs[0]), src = context.address(node.inputs[0]);
+  for (size_t j = 0; j < indices.size(); ++j) {
+    std::int64_t index = indices[j] < 0 ? indices[j] + in[axis] : indices[j];
+    if (index < 0 || index >= in[axis]) fail(node, "index " + std::to_string(indices[j]) + " out of range");
+    copy_slab(context, out, out_view, std::int64_t(j), src, in, index, 1, axis);
+  }
+  return 0;
+}
+
+std::uint64_t lower_split(LoweringContext& context, const Node& node) {
+  const Shape& in = context.shape(node.inputs[0]);
+  const std::int64_t axis = normalized_axis(node, attribute_int(node, "axis", 0), std::int64_t(in.size()));
+  const ArgWord src = context.address(node.inputs[0]);
+  std::int64_t at = 0;
+  for (int out : node.outputs) {
+    if (out < 0) continue;
+    const Shape& s = context.shape(out);
+    copy_slab(context, context.address(out), s, 0, src, in, at, s[axis], axis);
+    at += s[axis];
+  }
+  return 0;
+}
+
+}  // namespace npuvp::compiler

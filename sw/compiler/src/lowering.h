@@ -1,0 +1,14 @@
+// Lowering: every node of the (fused, layout-assigned) graph becomes kernel
+// launches of operator_kernels.h, with weights rearranged into the constants
+// region and the tiling planner's choices in the arguments.
+#pragma once
+
+#include "graph.h"
+#include "npuvp/compiler/compiler.h"
+#include "program.h"
+
+namespace npuvp::compiler {
+
+Program lower_graph(const Graph& graph, const CompileOptions& options);
+
+}  // namespace npuvp::compiler

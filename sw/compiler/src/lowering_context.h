@@ -1,0 +1,94 @@
+// Shared state of the lowering (lowering.cpp dispatches; lower_*.cpp emit one
+// family of ops each): the constants region, the activation buffers, the
+// launches and layers being built.
+#pragma once
+
+#include <functional>
+
+#include "graph.h"
+#include "lowering.h"
+#include "soc_buffers.h"
+#include "tiling_planner.h"
+
+extern "C" {
+#include "npuvp/model_package.h"
+#include "npuvp/operator_kernels.h"
+}
+
+namespace npuvp::compiler {
+
+class LoweringContext {
+ public:
+  LoweringContext(const Graph& graph, const CompileOptions& options);
+
+  const Graph& graph;
+  const CompileOptions& options;
+  SocBuffers soc;
+  Program program;
+
+  // ---- constants (64-byte aligned entries) -> byte offset in the region
+  std::uint64_t add_constant_bytes(const void* data, std::size_t bytes);
+  std::uint64_t add_f16(const std::vector<float>& values);
+  std::uint64_t add_f32(const std::vector<float>& values);
+  // The constant operand `id` as f16, dense in its own shape (cached).
+  std::uint64_t constant_f16(int id);
+
+  // ---- activations
+  const Value& value(int id) const { return graph.values[id]; }
+  const Shape& shape(int id) const { return graph.values[id].shape; }
+  std::uint64_t stored_bytes(int id) const;       // f16, NC1HWC0 padded
+  int define_buffer(int value_id);                // the producer's output
+  void alias_buffer(int value_id, int source_id); // a free view
+  bool has_buffer(int value_id) const { return buffer_of_[value_id] >= 0; }
+  ArgWord address(int value_id, std::uint64_t byte_offset = 0) const;
+  static ArgWord literal(std::uint64_t v) { return {ArgWord::Kind::Literal, v, -1}; }
+  static ArgWord literal_float(float v);
+  static ArgWord constant(std::uint64_t byte_offset) { return {ArgWord::Kind::Constant, byte_offset, -1}; }
+
+  // ---- launches and layers
+  KernelLaunch& launch(npuvp_operator_kernel kernel, unsigned arg_count, std::uint32_t blocks);
+  void begin_layer(const Node& node);
+  void end_layer(const Node& node, std::uint64_t macs);
+  LayerRecord& layer() { return program.layers.back(); }
+  std::uint32_t eltwise_blocks(std::int64_t elements) const;
+
+  // ---- emitters shared by the families
+  // out[i] = op(a, b) over `space` (any rank: coalesced, split into rank-4 launches).
+  struct Operand { ArgWord address; std::vector<std::int64_t> strides; };
+  void emit_eltwise(std::uint32_t opcode, ArgWord out, const Shape& space, const Operand& a, const Operand& b,
+                    float scalar0 = 0, float scalar1 = 0);
+  // out[sum i_d * out_strides_d] = in[sum i_d * in_strides_d] over `dims` (coalesced, split to rank 6).
+  void emit_copy(ArgWord out, ArgWord in, const Shape& dims, const std::vector<std::int64_t>& out_strides,
+                 const std::vector<std::int64_t>& in_strides);
+  void emit_fill(ArgWord out, std::int64_t elements, float value);
+
+ private:
+  std::vector<int> buffer_of_;
+  std::map<int, std::uint64_t> constant_cache_;
+  std::uint64_t layer_constants_start_ = 0;
+};
+
+// Element strides of a dense row-major shape.
+std::vector<std::int64_t> dense_strides(const Shape& shape);
+// Strides reading `in` broadcast to `out` (0 on broadcast axes).
+std::vector<std::int64_t> broadcast_strides(const Shape& in, const Shape& out);
+std::int64_t ceil_div(std::int64_t a, std::int64_t b);
+
+// The op families (lower_*.cpp). Each returns the layer's MACs.
+std::uint64_t lower_conv(LoweringContext& context, const Node& node);
+std::uint64_t lower_batchnorm(LoweringContext& context, const Node& node);
+std::uint64_t lower_pool(LoweringContext& context, const Node& node);
+std::uint64_t lower_matmul(LoweringContext& context, const Node& node);
+std::uint64_t lower_gemm(LoweringContext& context, const Node& node);
+std::uint64_t lower_eltwise(LoweringContext& context, const Node& node);
+std::uint64_t lower_softmax(LoweringContext& context, const Node& node);
+std::uint64_t lower_layernorm(LoweringContext& context, const Node& node);
+std::uint64_t lower_layout_conversion(LoweringContext& context, const Node& node);
+std::uint64_t lower_transpose(LoweringContext& context, const Node& node);
+std::uint64_t lower_concat(LoweringContext& context, const Node& node);
+std::uint64_t lower_pad(LoweringContext& context, const Node& node);
+std::uint64_t lower_slice(LoweringContext& context, const Node& node);
+std::uint64_t lower_gather(LoweringContext& context, const Node& node);
+std::uint64_t lower_split(LoweringContext& context, const Node& node);
+
+}  // namespace npuvp::compiler

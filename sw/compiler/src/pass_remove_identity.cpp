@@ -1,0 +1,40 @@
+#include "onnx_attributes.h"
+#include "passes.h"
+
+namespace npuvp::compiler {
+namespace {
+
+bool is_identity(const Graph& graph, const Node& node) {
+  const std::string& op = node.op();
+  if (op == "Identity") return true;
+  if (op == "Dropout") {  // inference: the mask output must be unused
+    return node.outputs.size() < 2 || node.outputs[1] < 0 || graph.consumers(node.outputs[1]).empty();
+  }
+  if (op == "Cast") {
+    const auto to = attribute_int(node, "to", 0);
+    return to == onnx::TensorProto::FLOAT || to == onnx::TensorProto::FLOAT16;
+  }
+  return false;
+}
+
+}  // namespace
+
+int remove_identities(Graph& graph) {
+  int removed = 0;
+  for (auto& node : graph.nodes) {
+    if (node.removed || !is_identity(graph, node) || node.inputs.empty() || node.inputs[0] < 0) continue;
+    const int from = node.outputs[0], to = node.inputs[0];
+    if (graph.is_graph_output(from) && to == graph.input) continue;  // keep: output must be a distinct tensor
+    node.removed = true;
+    graph.replace_uses(from, to);
+    if (graph.output == to) {
+      // The graph output keeps its ONNX name.
+      graph.values[to].name = graph.values[from].name;
+    }
+    ++removed;
+  }
+  graph.compact();
+  return removed;
+}
+
+}  // namespace npuvp::compiler

@@ -1,0 +1,39 @@
+// The graph passes, in the order compile() runs them. Each is one file
+// (pass_<name>.cpp) with one job; docs/compiler.md describes them.
+#pragma once
+
+#include "graph.h"
+
+namespace npuvp::compiler {
+
+// Evaluates nodes whose inputs are all constants (and Shape of a static
+// shape) on the host: static shape arithmetic, Constant weights transposed or
+// scaled, ... Returns the number of nodes folded.
+int fold_constants(Graph& graph);
+
+// Identity, Dropout (inference) and Cast to float of a float tensor are
+// removed; their consumers read the input directly.
+int remove_identities(Graph& graph);
+
+// BatchNormalization after a Conv (whose output feeds only the BN) is folded
+// into the Conv's weights and bias; any other BN becomes a per-channel
+// scale and shift (lowered as a 1x1 depthwise conv).
+int fold_batchnorms(Graph& graph);
+
+// ReduceMean, Sub, Pow 2, ReduceMean, Add eps, Sqrt, Div, [Mul gamma, Add beta]
+// over the last axis -> one LayerNormalization.
+int match_layernorms(Graph& graph);
+
+// x * 0.5 * (1 + erf(x / sqrt 2)) in its exported forms -> one Gelu node.
+int match_gelus(Graph& graph);
+
+// Bias Add, residual Add, Relu, Clip after a Conv / MatMul / Gemm (and a
+// scalar Mul/Div of a MatMul) become the producing node's epilogue; an Add
+// before a LayerNormalization becomes its residual.
+int fuse_epilogues(Graph& graph);
+
+// Chooses ND or NC1HWC0 for every activation and inserts layout conversions
+// (LayoutConvert nodes) at the boundaries. Returns the conversions inserted.
+int assign_layouts(Graph& graph);
+
+}  // namespace npuvp::compiler

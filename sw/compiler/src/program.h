@@ -1,0 +1,55 @@
+// The lowered model: kernel launches whose address arguments name activation
+// buffers or constants, the layers they belong to, and the buffers the memory
+// planner places. The package writer turns it into model_package.h.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace npuvp::compiler {
+
+struct ArgWord {
+  enum class Kind { Literal, Constant, Buffer };
+  Kind kind = Kind::Literal;
+  std::uint64_t value = 0;  // literal, or the byte offset into the constant / buffer
+  int buffer = -1;          // Kind::Buffer
+};
+
+struct KernelLaunch {
+  std::uint32_t kernel = 0;  // enum npuvp_operator_kernel
+  std::uint32_t blocks = 1;
+  std::uint32_t layer = 0;
+  std::vector<ArgWord> args;  // the kernel's *_ARG_COUNT words
+};
+
+struct LayerRecord {
+  std::string name, op, shapes, tiling;
+  std::uint64_t macs = 0, min_bytes = 0;
+  std::uint32_t first_launch = 0, launch_count = 0;
+};
+
+// An activation's storage: in the arena (placed by the memory planner) or
+// the io area (the model input / output).
+struct DeviceBuffer {
+  std::string name;
+  std::uint64_t bytes = 0;
+  int first_launch = -1, last_launch = -1;  // lifetime (inclusive)
+  enum class Home { Arena, Input, Output } home = Home::Arena;
+  std::uint64_t offset = 0;  // in the arena or the io area
+};
+
+struct Program {
+  std::vector<KernelLaunch> launches;
+  std::vector<LayerRecord> layers;
+  std::vector<DeviceBuffer> buffers;
+  std::vector<std::uint8_t> constants;  // the constants region (64-byte aligned entries)
+  int input_buffer = -1, output_buffer = -1;
+  std::string input_name, output_name;
+  std::vector<std::int64_t> input_shape, output_shape;
+  std::uint64_t arena_bytes = 0, activation_bytes_total = 0;
+  unsigned ai_cores = 1;
+  std::string model_name;
+};
+
+}  // namespace npuvp::compiler

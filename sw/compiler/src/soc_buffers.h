@@ -1,0 +1,33 @@
+// The registry of the AI Core's on-chip buffers and the memories behind them,
+// built from the SoC's parameters (DLIR's buffer attributes: name, size,
+// which buffer it loads from, latency, bandwidth). The tiling planner reads
+// it; docs/compiler.md shows the registry of the default SoC.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "npuvp/compiler/compiler.h"
+
+namespace npuvp::compiler {
+
+struct BufferAttributes {
+  std::string name;
+  std::uint64_t bytes = 0;          // capacity (0: off-chip, unbounded here)
+  std::string loads_from;           // the buffer or memory it is filled from ("" for DDR)
+  double latency_cycles = 0;        // per transfer, AI Core cycles
+  double bytes_per_cycle = 0;       // bandwidth of the path that fills it
+};
+
+struct SocBuffers {
+  std::vector<BufferAttributes> buffers;  // DDR, L2, L1, L0A, L0B, L0C, UB
+  const BufferAttributes& get(const std::string& name) const;
+  double cube_macs_per_cycle = 0;   // one AI Core
+  unsigned ai_cores = 1;
+  double ddr_bytes_per_cycle = 0;   // the SoC's DDR bandwidth in AI Core cycles (shared by all cores)
+};
+
+SocBuffers build_soc_buffers(const SocDescription& soc);
+
+}  // namespace npuvp::compiler

@@ -1,0 +1,50 @@
+// The tiling planner: per Conv / MatMul launch, the tile sizes that fit the
+// on-chip buffers (halved with double buffering) and minimise the modelled
+// time max(Cube time, DDR time) + per-tile latency, and the task blocks that
+// balance the tiles over the AI Cores. docs/compiler.md, "Tiling".
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "soc_buffers.h"
+
+namespace npuvp::compiler {
+
+struct ConvProblem {
+  std::int64_t n, c1in, h, w, cout, kh, kw, ho, wo, stride_h, dilation_h;
+};
+struct ConvTiling {
+  std::int64_t tile_ho = 0, tile_cout = 0;  // cout a multiple of 16
+  std::uint32_t blocks = 1;
+  std::uint64_t l1_bytes = 0, l0c_bytes = 0;  // per buffer set (doubled with double buffering)
+  std::uint64_t ddr_bytes = 0;                // modelled traffic
+  double cycles = 0, cube_utilisation = 0;    // modelled
+  int candidates = 0;                         // tilings evaluated
+  std::string text() const;
+};
+
+struct MatmulProblem {
+  std::int64_t batch, m, k, n;
+  bool b_shared;  // the same B for every batch (weights)
+};
+struct MatmulTiling {
+  std::int64_t tile_m = 0, tile_n = 0;  // multiples of 16
+  std::uint32_t blocks = 1;
+  std::uint64_t l1_bytes = 0, l0c_bytes = 0, ddr_bytes = 0;
+  double cycles = 0, cube_utilisation = 0;
+  int candidates = 0;
+  std::string text() const;
+};
+
+// K rows of a weight panel staged through L1 at a time (the kernels stream K).
+constexpr std::int64_t kPlannerKStage = 256;
+
+ConvTiling plan_conv(const SocBuffers& soc, const ConvProblem& problem, bool double_buffering);
+MatmulTiling plan_matmul(const SocBuffers& soc, const MatmulProblem& problem, bool double_buffering);
+
+// Task blocks for `units` independent pieces of work: min(units, ai_cores)
+// balances them (each core gets ceil or floor of units / cores).
+std::uint32_t balanced_blocks(const SocBuffers& soc, std::int64_t units);
+
+}  // namespace npuvp::compiler

@@ -1,0 +1,128 @@
+// Every compile failure is one line naming the file or the node, op type and attribute.
+#include <gtest/gtest.h>
+
+#include "compiler_test_support.h"
+
+namespace npuvp::compiler::test {
+namespace {
+
+std::string error_of(const std::string& bytes) {
+  try {
+    compile_onnx_bytes(bytes, {});
+  } catch (const CompileError& error) {
+    return error.what();
+  }
+  return "(no error)";
+}
+
+OnnxBuilder relu_model() {
+  OnnxBuilder b;
+  b.input("x", {1, 4});
+  b.node("Relu", {"x"}, {"y"}, "act");
+  b.output("y", {1, 4});
+  return b;
+}
+
+TEST(CompilerErrors, MalformedBytesNameTheFile) {
+  EXPECT_EQ(error_of("this is not protobuf \xff\xff\xff"), "ONNX model: not an ONNX model (protobuf parse failed)");
+  try {
+    compile_onnx_file("/nonexistent/model.onnx", {});
+    FAIL();
+  } catch (const CompileError& error) {
+    EXPECT_STREQ(error.what(), "/nonexistent/model.onnx: cannot open the file");
+  }
+}
+
+TEST(CompilerErrors, CheckerFailureIsOneLine) {
+  OnnxBuilder b = relu_model();
+  b.node("Relu", {"missing"}, {"z"}, "dangling");
+  const std::string message = error_of(b.bytes());
+  EXPECT_EQ(message.rfind("ONNX model: ONNX checker: ", 0), 0u) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos);
+}
+
+TEST(CompilerErrors, UnsupportedOpNamesNodeAndType) {
+  OnnxBuilder b;
+  b.input("x", {1, 4});
+  b.node("Abs", {"x"}, {"y"}, "absolute");
+  b.output("y", {1, 4});
+  EXPECT_EQ(error_of(b.bytes()), "node 'absolute' (Abs): unsupported op");
+}
+
+TEST(CompilerErrors, UnsupportedAttributeValue) {
+  OnnxBuilder b;
+  b.input("x", {1, 16, 8, 8});
+  auto& pool = b.node("MaxPool", {"x"}, {"y"}, "pool1");
+  OnnxBuilder::attr(pool, "kernel_shape", Dims{3, 3});
+  OnnxBuilder::attr(pool, "strides", Dims{2, 2});
+  OnnxBuilder::attr(pool, "ceil_mode", std::int64_t(1));
+  b.output("y", {1, 16, 4, 4});
+  EXPECT_EQ(error_of(b.bytes()), "node 'pool1' (MaxPool): unsupported attribute ceil_mode=1");
+}
+
+TEST(CompilerErrors, SoftmaxOverAnInnerAxis) {
+  OnnxBuilder b;
+  b.input("x", {2, 3, 4});
+  auto& s = b.node("Softmax", {"x"}, {"y"}, "sm");
+  OnnxBuilder::attr(s, "axis", std::int64_t(1));
+  b.output("y", {2, 3, 4});
+  EXPECT_EQ(error_of(b.bytes()), "node 'sm' (Softmax): unsupported attribute axis=1");
+}
+
+TEST(CompilerErrors, PadModeReflect) {
+  OnnxBuilder b;
+  b.input("x", {1, 4});
+  b.constant_ints("pads", {4}, {0, 1, 0, 1});
+  auto& p = b.node("Pad", {"x", "pads"}, {"y"}, "pad");
+  OnnxBuilder::attr(p, "mode", std::string("reflect"));
+  b.output("y", {1, 6});
+  EXPECT_EQ(error_of(b.bytes()), "node 'pad' (Pad): unsupported attribute mode=reflect");
+}
+
+TEST(CompilerErrors, DynamicInputDimension) {
+  OnnxBuilder b;
+  b.input_symbolic("x", {1, 4}, 0);
+  b.node("Relu", {"x"}, {"y"});
+  b.output("y", {1, 4});
+  EXPECT_EQ(error_of(b.bytes()),
+            "ONNX model: graph input 'x' has a dynamic dimension 0 ('batch'); export it with a static shape");
+}
+
+TEST(CompilerErrors, MoreThanOneInputOrOutput) {
+  OnnxBuilder b;
+  b.input("x", {1, 4});
+  b.input("z", {1, 4});
+  b.node("Add", {"x", "z"}, {"y"});
+  b.output("y", {1, 4});
+  EXPECT_EQ(error_of(b.bytes()), "ONNX model: the model has 2 graph inputs; npuvp compiles models with exactly one");
+  OnnxBuilder c;
+  c.input("x", {1, 4});
+  c.node("Relu", {"x"}, {"y"});
+  c.node("Sigmoid", {"x"}, {"z"});
+  c.output("y", {1, 4});
+  c.output("z", {1, 4});
+  EXPECT_EQ(error_of(c.bytes()), "ONNX model: the model has 2 graph outputs; npuvp compiles models with exactly one");
+}
+
+TEST(CompilerErrors, NonConstantConvWeights) {
+  OnnxBuilder b;
+  b.input("x", {1, 4, 8, 8});
+  b.node("Relu", {"x"}, {"w"}, "make_w");  // not constant, and the wrong shape for weights anyway
+  b.node("Conv", {"x", "w"}, {"y"}, "conv");
+  b.output("y", {1, 4, 1, 1});
+  const std::string message = error_of(b.bytes());
+  EXPECT_EQ(message.rfind("ONNX model: ONNX", 0) == 0 || message == "node 'conv' (Conv): the weights must be a constant (initializer)", true)
+      << message;
+}
+
+TEST(CompilerErrors, MatMulBroadcastItCannotExpress) {
+  OnnxBuilder b;
+  b.input("x", {2, 1, 4, 8});
+  b.random_constant("w", {1, 3, 8, 5});
+  b.node("MatMul", {"x", "w"}, {"y"}, "mm");
+  b.output("y", {2, 3, 4, 5});
+  EXPECT_EQ(error_of(b.bytes()), "node 'mm' (MatMul): unsupported broadcast of batch dimensions 2x1x4x8 x 1x3x8x5");
+}
+
+}  // namespace
+}  // namespace npuvp::compiler::test

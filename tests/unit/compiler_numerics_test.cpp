@@ -1,0 +1,336 @@
+// End-to-end numerics of compiled packages: small ONNX graphs compiled, run on
+// the host emulator of the kernel contract (compiler_package_emulator.h), and
+// compared with plain f32 references (compiler_reference_ops.h).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "compiler_package_emulator.h"
+#include "compiler_reference_ops.h"
+#include "compiler_test_support.h"
+
+namespace npuvp::compiler::test {
+namespace {
+
+using ref::Tensor;
+
+void expect_close(const std::vector<float>& got, const Tensor& expected, double tolerance = 2e-2) {
+  ASSERT_EQ(got.size(), expected.data.size());
+  const auto a = ref::agreement(got, expected.data);
+  EXPECT_GT(a.cosine, 0.9995);
+  EXPECT_LT(a.relative_error, tolerance);
+}
+
+std::vector<float> compile_and_run(const OnnxBuilder& b, const std::vector<float>& input, CompileOptions options = {}) {
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), options);
+  PackageEmulator emulator(model.package);
+  return emulator.run(input);
+}
+
+TEST(CompilerNumerics, LeNetClass) {
+  OnnxBuilder b;
+  b.input("x", {1, 1, 28, 28});
+  auto w1 = b.random_constant("w1", {6, 1, 5, 5}, 0.4f), b1 = b.random_constant("b1", {6}, 0.1f);
+  auto w2 = b.random_constant("w2", {16, 6, 5, 5}, 0.15f), b2 = b.random_constant("b2", {16}, 0.1f);
+  auto f1 = b.random_constant("f1", {120, 400}, 0.08f), fb1 = b.random_constant("fb1", {120}, 0.1f);
+  auto f2 = b.random_constant("f2", {10, 120}, 0.15f), fb2 = b.random_constant("fb2", {10}, 0.1f);
+  auto& c1 = b.node("Conv", {"x", "w1", "b1"}, {"c1"}, "conv1");
+  OnnxBuilder::attr(c1, "pads", Dims{2, 2, 2, 2});
+  b.node("Relu", {"c1"}, {"r1"});
+  auto& p1 = b.node("MaxPool", {"r1"}, {"p1"}, "pool1");
+  OnnxBuilder::attr(p1, "kernel_shape", Dims{2, 2});
+  OnnxBuilder::attr(p1, "strides", Dims{2, 2});
+  b.node("Conv", {"p1", "w2", "b2"}, {"c2"}, "conv2");
+  b.node("Relu", {"c2"}, {"r2"});
+  auto& p2 = b.node("MaxPool", {"r2"}, {"p2"}, "pool2");
+  OnnxBuilder::attr(p2, "kernel_shape", Dims{2, 2});
+  OnnxBuilder::attr(p2, "strides", Dims{2, 2});
+  b.node("Flatten", {"p2"}, {"flat"});
+  auto& g1 = b.node("Gemm", {"flat", "f1", "fb1"}, {"g1"}, "fc1");
+  OnnxBuilder::attr(g1, "transB", std::int64_t(1));
+  b.node("Relu", {"g1"}, {"h1"});
+  auto& g2 = b.node("Gemm", {"h1", "f2", "fb2"}, {"y"}, "fc2");
+  OnnxBuilder::attr(g2, "transB", std::int64_t(1));
+  b.output("y", {1, 10});
+  const auto x = b.random({1, 1, 28, 28});
+
+  auto relu = [](float v) { return std::max(v, 0.f); };
+  Tensor t{{1, 1, 28, 28}, x};
+  t = ref::pool2d(ref::map(ref::conv2d(t, w1, b1, 6, 5, 5, 1, 2), relu), 2, 2, 0, true);
+  t = ref::pool2d(ref::map(ref::conv2d(t, w2, b2, 16, 5, 5, 1, 0), relu), 2, 2, 0, true);
+  t.shape = {1, 400};
+  auto transposed = [](const std::vector<float>& w, std::int64_t rows, std::int64_t cols) {
+    std::vector<float> r(w.size());
+    for (std::int64_t i = 0; i < rows; ++i)
+      for (std::int64_t j = 0; j < cols; ++j) r[j * rows + i] = w[i * cols + j];
+    return r;
+  };
+  t = ref::map(ref::matmul(t, transposed(f1, 120, 400), 120, fb1), relu);
+  t = ref::matmul(t, transposed(f2, 10, 120), 10, fb2);
+  expect_close(compile_and_run(b, x), t);
+  CompileOptions serial;
+  serial.double_buffering = false;
+  serial.soc.ai_cores = 8;
+  expect_close(compile_and_run(b, x, serial), t);
+}
+
+// Conv-BN-Relu-Conv-BN + identity, Relu, GlobalAveragePool, Flatten, Gemm; 20 channels (padded C1).
+TEST(CompilerNumerics, ResidualBlockWithBatchNorm) {
+  OnnxBuilder b;
+  const std::int64_t c = 20;
+  b.input("x", {1, c, 9, 9});
+  auto w1 = b.random_constant("w1", {c, c, 3, 3}, 0.1f), w2 = b.random_constant("w2", {c, c, 3, 3}, 0.1f);
+  std::vector<std::vector<float>> bn(8);
+  const char* names[] = {"g1", "be1", "m1", "v1", "g2", "be2", "m2", "v2"};
+  for (int k = 0; k < 8; ++k) {
+    bn[k] = b.random({c}, 0.5f);
+    if (k % 4 == 0 || k % 4 == 3) for (auto& v : bn[k]) v = 1.f + v * 0.5f;  // scale, variance > 0
+    b.constant(names[k], {c}, bn[k]);
+  }
+  auto fw = b.random_constant("fw", {c, 7}, 0.3f);
+  auto& c1 = b.node("Conv", {"x", "w1"}, {"c1"}, "conv1");
+  OnnxBuilder::attr(c1, "pads", Dims{1, 1, 1, 1});
+  b.node("BatchNormalization", {"c1", "g1", "be1", "m1", "v1"}, {"n1"}, "bn1");
+  b.node("Relu", {"n1"}, {"r1"});
+  auto& c2 = b.node("Conv", {"r1", "w2"}, {"c2"}, "conv2");
+  OnnxBuilder::attr(c2, "pads", Dims{1, 1, 1, 1});
+  b.node("BatchNormalization", {"c2", "g2", "be2", "m2", "v2"}, {"n2"}, "bn2");
+  b.node("Add", {"n2", "x"}, {"s"}, "residual");
+  b.node("Relu", {"s"}, {"r2"});
+  b.node("GlobalAveragePool", {"r2"}, {"gap"});
+  b.node("Flatten", {"gap"}, {"flat"});
+  b.node("MatMul", {"flat", "fw"}, {"y"}, "fc");
+  b.output("y", {1, 7});
+  const auto x = b.random({1, c, 9, 9});
+
+  auto batchnorm = [&](const Tensor& t, int k) {
+    std::vector<float> scale(c), shift(c);
+    for (std::int64_t ch = 0; ch < c; ++ch) {
+      scale[ch] = bn[k][ch] / std::sqrt(bn[k + 3][ch] + 1e-5f);
+      shift[ch] = bn[k + 1][ch] - bn[k + 2][ch] * scale[ch];
+    }
+    return ref::channel_affine(t, scale, shift);
+  };
+  auto relu = [](float v) { return std::max(v, 0.f); };
+  Tensor in{{1, c, 9, 9}, x};
+  Tensor t = ref::map(batchnorm(ref::conv2d(in, w1, {}, c, 3, 3, 1, 1), 0), relu);
+  t = batchnorm(ref::conv2d(t, w2, {}, c, 3, 3, 1, 1), 4);
+  t = ref::map(ref::zip(t, in, [](float a, float b) { return a + b; }), relu);
+  t = ref::global_average(t);
+  t.shape = {1, c};
+  t = ref::matmul(t, fw, 7);
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
+  // BN folded, Add + Relu fused: conv1, conv2 (+Add+Relu), pool, fc and two layout conversions.
+  ASSERT_EQ(model.layers.size(), 6u);
+  EXPECT_EQ(model.layers[2].op, "Conv+Add+Relu");
+  EXPECT_EQ(model.layout_conversions, 2u);
+  expect_close(PackageEmulator(model.package).run(x), t);
+}
+
+// MobileNet-style: 1x1 expansion + BN + ReLU6, depthwise 3x3 stride 2 + ReLU6,
+// grouped conv (groups 2), average pool with padding, standalone BN, Sigmoid.
+TEST(CompilerNumerics, DepthwiseGroupedPoolsAndStandaloneBatchNorm) {
+  OnnxBuilder b;
+  b.input("x", {1, 8, 10, 10});
+  auto we = b.random_constant("we", {24, 8, 1, 1}, 0.3f);
+  auto wd = b.random_constant("wd", {24, 1, 3, 3}, 0.3f), bd = b.random_constant("bd", {24}, 0.1f);
+  auto wg = b.random_constant("wg", {18, 12, 3, 3}, 0.1f);
+  std::vector<float> gamma(18, 1.5f), beta(18, 0.25f), mean(18, 0.1f), var(18, 2.f);
+  b.constant("six", {}, {6.f});
+  b.constant("zero", {}, {0.f});
+  b.constant("g", {18}, gamma); b.constant("be", {18}, beta); b.constant("m", {18}, mean); b.constant("v", {18}, var);
+  b.node("Conv", {"x", "we"}, {"e"}, "expand");
+  b.node("Clip", {"e", "zero", "six"}, {"e6"}, "relu6a");
+  auto& d = b.node("Conv", {"e6", "wd", "bd"}, {"dw"}, "depthwise");
+  OnnxBuilder::attr(d, "group", std::int64_t(24));
+  OnnxBuilder::attr(d, "strides", Dims{2, 2});
+  OnnxBuilder::attr(d, "pads", Dims{1, 1, 1, 1});
+  b.node("Clip", {"dw", "zero", "six"}, {"d6"}, "relu6b");
+  auto& g = b.node("Conv", {"d6", "wg"}, {"gc"}, "grouped");
+  OnnxBuilder::attr(g, "group", std::int64_t(2));
+  OnnxBuilder::attr(g, "pads", Dims{1, 1, 1, 1});
+  auto& ap = b.node("AveragePool", {"gc"}, {"ap"}, "avg");
+  OnnxBuilder::attr(ap, "kernel_shape", Dims{3, 3});
+  OnnxBuilder::attr(ap, "strides", Dims{2, 2});
+  OnnxBuilder::attr(ap, "pads", Dims{1, 1, 1, 1});
+  b.node("BatchNormalization", {"ap", "g", "be", "m", "v"}, {"bn"}, "bn");
+  b.node("Sigmoid", {"bn"}, {"y"}, "sig");
+  b.output("y", {1, 18, 3, 3});
+  const auto x = b.random({1, 8, 10, 10});
+
+  auto relu6 = [](float v) { return std::min(std::max(v, 0.f), 6.f); };
+  Tensor t{{1, 8, 10, 10}, x};
+  t = ref::map(ref::conv2d(t, we, {}, 24, 1, 1, 1, 0), relu6);
+  t = ref::map(ref::conv2d(t, wd, bd, 24, 3, 3, 2, 1, 24), relu6);
+  t = ref::conv2d(t, wg, {}, 18, 3, 3, 1, 1, 2);
+  t = ref::pool2d(t, 3, 2, 1, false);
+  std::vector<float> scale(18), shift(18);
+  for (int k = 0; k < 18; ++k) { scale[k] = gamma[k] / std::sqrt(var[k] + 1e-5f); shift[k] = beta[k] - mean[k] * scale[k]; }
+  t = ref::map(ref::channel_affine(t, scale, shift), [](float v) { return 1 / (1 + std::exp(-v)); });
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
+  PackageView view(model.package);
+  EXPECT_EQ(view.launches_of(NPUVP_OP_KERNEL_DWCONV).size(), 2u);  // depthwise and the standalone BN
+  EXPECT_EQ(model.layout_conversions, 2u);                          // in and out only
+  expect_close(PackageEmulator(model.package).run(x), t);
+}
+
+// A 2-head attention block with decomposed LayerNorm and GELU (opset 13 export style).
+TEST(CompilerNumerics, TransformerEncoderBlock) {
+  OnnxBuilder b(13);
+  const std::int64_t s = 8, d = 32, heads = 2, dh = 16, ff = 48;
+  b.input("x", {1, s, d});
+  auto wq = b.random_constant("wq", {d, d}, 0.2f), bq = b.random_constant("bq", {d}, 0.1f);
+  auto wk = b.random_constant("wk", {d, d}, 0.2f), bk = b.random_constant("bk", {d}, 0.1f);
+  auto wv = b.random_constant("wv", {d, d}, 0.2f), bv = b.random_constant("bv", {d}, 0.1f);
+  auto wo = b.random_constant("wo", {d, d}, 0.2f), bo = b.random_constant("bo", {d}, 0.1f);
+  auto w1 = b.random_constant("w1", {d, ff}, 0.2f), b1 = b.random_constant("b1", {ff}, 0.1f);
+  auto w2 = b.random_constant("w2", {ff, d}, 0.2f), b2 = b.random_constant("b2", {d}, 0.1f);
+  auto gamma = b.random_constant("gamma", {d}, 1.f), beta = b.random_constant("beta", {d}, 0.2f);
+  b.constant_ints("heads_shape", {4}, {1, s, heads, dh});
+  b.constant_ints("merged_shape", {3}, {1, s, d});
+  b.constant("scale", {}, {std::sqrt(float(dh))});
+  b.constant("two", {}, {2.f}); b.constant("eps", {}, {1e-5f});
+  b.constant("sqrt2", {}, {std::sqrt(2.f)}); b.constant("one", {}, {1.f}); b.constant("half", {}, {0.5f});
+  auto project = [&](const std::string& w, const std::string& bias, const std::string& out) {
+    b.node("MatMul", {"x", w}, {out + "_mm"});
+    b.node("Add", {out + "_mm", bias}, {out});
+  };
+  project("wq", "bq", "q"); project("wk", "bk", "k"); project("wv", "bv", "v");
+  for (const char* t : {"q", "k", "v"}) {
+    b.node("Reshape", {t, "heads_shape"}, {std::string(t) + "_h"});
+    auto& tr = b.node("Transpose", {std::string(t) + "_h"}, {std::string(t) + "_t"});
+    OnnxBuilder::attr(tr, "perm", Dims{0, 2, 1, 3});
+  }
+  auto& kt = b.node("Transpose", {"k_t"}, {"k_tt"}, "k_transpose");
+  OnnxBuilder::attr(kt, "perm", Dims{0, 1, 3, 2});
+  b.node("MatMul", {"q_t", "k_tt"}, {"scores"}, "qk");
+  b.node("Div", {"scores", "scale"}, {"scaled"});
+  auto& sm = b.node("Softmax", {"scaled"}, {"probs"}, "softmax");
+  OnnxBuilder::attr(sm, "axis", std::int64_t(-1));
+  b.node("MatMul", {"probs", "v_t"}, {"ctx"}, "pv");
+  auto& back = b.node("Transpose", {"ctx"}, {"ctx_t"});
+  OnnxBuilder::attr(back, "perm", Dims{0, 2, 1, 3});
+  b.node("Reshape", {"ctx_t", "merged_shape"}, {"ctx_m"});
+  b.node("MatMul", {"ctx_m", "wo"}, {"o_mm"});
+  b.node("Add", {"o_mm", "bo"}, {"o"});
+  b.node("Add", {"o", "x"}, {"res1"}, "residual1");
+  // LayerNorm, decomposed.
+  auto& m1 = b.node("ReduceMean", {"res1"}, {"mu"}, "ln_mean");
+  OnnxBuilder::attr(m1, "axes", Dims{-1});
+  b.node("Sub", {"res1", "mu"}, {"dev"});
+  b.node("Pow", {"dev", "two"}, {"sq"});
+  auto& m2 = b.node("ReduceMean", {"sq"}, {"var"});
+  OnnxBuilder::attr(m2, "axes", Dims{-1});
+  b.node("Add", {"var", "eps"}, {"var_eps"});
+  b.node("Sqrt", {"var_eps"}, {"std"});
+  b.node("Div", {"dev", "std"}, {"normed"});
+  b.node("Mul", {"normed", "gamma"}, {"scaled_ln"});
+  b.node("Add", {"scaled_ln", "beta"}, {"ln"});
+  // FFN with GELU as exported by torch: x * 0.5 * (1 + erf(x / sqrt 2)).
+  b.node("MatMul", {"ln", "w1"}, {"f_mm"});
+  b.node("Add", {"f_mm", "b1"}, {"f"});
+  b.node("Div", {"f", "sqrt2"}, {"f_s"}, "gelu_div");
+  b.node("Erf", {"f_s"}, {"f_e"});
+  b.node("Add", {"f_e", "one"}, {"f_1"});
+  b.node("Mul", {"f", "f_1"}, {"f_m"});
+  b.node("Mul", {"f_m", "half"}, {"g"});
+  b.node("MatMul", {"g", "w2"}, {"f2_mm"});
+  b.node("Add", {"f2_mm", "b2"}, {"f2"});
+  b.node("Add", {"f2", "ln"}, {"y"}, "residual2");
+  b.output("y", {1, s, d});
+  const auto x = b.random({1, s, d});
+
+  Tensor in{{1, s, d}, x};
+  auto heads_of = [&](const Tensor& t) {  // [1, s, d] -> [heads, s, dh]
+    Tensor r = ref::transpose(Tensor{{s, heads, dh}, t.data}, {1, 0, 2});
+    return r;
+  };
+  Tensor q = heads_of(ref::matmul(in, wq, d, bq)), k = heads_of(ref::matmul(in, wk, d, bk)),
+         v = heads_of(ref::matmul(in, wv, d, bv));
+  Tensor scores = ref::batched_matmul(q, ref::transpose(k, {0, 2, 1}));
+  scores = ref::softmax_rows(ref::map(scores, [&](float t) { return t / std::sqrt(float(dh)); }));
+  Tensor ctx = ref::transpose(ref::batched_matmul(scores, v), {1, 0, 2});
+  ctx.shape = {1, s, d};
+  Tensor o = ref::zip(ref::matmul(ctx, wo, d, bo), in, [](float a, float c) { return a + c; });
+  Tensor ln = ref::layernorm_rows(o, gamma, beta, 1e-5f);
+  Tensor f = ref::map(ref::matmul(ln, w1, ff, b1), ref::gelu);
+  Tensor y = ref::zip(ref::matmul(f, w2, d, b2), ln, [](float a, float c) { return a + c; });
+
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
+  std::map<std::string, int> ops;
+  std::string listing;
+  for (const auto& layer : model.layers) {
+    ++ops[layer.op];
+    listing += layer.op + "; ";
+  }
+  SCOPED_TRACE(listing);
+  EXPECT_EQ(ops["LayerNormalization+(ReduceMean..Div+Mul+Add)"], 1);
+  EXPECT_EQ(ops["Gelu+(Div+Erf+Add+Mul+Mul)"], 1);
+  EXPECT_EQ(ops["MatMul+Transpose+Div"], 1);  // K^T read transposed, 1/sqrt(dh) as ALPHA
+  EXPECT_EQ(ops["MatMul+Add+Add"], 2);        // bias and residual fused
+  EXPECT_EQ(model.layout_conversions, 0u);
+  expect_close(PackageEmulator(model.package).run(x), y);
+}
+
+// Shape arithmetic folded away; Concat, Pad, Slice, Gather, Split, Transpose, broadcasting.
+TEST(CompilerNumerics, DataMovementAndBroadcasting) {
+  OnnxBuilder b(13);
+  b.input("x", {2, 3, 4});
+  auto c = b.random_constant("c", {3, 1}, 1.f);
+  b.constant_ints("zero", {}, {0});
+  b.constant_ints("pads", {6}, {0, 1, 0, 0, 0, 2});
+  b.constant_ints("starts", {1}, {1}); b.constant_ints("ends", {1}, {100}); b.constant_ints("axes", {1}, {2});
+  b.constant_ints("gather_index", {1}, {2});
+  b.constant_ints("minus_one", {1}, {-1});
+  b.node("Shape", {"x"}, {"shape"});
+  b.node("Gather", {"shape", "zero"}, {"batch"});                 // 2
+  b.node("Unsqueeze", {"batch", "zero"}, {"batch1"});             // [2]
+  auto& shape_concat = b.node("Concat", {"batch1", "minus_one"}, {"flat_shape"}, "shape_concat");  // [2, -1]
+  OnnxBuilder::attr(shape_concat, "axis", std::int64_t(0));
+  b.node("Mul", {"x", "c"}, {"xc"}, "broadcast_mul");            // [2,3,4] * [3,1]
+  auto& t = b.node("Transpose", {"xc"}, {"xt"});                  // [4, 3, 2]
+  OnnxBuilder::attr(t, "perm", Dims{2, 1, 0});
+  b.node("Pad", {"xt", "pads"}, {"xp"}, "pad");                  // [4, 4, 4]
+  b.node("Slice", {"xp", "starts", "ends", "axes"}, {"xs"});      // [4, 4, 3]
+  auto& g = b.node("Gather", {"xs", "gather_index"}, {"xg"}, "gather");  // axis 1 -> [4, 1, 3]
+  OnnxBuilder::attr(g, "axis", std::int64_t(1));
+  auto& cat = b.node("Concat", {"xg", "xs"}, {"xcat"}, "concat");  // [4, 5, 3]
+  OnnxBuilder::attr(cat, "axis", std::int64_t(1));
+  auto& sp = b.node("Split", {"xcat"}, {"s0", "s1"}, "split");  // axis 2: [4,5,1], [4,5,2]
+  OnnxBuilder::attr(sp, "axis", std::int64_t(2));
+  b.constant_ints("split_sizes", {2}, {1, 2});
+  sp.add_input("split_sizes");
+  b.node("Sub", {"s1", "s0"}, {"d"}, "broadcast_sub");           // [4,5,2]
+  b.node("Identity", {"d"}, {"d2"});
+  b.node("Reshape", {"d2", "flat_shape"}, {"y"}, "reshape");      // [2, 20]
+  b.output("y", {2, 20});
+  const auto x = b.random({2, 3, 4});
+
+  // Reference, step by step on plain arrays.
+  std::vector<float> xc(24);
+  for (int i = 0; i < 2; ++i) for (int j = 0; j < 3; ++j) for (int k = 0; k < 4; ++k) xc[(i * 3 + j) * 4 + k] = x[(i * 3 + j) * 4 + k] * c[j];
+  Tensor xt = ref::transpose(Tensor{{2, 3, 4}, xc}, {2, 1, 0});  // [4,3,2]
+  std::vector<float> xp(4 * 4 * 4, 0.f);                          // pad axis1 front 1, axis2 back 2
+  for (int i = 0; i < 4; ++i) for (int j = 0; j < 3; ++j) for (int k = 0; k < 2; ++k) xp[(i * 4 + j + 1) * 4 + k] = xt.data[(i * 3 + j) * 2 + k];
+  std::vector<float> xs(4 * 4 * 3);
+  for (int i = 0; i < 4; ++i) for (int j = 0; j < 4; ++j) for (int k = 0; k < 3; ++k) xs[(i * 4 + j) * 3 + k] = xp[(i * 4 + j) * 4 + k + 1];
+  std::vector<float> xcat(4 * 5 * 3);
+  for (int i = 0; i < 4; ++i) for (int k = 0; k < 3; ++k) {
+    xcat[(i * 5 + 0) * 3 + k] = xs[(i * 4 + 2) * 3 + k];
+    for (int j = 0; j < 4; ++j) xcat[(i * 5 + j + 1) * 3 + k] = xs[(i * 4 + j) * 3 + k];
+  }
+  Tensor y{{2, 20}, std::vector<float>(40)};
+  for (int i = 0; i < 4; ++i) for (int j = 0; j < 5; ++j) for (int k = 0; k < 2; ++k)
+    y.data[(i * 5 + j) * 2 + k] = xcat[(i * 5 + j) * 3 + 1 + k] - xcat[(i * 5 + j) * 3];
+
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
+  for (const auto& layer : model.layers) {
+    EXPECT_NE(layer.op, "Shape");  // folded
+    EXPECT_NE(layer.op, "Identity");
+    EXPECT_NE(layer.op, "Reshape");  // a view
+  }
+  expect_close(PackageEmulator(model.package).run(x), y, 5e-3);
+}
+
+}  // namespace
+}  // namespace npuvp::compiler::test
