@@ -144,7 +144,9 @@ int run_infer(const InferOptions& infer, const RunOptions& options) {
     try {
       compiled = compiler::compile_onnx_file(infer.model_path, compile_options);
     } catch (const compiler::CompileError& error) {
-      throw ConfigError(infer.model_path + ": " + error.what());
+      // The compiler names the file or the node; a message without the file gets it in front.
+      const std::string message = error.what();
+      throw ConfigError(message.find(infer.model_path) == std::string::npos ? infer.model_path + ": " + message : message);
     }
     place_input(input, infer.input_path, compiled, compiled.package);
     return std::move(compiled.package);

@@ -172,7 +172,8 @@ double roofline_memory_cycles(std::uint64_t min_bytes, const SocFigures& soc) {
   return static_cast<double>(min_bytes) / soc.ddr_bytes_per_second * soc.aicore_clock_hz;
 }
 
-ModelReport make_model_report(const PackageView& package, const SocFigures& soc) {
+ModelReport make_model_report(const PackageView& package, const SocFigures& soc,
+                              const std::vector<LayerProfiler::LayerActivity>* activity) {
   ModelReport report;
   const auto& h = package.header();
   report.model = package.string(h.model_name);
@@ -187,6 +188,10 @@ ModelReport make_model_report(const PackageView& package, const SocFigures& soc)
     row.macs = layer.macs;
     row.min_bytes = layer.min_bytes;
     row.launches = layer.launch_count;
+    if (activity && i < activity->size()) {
+      row.ddr_bytes = (*activity)[i].ddr_bytes;
+      row.l2_bytes = (*activity)[i].l2_bytes;
+    }
     row.ran = layer.launch_count > 0;
     std::uint32_t max_blocks = 0;
     row.ts_start = UINT64_MAX;
@@ -231,18 +236,23 @@ void print_model_report(const ModelReport& report, std::ostream& out) {
   };
   out << "== npuvp infer: " << report.model << ": per-layer report ==\n" << std::left;
   out << std::setw(4) << "#" << std::setw(name_width + 2) << "layer" << std::setw(op_width + 2) << "op"
-      << std::setw(shapes_width + 2) << "shapes" << std::right << std::setw(9) << "MACs" << std::setw(11) << "cycles"
+      << std::setw(shapes_width + 2) << "shapes" << std::right << std::setw(9) << "MACs" << std::setw(9) << "DDR B"
+      << std::setw(9) << "L2 B" << std::setw(11) << "cycles"
       << std::setw(7) << "cube%" << std::setw(11) << "bound" << std::setw(7) << "ratio" << "  limit\n";
-  std::uint64_t macs = 0;
+  std::uint64_t macs = 0, ddr = 0, l2 = 0;
   double cycles = 0, bound = 0;
   for (std::size_t i = 0; i < report.layers.size(); ++i) {
     const auto& row = report.layers[i];
     macs += row.macs;
+    ddr += row.ddr_bytes;
+    l2 += row.l2_bytes;
     cycles += row.cycles;
     bound += row.roofline_cycles;
     out << std::left << std::setw(4) << i << std::setw(name_width + 2) << cut(row.name, name_width)
         << std::setw(op_width + 2) << cut(row.op, op_width) << std::setw(shapes_width + 2) << cut(row.shapes, shapes_width)
-        << std::right << std::setw(9) << format_shape_count(static_cast<double>(row.macs));
+        << std::right << std::setw(9) << format_shape_count(static_cast<double>(row.macs)) << std::setw(9)
+        << format_shape_count(static_cast<double>(row.ddr_bytes)) << std::setw(9)
+        << format_shape_count(static_cast<double>(row.l2_bytes));
     if (!row.ran) {
       out << std::setw(11) << "-" << std::setw(7) << "-" << std::setw(11) << format_shape_count(row.roofline_cycles)
           << std::setw(7) << "-" << "  (did not run)\n";
@@ -255,7 +265,8 @@ void print_model_report(const ModelReport& report, std::ostream& out) {
     out.unsetf(std::ios::fixed);
   }
   out << std::setprecision(4) << "total: " << report.layers.size() << " layers, " << format_shape_count(static_cast<double>(macs))
-      << " MACs, " << format_shape_count(cycles) << " layer cycles (roofline " << format_shape_count(bound)
+      << " MACs, " << format_shape_count(static_cast<double>(ddr)) << "B from DDR, "
+      << format_shape_count(static_cast<double>(l2)) << "B from L2, " << format_shape_count(cycles) << " layer cycles (roofline " << format_shape_count(bound)
       << "); latency " << report.latency_seconds * 1e3 << " ms, "
       << (report.latency_seconds > 0 ? 1.0 / report.latency_seconds : 0.0) << " images/s\n";
 }
@@ -263,18 +274,18 @@ void print_model_report(const ModelReport& report, std::ostream& out) {
 void write_model_report_csv(const ModelReport& report, const std::string& path) {
   std::ofstream out(path);
   if (!out) throw ConfigError("cannot write the profile to '" + path + "'");
-  out << "index,layer,op,shapes,macs,min_bytes,launches,cores_used,ts_start_cycle,ts_end_cycle,cycles,"
+  out << "index,layer,op,shapes,macs,min_bytes,ddr_bytes,l2_bytes,launches,cores_used,ts_start_cycle,ts_end_cycle,cycles,"
          "cube_utilisation,roofline_cycles,roofline_ratio,bound\n";
   for (std::size_t i = 0; i < report.layers.size(); ++i) {
     const auto& row = report.layers[i];
     out << i << "," << csv_field(row.name) << "," << csv_field(row.op) << "," << csv_field(row.shapes) << "," << row.macs
-        << "," << row.min_bytes << "," << row.launches << "," << row.cores_used << "," << row.ts_start << ","
+        << "," << row.min_bytes << "," << row.ddr_bytes << "," << row.l2_bytes << "," << row.launches << "," << row.cores_used << "," << row.ts_start << ","
         << row.ts_end << "," << static_cast<std::uint64_t>(row.cycles) << "," << row.cube_utilisation << ","
         << static_cast<std::uint64_t>(row.roofline_cycles) << ","
         << (row.ran && row.roofline_cycles > 0 ? row.cycles / row.roofline_cycles : 0.0) << ","
         << (row.ran ? (row.compute_bound ? "compute" : "memory") : "not run") << "\n";
   }
-  out << "total,,,,,,,,,,,,,,latency_seconds=" << report.latency_seconds << "\n";
+  out << "total,,,,,,,,,,,,,,,,latency_seconds=" << report.latency_seconds << "\n";
 }
 
 // ---- the run ------------------------------------------------------------------------------
@@ -282,6 +293,7 @@ void write_model_report_csv(const ModelReport& report, const std::string& path) 
 int run_package(const PackageJob& job, const RunOptions& options) {
   auto package = std::make_shared<std::vector<std::uint8_t>>();
   SocFigures soc;
+  std::unique_ptr<LayerProfiler> profiler;  // outlives the platform it observes
   bool have_report = false;
   ModelReport report;
 
@@ -306,12 +318,13 @@ int run_package(const PackageJob& job, const RunOptions& options) {
     preload.address = NPUVP_PACKAGE_ADDRESS;
     preload.bytes = package;
     scenario.preloads.push_back(preload);
+    profiler = std::make_unique<LayerProfiler>(platform, PackageView(*package).header().layer_count);
     if (job.progress_layers) scenario.images.front().patches["infer_progress_layers"] = job.progress_layers;
   };
   hooks.after_run = [&](HostPlatform& platform) {
     if (package->empty() || !simulation().exit_requested()) return;
     read_back(platform, *package);
-    report = make_model_report(PackageView(*package), soc);
+    report = make_model_report(PackageView(*package), soc, &profiler->layers());
     have_report = true;
     add_layer_slices(report, soc);
   };
