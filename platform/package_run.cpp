@@ -212,7 +212,7 @@ ModelReport make_model_report(const PackageView& package, const SocFigures& soc,
       row.cube_utilisation = static_cast<double>(row.macs) / (row.cycles * soc.cube_macs_per_cycle * row.cores_used);
     const double compute = roofline_compute_cycles(row.macs, soc), memory = roofline_memory_cycles(row.min_bytes, soc);
     row.roofline_cycles = std::max(compute, memory);
-    row.compute_bound = compute >= memory;
+    row.compute_bound = compute > memory;  // as the compiler's LayerSummary (sw/compiler/src/compiler.cpp)
     if (row.ran) {
       first_start = std::min(first_start, row.ts_start);
       last_end = std::max(last_end, row.ts_end);
