@@ -61,7 +61,9 @@ NpyArray read_input(const std::string& path, const std::string& what) {
 void place_input(const NpyArray& input, const std::string& path, const compiler::CompiledModel& model,
                  std::vector<std::uint8_t>& package) {
   const std::string dtype = plain_dtype(input.dtype);
-  if (dtype != "f4" && dtype != "f2" && dtype != "f8")
+  const bool floating = dtype == "f4" || dtype == "f2" || dtype == "f8" || dtype == "float32" || dtype == "float16" ||
+                        dtype == "float64";
+  if (!floating)
     throw ConfigError("input " + path + ": dtype " + input.dtype + ", but the model's input '" + model.input_name +
                       "' is floating point (float32, float16 or float64 .npy)");
   if (input.shape != model.input_shape)
