@@ -325,6 +325,7 @@ int run_package(const PackageJob& job, const RunOptions& options) {
     if (package->empty() || !simulation().exit_requested()) return;
     read_back(platform, *package);
     report = make_model_report(PackageView(*package), soc, &profiler->layers());
+    report.model = job.name;  // the run's name (model file or scenario), not the ONNX graph's (often "torch_jit")
     have_report = true;
     add_layer_slices(report, soc);
   };
