@@ -71,3 +71,23 @@ INSTANTIATE_TEST_SUITE_P(Ci, Networks,
                          });
 
 }  // namespace
+
+// The scenario form: scenarios/lenet5.yaml passes, and the same model against a reference
+// it does not match fails its check (status 1) with the figures in the verdict.
+TEST(NetworkScenarios, LenetPassesAndAWrongReferenceFailsTheCheck) {
+  auto pass = run_npuvp("run " + scenario("lenet5") + " --quiet");
+  EXPECT_EQ(pass.status, 0) << pass.err;
+  EXPECT_THAT(last_line(pass.err), ::testing::HasSubstr("PASS (cosine "));
+
+  std::vector<float> reference = read_float_npy(network_file("lenet5.reference.npy"));
+  for (auto& value : reference) value = -value;
+  const std::string wrong = temp_path("wrong.reference.npy"), yaml = temp_path("lenet5-wrong.yaml");
+  write_float_npy(wrong, {1, static_cast<std::int64_t>(reference.size())}, reference);
+  std::ofstream(yaml) << "infer:\n  model: " << network_file("lenet5.onnx") << "\n  input: "
+                      << network_file("lenet5.input.npy") << "\n  reference: " << wrong << "\n";
+  auto fail = run_npuvp("run " + yaml + " --quiet");
+  EXPECT_EQ(fail.status, 1) << fail.err;
+  EXPECT_THAT(last_line(fail.err), ::testing::HasSubstr("FAIL: cosine -1.000000 < 0.999000; top-1 differs in 1 of 1 rows"));
+  std::remove(wrong.c_str());
+  std::remove(yaml.c_str());
+}
