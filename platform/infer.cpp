@@ -49,11 +49,17 @@ std::string plain_dtype(const std::string& dtype) {
   return !dtype.empty() && (dtype[0] == '<' || dtype[0] == '|' || dtype[0] == '=') ? dtype.substr(1) : dtype;
 }
 
+// "what PATH: problem", whether or not the reader's message names the file already.
+std::string npy_problem(const std::string& what, const std::string& path, const NpyError& error) {
+  const std::string message = error.what();
+  return message.find(path) == std::string::npos ? what + " " + path + ": " + message : what + " " + message;
+}
+
 NpyArray read_input(const std::string& path, const std::string& what) {
   try {
     return read_npy(path);
   } catch (const NpyError& error) {
-    throw ConfigError(what + " " + path + ": " + error.what());
+    throw ConfigError(npy_problem(what, path, error));
   }
 }
 
@@ -167,7 +173,7 @@ int run_infer(const InferOptions& infer, const RunOptions& options) {
     try {
       reference = read_npy(infer.reference_path);
     } catch (const NpyError& error) {
-      return {static_cast<int>(ExitStatus::kBadInput), "FAIL: reference " + infer.reference_path + ": " + error.what()};
+      return {static_cast<int>(ExitStatus::kBadInput), "FAIL: " + npy_problem("reference", infer.reference_path, error)};
     }
     if (reference.element_count() != output.size())
       return {static_cast<int>(ExitStatus::kBadInput), "FAIL: reference " + infer.reference_path + ": shape " +
