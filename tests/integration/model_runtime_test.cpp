@@ -12,6 +12,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include <cstring>
 #include <random>
 #include <sstream>
@@ -205,16 +207,19 @@ TEST(ModelRuntime, ReportCsvAndTimelineSlicesPerLayer) {
   EXPECT_THAT(csv, HasSubstr("index,layer,op,shapes,macs,min_bytes"));
   EXPECT_THAT(csv, HasSubstr("0,relu1,Relu,1x5000 -> 1x5000,0,20000,"));
   EXPECT_THAT(csv, HasSubstr("1,add1,Add,\"1x5000, 1x5000 -> 1x5000\",0,30000,"));
-  // relu1 moved at least its input and output through DDR (the io area and the arena are there).
-  const std::string relu_row = csv.substr(csv.find("0,relu1,"));
-  std::vector<std::string> fields;
-  std::stringstream row(relu_row.substr(0, relu_row.find('\n')));
-  for (std::string field; std::getline(row, field, ',');) fields.push_back(field);
-  ASSERT_GE(fields.size(), 8u);
-  EXPECT_GE(std::stoull(fields[6]), 20000u);  // ddr_bytes
-  EXPECT_EQ(fields[8], "1");                  // launches
   EXPECT_THAT(csv, HasSubstr(",memory\n"));
   EXPECT_THAT(csv, HasSubstr("latency_seconds="));
+  // The LayerProfiler's measured traffic: relu1 reads and writes 5000 f16 in DDR
+  // (at least 20,000 bytes; its instruction fills come on top).
+  const std::size_t relu_row = csv.find("\n0,relu1,");
+  ASSERT_NE(relu_row, std::string::npos);
+  std::vector<std::string> fields;
+  std::stringstream row(csv.substr(relu_row + 1, csv.find('\n', relu_row + 1) - relu_row - 1));
+  for (std::string field; std::getline(row, field, ',');) fields.push_back(field);
+  ASSERT_GT(fields.size(), 13u);
+  EXPECT_GE(std::stoull(fields[12]), 20000u) << "ddr_bytes of relu1";
+  EXPECT_EQ(std::stoull(fields[13]), 0u) << "l2_bytes of relu1 (its tensors are in DDR)";
+  EXPECT_EQ(fields[6], "1") << "launches of relu1";
 
   const std::string trace = npuvp::test_support::read_file(options.trace_path);
   EXPECT_THAT(trace, HasSubstr("\"model relu-add\""));
