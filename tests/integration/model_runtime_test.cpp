@@ -265,3 +265,15 @@ TEST(ModelRuntime, BadPackageExitsFourWithTheReason) {
 }
 
 }  // namespace
+
+// host/infer.elf without memory at NPUVP_PACKAGE_ADDRESS (the default 1 GiB of DDR):
+// a one-line reason and NPUVP_EXIT_BAD_PACKAGE, not a load access fault.
+TEST(ModelRuntime, NoMemoryForThePackageIsABadPackage) {
+  using namespace npuvp::test_support;
+  const std::string yaml = temp_path("no-package.yaml");
+  std::ofstream(yaml) << "images:\n  - elf: host/infer.elf\n  - elf: ts/ts.elf\n    core: ts\n"
+                         "checks:\n  exit_code: 4\n  console_contains: \"infer: no memory at 0xc0000000 for the model package\"\n";
+  auto result = run_npuvp("run " + yaml + " --quiet");
+  EXPECT_EQ(result.status, 0) << result.out << result.err;
+  std::remove(yaml.c_str());
+}
