@@ -266,9 +266,43 @@ TEST(CompilerNumerics, TransformerEncoderBlock) {
   SCOPED_TRACE(listing);
   EXPECT_EQ(ops["LayerNormalization+(ReduceMean..Div+Mul+Add)"], 1);
   EXPECT_EQ(ops["Gelu+(Div+Erf+Add+Mul+Mul)"], 1);
-  EXPECT_EQ(ops["MatMul+Transpose+Div"], 1);  // K^T read transposed, 1/sqrt(dh) as ALPHA
+  // The head transposes are strided operand views: Q and K^T read in place (1/sqrt(dh) as
+  // ALPHA), V read in place and the context written straight into [1, s, heads, dh].
+  EXPECT_EQ(ops["MatMul+Transpose+Transpose+Div"], 1);
+  EXPECT_EQ(ops["MatMul+Transpose+Transpose"], 1);
+  EXPECT_EQ(ops["Transpose"], 0);
   EXPECT_EQ(ops["MatMul+Add+Add"], 2);        // bias and residual fused
   EXPECT_EQ(model.layout_conversions, 0u);
+  expect_close(PackageEmulator(model.package).run(x), y);
+}
+
+// MatMul batch broadcasting the kernel's single batch stride cannot express: outer
+// batch axes become separate launches; a shared B folds A's batch into M.
+TEST(CompilerNumerics, MatMulBatchBroadcasting) {
+  OnnxBuilder b;
+  b.input("x", {2, 1, 4, 8});
+  auto w = b.random_constant("w", {1, 3, 8, 5}, 0.5f);
+  auto w2 = b.random_constant("w2", {5, 6}, 0.5f);
+  b.node("MatMul", {"x", "w"}, {"h"}, "broadcast");   // [2, 3, 4, 5]
+  b.node("MatMul", {"h", "w2"}, {"y"}, "shared");     // [2, 3, 4, 6]: M = 24
+  b.output("y", {2, 3, 4, 6});
+  const auto x = b.random({2, 1, 4, 8});
+  Tensor y{{2, 3, 4, 6}, {}};
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j) {
+      Tensor xi{{4, 8}, std::vector<float>(x.begin() + i * 32, x.begin() + i * 32 + 32)};
+      Tensor h = ref::matmul(xi, std::vector<float>(w.begin() + j * 40, w.begin() + j * 40 + 40), 5);
+      Tensor yij = ref::matmul(h, w2, 6);
+      y.data.insert(y.data.end(), yij.data.begin(), yij.data.end());
+    }
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
+  ASSERT_EQ(model.layers.size(), 2u);
+  EXPECT_EQ(model.layers[0].launches, 2u);  // batch 3 per launch, 2 launches
+  EXPECT_EQ(model.layers[1].launches, 1u);
+  PackageView view(model.package);
+  const auto shared = view.launch(2);
+  EXPECT_EQ(shared.args[NPUVP_MATMUL_M], 24u);
+  EXPECT_EQ(shared.args[NPUVP_MATMUL_BATCH], 1u);
   expect_close(PackageEmulator(model.package).run(x), y);
 }
 

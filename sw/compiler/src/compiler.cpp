@@ -25,6 +25,7 @@ CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
   match_layernorms(graph);
   match_gelus(graph);
   fuse_epilogues(graph);
+  fold_transposes(graph);
   const int conversions = assign_layouts(graph);
 
   Program program = lower_graph(graph, options);

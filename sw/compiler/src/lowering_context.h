@@ -73,6 +73,11 @@ std::vector<std::int64_t> dense_strides(const Shape& shape);
 // Strides reading `in` broadcast to `out` (0 on broadcast axes).
 std::vector<std::int64_t> broadcast_strides(const Shape& in, const Shape& out);
 std::int64_t ceil_div(std::int64_t a, std::int64_t b);
+// Merges adjacent axes every stride list walks contiguously and drops size-1
+// axes (keep_one: leave one axis of size 1 when nothing remains).
+void coalesce_axes(Shape& dims, std::vector<std::vector<std::int64_t>*> strides, bool keep_one);
+// Calls f(index) for every index of `dims` (once for no dims).
+void for_each_index(const Shape& dims, const std::function<void(const Shape&)>& f);
 
 // The op families (lower_*.cpp). Each returns the layer's MACs.
 std::uint64_t lower_conv(LoweringContext& context, const Node& node);
