@@ -69,11 +69,14 @@ CompiledModel compile_onnx_bytes(const std::string& bytes, const CompileOptions&
 }
 
 CompiledModel compile_onnx_file(const std::string& path, const CompileOptions& options) {
-  std::ifstream file(path, std::ios::binary);
+  std::ifstream file(path, std::ios::binary | std::ios::ate);
   if (!file) throw CompileError(path + ": cannot open the file");
-  std::ostringstream bytes;
-  bytes << file.rdbuf();
-  return compile_graph(import_onnx(bytes.str(), path), options);
+  std::string bytes(std::size_t(file.tellg()), '\0');
+  file.seekg(0);
+  if (!file.read(bytes.data(), std::streamsize(bytes.size()))) throw CompileError(path + ": cannot read the file");
+  Graph graph = import_onnx(bytes, path);
+  std::string().swap(bytes);  // the weights now live in the graph
+  return compile_graph(std::move(graph), options);
 }
 
 }  // namespace npuvp::compiler
