@@ -1,12 +1,17 @@
 // npuvp: the command-line front end. See docs/cli.md.
 #include "core/simulation.h"
+#include "platform/scenario.h"
 #include "platform/simulator.h"
+#ifdef NPUVP_HAVE_INFER
+#include "platform/infer.h"
+#endif
 #include "platform/stats_diff.h"
 
 #include <systemc>
 
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -24,6 +29,11 @@ usage:
   npuvp run --elf FILE.elf [options]  run a bare RISC-V ELF on the default platform
   npuvp run --elf FILE.elf --cluster  run a bare SMP ELF (built for qemu-system-riscv64
                                       -M virt -smp 16 -bios none) on the 16-core mesh cluster
+  npuvp infer MODEL.onnx --input X.npy [--output Y.npy] [--reference R.npy]
+              [--profile LAYERS.csv] [--set ...] [--trace T.json] [--stats S.json] [--quiet]
+                                      compile an ONNX model for the configured SoC, run it
+                                      through the driver and the AI Cores, write its output
+                                      and print a per-layer report (docs/networks.md)
   npuvp params [SCENARIO.yaml] [--set ...] [--markdown]
                                       list every parameter (default, unit, meaning)
   npuvp stats diff A.json B.json [--match PATTERN]... [--threshold R] [--all]
@@ -51,7 +61,8 @@ options:
   --gdb-no-wait      with --gdb: run at once; gdb may attach (and stop the run) any time
   --quiet            do not print the statistics table at exit
 
-exit status: 0 pass; the guest's exit code for a bare ELF; 1 a failed check;
+exit status: 0 pass; the guest's exit code for a bare ELF (and infer's program when it
+fails: 3 a kernel fault, 4 a bad package, 5 a missing kernel, 6 no device memory); 1 a failed check;
 124 a run limit; 125 bad input; 126 a guest error the platform cannot continue
 from; 127 an internal error; 130 interrupted.
 )";
@@ -93,6 +104,76 @@ int stats_command(int argc, char** argv) {
   return npuvp::stats_diff(options, std::cout, std::cerr);
 }
 
+// npuvp infer MODEL.onnx --input X.npy [--output Y.npy] [--reference R.npy] [--profile F.csv]
+//             [--set N=V]... [--trace F] [--stats F] [--quiet]
+int infer_command(int argc, char** argv) {
+#ifdef NPUVP_HAVE_INFER
+  npuvp::InferOptions infer;
+  npuvp::RunOptions options;
+  for (int i = 2; i < argc; ++i) {
+    std::string argument = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::runtime_error(argument + " needs a value");
+      return argv[++i];
+    };
+    try {
+      if (argument == "--input") infer.input_path = value();
+      else if (argument == "--output") infer.output_path = value();
+      else if (argument == "--reference") infer.reference_path = value();
+      else if (argument == "--profile") infer.profile_path = value();
+      else if (argument == "--trace") options.trace_path = value();
+      else if (argument == "--stats") options.stats_path = value();
+      else if (argument == "--quiet" || argument == "-q") options.quiet = true;
+      else if (argument == "--set") {
+        std::string setting = value();
+        auto equals = setting.find('=');
+        if (equals == std::string::npos || equals == 0)
+          return usage_error("--set expects NAME=VALUE, got '" + setting + "'");
+        options.settings.emplace_back(setting.substr(0, equals), setting.substr(equals + 1));
+      } else if (!argument.empty() && argument[0] == '-') {
+        return usage_error("unknown option '" + argument + "' for `npuvp infer`");
+      } else if (infer.model_path.empty()) {
+        infer.model_path = argument;
+      } else {
+        return usage_error("unexpected argument '" + argument + "'");
+      }
+    } catch (const std::runtime_error& error) {
+      return usage_error(error.what());
+    }
+  }
+  if (infer.model_path.empty()) return usage_error("`npuvp infer` needs a model (MODEL.onnx)");
+  if (infer.input_path.empty()) return usage_error("`npuvp infer` needs --input X.npy");
+  return npuvp::run_infer(infer, options);
+#else
+  (void)argc;
+  (void)argv;
+  std::cerr << "npuvp: error: this npuvp was built without the ONNX compiler (sw/compiler): no `npuvp infer`\n";
+  return static_cast<int>(npuvp::ExitStatus::kBadInput);
+#endif
+}
+
+// `npuvp run SCENARIO` of a scenario with an `infer:` section runs it as npuvp infer does.
+// A scenario that does not load is left to run_simulation, which reports why.
+int run_command(const npuvp::RunOptions& options) {
+  if (!options.scenario_path.empty()) {
+    std::optional<npuvp::Scenario> scenario;
+    try {
+      scenario = npuvp::Scenario::from_file(options.scenario_path);
+    } catch (const npuvp::SimulationError&) {
+    }
+    if (scenario && scenario->infer) {
+#ifdef NPUVP_HAVE_INFER
+      return npuvp::run_infer_scenario(*scenario, options);
+#else
+      std::cerr << "npuvp: error: " << options.scenario_path
+                << ": an infer scenario needs the ONNX compiler (sw/compiler), which this npuvp was built without\n";
+      return static_cast<int>(npuvp::ExitStatus::kBadInput);
+#endif
+    }
+  }
+  return npuvp::run_simulation(options);
+}
+
 }  // namespace
 
 int sc_main(int argc, char** argv) {
@@ -106,6 +187,7 @@ int sc_main(int argc, char** argv) {
   }
   std::string command = argv[1];
   if (command == "stats") return stats_command(argc, argv);
+  if (command == "infer") return infer_command(argc, argv);
   if (command != "run" && command != "params") return usage_error("unknown command '" + command + "'");
 
   npuvp::RunOptions options;
@@ -192,5 +274,5 @@ int sc_main(int argc, char** argv) {
     return usage_error("`npuvp run` needs either a scenario file or --elf FILE");
   if (options.cluster && options.elf_path.empty())
     return usage_error("--cluster goes with --elf FILE (a scenario selects the cluster with `core: cluster` on its image)");
-  return npuvp::run_simulation(options);
+  return run_command(options);
 }

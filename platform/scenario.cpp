@@ -88,6 +88,22 @@ std::string resolve_image_path(const std::string& elf, const std::string& scenar
   throw ConfigError("ELF '" + elf + "' not found (looked in: " + looked + ")");
 }
 
+std::string resolve_network_path(const std::string& file, const std::string& scenario_path) {
+  std::vector<fs::path> candidates;
+  fs::path given(file);
+  candidates.push_back(given);
+  if (!scenario_path.empty() && given.is_relative()) candidates.push_back(fs::path(scenario_path).parent_path() / given);
+  if (given.is_relative()) {
+    if (const char* dir = std::getenv("NPUVP_NETWORKS_DIR")) candidates.push_back(fs::path(dir) / given);
+    candidates.push_back(fs::path(NPUVP_NETWORKS_DIR) / given);
+  }
+  for (const auto& candidate : candidates)
+    if (fs::is_regular_file(candidate)) return candidate.string();
+  std::string looked;
+  for (const auto& candidate : candidates) looked += (looked.empty() ? "" : ", ") + candidate.string();
+  throw ConfigError("model file '" + file + "' not found (looked in: " + looked + ")");
+}
+
 Scenario Scenario::for_elf(const std::string& elf_path, bool cluster) {
   Scenario scenario;
   scenario.name = fs::path(elf_path).stem().string();
@@ -105,7 +121,8 @@ Scenario Scenario::from_file(const std::string& path) {
     throw ConfigError("scenario " + path + ":" + std::to_string(error.mark.line + 1) + ": malformed YAML: " + error.msg);
   }
   if (!root.IsMap()) throw ConfigError("scenario " + path + ": the top level must be a mapping");
-  check_keys(path, root, {"name", "description", "images", "aicore_launch", "memory", "params", "limits", "checks"},
+  check_keys(path, root,
+             {"name", "description", "images", "aicore_launch", "memory", "infer", "params", "limits", "checks"},
              "the scenario");
 
   Scenario scenario;
@@ -160,7 +177,36 @@ Scenario Scenario::from_file(const std::string& path) {
       scenario.preloads.push_back(preload);
     }
   }
-  if (!scenario.kernel_launch && (!root["images"] || !root["images"].IsSequence() || root["images"].size() == 0))
+  if (root["infer"]) {
+    const auto& node = root["infer"];
+    check_keys(path, node, {"model", "input", "reference", "cosine_min", "top1"}, "infer");
+    if (!node["model"] || !node["input"]) bad(path, node, "infer needs 'model' (.onnx) and 'input' (.npy)");
+    if (root["images"] || root["aicore_launch"] || root["memory"])
+      bad(path, node, "an infer scenario runs host/infer.elf itself: leave out 'images', 'aicore_launch' and 'memory'");
+    Infer infer;
+    infer.model = resolve_network_path(scalar(path, node["model"], "model"), path);
+    infer.input = resolve_network_path(scalar(path, node["input"], "input"), path);
+    if (node["reference"]) {
+      infer.reference = resolve_network_path(scalar(path, node["reference"], "reference"), path);
+      infer.cosine_min = 0.999;
+    }
+    if (node["cosine_min"]) {
+      if (!node["reference"]) bad(path, node["cosine_min"], "cosine_min needs a 'reference'");
+      std::string text = scalar(path, node["cosine_min"], "cosine_min");
+      char* end = nullptr;
+      double value = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end || !(value >= -1 && value <= 1)) bad(path, node["cosine_min"], "cosine_min must be a number in [-1, 1]");
+      infer.cosine_min = value;
+    }
+    if (node["top1"]) {
+      std::string text = scalar(path, node["top1"], "top1");
+      if (text != "true" && text != "false") bad(path, node["top1"], "top1 must be true or false");
+      infer.top1 = text == "true";
+    }
+    if (!node["reference"]) infer.top1 = false;
+    scenario.infer = std::move(infer);
+  }
+  if (!scenario.kernel_launch && !scenario.infer && (!root["images"] || !root["images"].IsSequence() || root["images"].size() == 0))
     throw ConfigError("scenario " + path + ": 'images' must list at least one image (e.g. - elf: host/hello.elf)");
   if (root["images"] && !root["images"].IsSequence()) bad(path, root["images"], "'images' must be a list");
   for (const auto& node : root["images"]) {

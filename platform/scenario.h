@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +40,18 @@ struct Scenario {
     std::string file;         // resolved path, or empty
     std::string random_type;  // f16, f32, s32, s8 (values in [-1, 1) for floats, small for ints)
     std::uint64_t count = 0, seed = 1;
+    // Or contents given in memory (npuvp infer's model package; not from YAML).
+    std::shared_ptr<const std::vector<std::uint8_t>> bytes;
+  };
+
+  // A model run through npuvp infer's path (docs/scenario-format.md#models):
+  // compiled for the configured SoC, run by host/infer.elf, checked against a
+  // reference output. Paths are resolved like images, in the build's networks
+  // folder instead of the firmware folder.
+  struct Infer {
+    std::string model, input, reference;  // resolved paths (reference may be empty)
+    std::optional<double> cosine_min;     // default 0.999 when a reference is given
+    bool top1 = true;                     // the output's top-1 (argmax over the last axis) as the reference's
   };
 
   std::string name = "run";
@@ -46,6 +59,7 @@ struct Scenario {
   std::string source;  // file the scenario came from ("" for --elf)
   std::vector<Image> images;  // host images (the first boots the host CPU)
   std::optional<KernelLaunch> kernel_launch;
+  std::optional<Infer> infer;
   std::vector<Preload> preloads;
   std::vector<Setting> parameters;  // params: and limits:, in file order
   std::optional<int> expect_exit_code;  // default: 0
@@ -67,5 +81,10 @@ struct Scenario {
 // the firmware build folder (NPUVP_FIRMWARE_DIR environment variable or the
 // build's own). Throws ConfigError listing where it looked.
 std::string resolve_image_path(const std::string& elf, const std::string& scenario_path);
+
+// Finds a model file (.onnx, .npy): as given, relative to the scenario's
+// folder, then in the build's networks folder (NPUVP_NETWORKS_DIR environment
+// variable or the build's own, where the models are generated).
+std::string resolve_network_path(const std::string& file, const std::string& scenario_path);
 
 }  // namespace npuvp

@@ -16,6 +16,8 @@
 #include "cpu/gdb_server.h"
 
 #include <csignal>
+#include <functional>
+#include <tuple>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -76,6 +78,7 @@ std::pair<std::uint64_t, std::uint64_t> parse_coherence_range(const std::string&
 // [-1, 1), integers in [-8, 8)) from a seeded mt19937_64.
 std::vector<std::uint8_t> preload_bytes(const Scenario::Preload& preload) {
   std::vector<std::uint8_t> bytes;
+  if (preload.bytes) return *preload.bytes;
   if (!preload.file.empty()) {
     std::ifstream in(preload.file, std::ios::binary);
     bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
@@ -161,7 +164,7 @@ std::string describe_starvation(HostPlatform& platform) {
 
 }  // namespace
 
-int run_simulation(const RunOptions& options) {
+int run_scenario(const std::function<Scenario()>& make_scenario, const RunOptions& options, const RunHooks& hooks) {
   auto& control = simulation();
   SimulationControl::install_report_handler();
   std::signal(SIGINT, on_interrupt_signal);
@@ -174,8 +177,7 @@ int run_simulation(const RunOptions& options) {
   bool kernel_broken = false;  // SystemC state after an exception escaped sc_start
 
   try {
-    scenario = options.elf_path.empty() ? Scenario::from_file(options.scenario_path)
-                                        : Scenario::for_elf(options.elf_path, options.cluster);
+    scenario = make_scenario();
     apply_settings(scenario, options);
     SimulationParameters parameters;
     for (const auto& image : scenario.images) images.push_back(std::make_unique<ElfImage>(image.path));
@@ -195,6 +197,7 @@ int run_simulation(const RunOptions& options) {
     open_instruction_trace(options);
     platform = std::make_unique<HostPlatform>("soc", htif, cluster);
     ParameterRegistry::instance().check_all_overrides_used();
+    if (hooks.platform_built) hooks.platform_built(*platform, scenario);
 
     tlm_utils::tlm_quantumkeeper::set_global_quantum(parameters.quantum.get());
     control.set_instruction_limit(parameters.limit_instructions);
@@ -233,6 +236,12 @@ int run_simulation(const RunOptions& options) {
       platform->ts.set_symbolizer([ts_image](std::uint64_t address) { return ts_image->symbolize(address); });
     }
     for (const auto& preload : scenario.preloads) {
+      if (preload.bytes) {  // given in memory (npuvp infer's package): no copy
+        if (platform->write_memory(preload.address, preload.bytes->data(), preload.bytes->size()) != preload.bytes->size())
+          throw ConfigError("memory preload at " + hex(preload.address) + " (" + std::to_string(preload.bytes->size()) +
+                            " bytes) does not fit in one memory");
+        continue;
+      }
       auto bytes = preload_bytes(preload);
       if (platform->write_memory(preload.address, bytes.data(), bytes.size()) != bytes.size())
         throw ConfigError("memory preload at " + hex(preload.address) + " (" + std::to_string(bytes.size()) +
@@ -296,6 +305,7 @@ int run_simulation(const RunOptions& options) {
                                                               platform->cluster->describe_harts()
                                                         : describe_starvation(*platform));
     }
+    if (hooks.after_run) hooks.after_run(*platform);
   } catch (const SimulationError& error) {
     control.record_failure(error.status(), error.what());
   } catch (const sc_core::sc_report& report) {
@@ -324,13 +334,19 @@ int run_simulation(const RunOptions& options) {
       if (console.find(text) == std::string::npos) failures.push_back("console lacks \"" + text + "\"");
     for (const auto& text : scenario.console_excludes)
       if (console.find(text) != std::string::npos) failures.push_back("console contains \"" + text + "\"");
-    if (failures.empty()) {
+    if (failures.empty() && hooks.judge) {
+      std::tie(status, verdict) = hooks.judge();
+    } else if (failures.empty()) {
       status = 0;
       verdict = "PASS (" + control.reason() + ")";
-    } else if (options.elf_path.empty() || !scenario.console_contains.empty()) {
+    } else if (!hooks.judge && (options.elf_path.empty() || !scenario.console_contains.empty())) {
       status = static_cast<int>(ExitStatus::kCheckFailed);
       verdict = "FAIL: ";
       for (std::size_t i = 0; i < failures.size(); ++i) verdict += (i ? "; " : "") + failures[i];
+    } else if (hooks.judge) {
+      // A program run for a command (npuvp infer) passes its exit code through, with its last words.
+      status = control.guest_exit_code() & 0xff;
+      verdict = "FAIL: " + control.reason();
     } else {
       // A bare ELF passes its exit code through, as QEMU does.
       status = control.guest_exit_code() & 0xff;
@@ -340,6 +356,7 @@ int run_simulation(const RunOptions& options) {
 
   std::cout.flush();
   std::fflush(stdout);
+  if (hooks.report && platform && !kernel_broken) hooks.report(status);
   if (!options.stats_path.empty()) write_stats_file(options.stats_path, scenario, status);
   if (!options.quiet && platform) {
     std::cerr << "\n== npuvp statistics: " << scenario.name << " ==\n";
@@ -358,6 +375,15 @@ int run_simulation(const RunOptions& options) {
   std::cerr << summary.str() << "\n";
   if (kernel_broken) platform.release();  // SystemC cannot tear down a kernel that threw
   return status;
+}
+
+int run_simulation(const RunOptions& options) {
+  return run_scenario(
+      [&] {
+        return options.elf_path.empty() ? Scenario::from_file(options.scenario_path)
+                                        : Scenario::for_elf(options.elf_path, options.cluster);
+      },
+      options, {});
 }
 
 int list_parameters(const RunOptions& options, bool markdown) {

@@ -2,6 +2,7 @@
 // simulate within the limits, check the outcome, report. One per process.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,6 +31,31 @@ struct RunOptions {
 
 // Returns the process exit status (see ExitStatus and docs/cli.md).
 int run_simulation(const RunOptions& options);
+
+class HostPlatform;
+struct Scenario;
+
+// What a command built on a simulation (npuvp infer) adds to a run's stages:
+// configure -> build the platform -> platform_built -> load images and preloads -> simulate ->
+// after_run -> close the observers -> judge -> report.
+struct RunHooks {
+  // Once the platform is built (parameters final), before images and preloads
+  // are loaded: may add preloads or patches to the scenario.
+  std::function<void(HostPlatform&, Scenario&)> platform_built;
+  // After the simulation stopped, before the trace closes (it may add to the
+  // timeline). Throws SimulationError to fail the run.
+  std::function<void(HostPlatform&)> after_run;
+  // When the guest exited with the expected code and every console check
+  // held: the exit status and verdict (default: 0, PASS). With a judge, an
+  // unexpected guest exit code is passed through as the exit status.
+  std::function<std::pair<int, std::string>()> judge;
+  // Before the statistics: prints what the command reports (status: the run's).
+  std::function<void(int status)> report;
+};
+
+// Runs the scenario `make_scenario` returns (called inside the run's error
+// handling: a ConfigError it throws is reported as bad input).
+int run_scenario(const std::function<Scenario()>& make_scenario, const RunOptions& options, const RunHooks& hooks);
 
 // `npuvp params`: prints every parameter (name, type, default, unit, meaning);
 // with a scenario or --set, also the value it would run with.

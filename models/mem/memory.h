@@ -37,6 +37,9 @@ class Memory : public sc_core::sc_module {
 
   // Backdoor for loaders and tests (no timing, ignores read_only).
   std::uint8_t* data() { return store_.data(); }
+  // Bytes read and written through b_transport so far (DMI accesses are not seen).
+  std::uint64_t bytes_read() const { return bytes_read_.value(); }
+  std::uint64_t bytes_written() const { return bytes_written_.value(); }
   bool write_backdoor(std::uint64_t offset, const void* bytes, std::size_t length) {
     return store_.write_backdoor(offset, bytes, length);
   }

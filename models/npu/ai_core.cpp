@@ -260,6 +260,17 @@ void AiCore::start_block() {
   hart.x[12] = current_.block_dim;
   block_start_cycle_ = now_cycles();
   block_start_time_ = sc_core::sc_time_stamp();
+  for (auto& callback : block_start_callbacks_) callback(*this);
+}
+
+AiCore::Activity AiCore::activity() const {
+  Activity activity;
+  activity.macs = macs_;
+  activity.peak_mac_cycles = peak_mac_cycles_;
+  activity.cube_busy_cycles = pipes_[static_cast<unsigned>(xdavinci::Pipe::kM) - 1].busy_cycles;
+  activity.gm_read_bytes = path_bytes_[kGmToL1] + path_bytes_[kGmToUb];
+  activity.gm_write_bytes = path_bytes_[kUbToGm];
+  return activity;
 }
 
 void AiCore::waveform_pipe(PipeState& pipe, int& signal, const char* what, std::uint64_t value, unsigned width) {

@@ -98,6 +98,21 @@ class AiCore : public sc_core::sc_module, private XdavinciBackend, private Globa
   const Outcome& outcome() const { return outcome_; }
   // Called (in simulation) whenever a task block ends, normally or not.
   void on_block_end(std::function<void(AiCore&)> callback) { block_end_callbacks_.push_back(std::move(callback)); }
+  // Called (in simulation) when a task block starts, after current_launch() took its values.
+  void on_block_start(std::function<void(AiCore&)> callback) { block_start_callbacks_.push_back(std::move(callback)); }
+  // The running (or last) task block's launch values.
+  const Launch& current_launch() const { return current_; }
+
+  // Cumulative work since elaboration; a profiler takes differences around a
+  // task block to attribute work to the launch that asked for it.
+  struct Activity {
+    std::uint64_t macs = 0;             // useful multiply-accumulates (cube.macs)
+    double peak_mac_cycles = 0;         // cycles those MACs would take at the Cube's peak
+    std::uint64_t cube_busy_cycles = 0; // cube.busy_cycles
+    std::uint64_t gm_read_bytes = 0;    // MTE2: GM -> L1 and GM -> UB
+    std::uint64_t gm_write_bytes = 0;   // MTE3: UB -> GM
+  };
+  Activity activity() const;
 
   // Backdoor for tests and scenario checks.
   LocalBuffers& buffers() { return *buffers_; }
@@ -204,7 +219,7 @@ class AiCore : public sc_core::sc_module, private XdavinciBackend, private Globa
   void waveform_flag(unsigned src, unsigned dst, unsigned event);
   std::vector<int> flag_signals_;  // per counter: -2 not asked yet, -1 not selected
   Outcome outcome_;
-  std::vector<std::function<void(AiCore&)>> block_end_callbacks_;
+  std::vector<std::function<void(AiCore&)>> block_end_callbacks_, block_start_callbacks_;
   std::function<std::string(std::uint64_t)> symbolizer_;
 
   tlm::tlm_generic_payload bus_payload_;  // reused for MTE transfers

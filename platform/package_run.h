@@ -1,0 +1,109 @@
+// Running a model package (sw/include/npuvp/model_package.h) on the platform:
+// the standard inference host program (firmware/host/infer.elf) and the task
+// scheduler boot with the package preloaded at NPUVP_PACKAGE_ADDRESS; after
+// the run the package's io and profile areas are read back, and the per-layer
+// report (op, shapes, MACs, simulated cycles, Cube utilisation, roofline bound)
+// is printed, written as CSV (--profile) and put on the timeline (--trace).
+// `npuvp infer` (platform/infer.h) and the runtime's integration test use it.
+// docs/networks.md "Reading the report", docs/runtime.md.
+#pragma once
+
+#include "platform/scenario.h"
+#include "platform/simulator.h"
+
+#include <npuvp/model_package.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace npuvp {
+
+// The SoC as configured (the built platform's parameters), in the terms the
+// compiler and the roofline need.
+struct SocFigures {
+  unsigned ai_cores = 0;
+  std::uint64_t l1_bytes = 0, l0a_bytes = 0, l0b_bytes = 0, l0c_bytes = 0, ub_bytes = 0;
+  double aicore_clock_hz = 0, ts_clock_hz = 0;
+  double cube_macs_per_cycle = 0;  // one AI Core: a 16x16x16 fractal every cube.cycles_per_fractal cycles
+  double ddr_bytes_per_second = 0, l2_bytes_per_second = 0, l2_bytes = 0;
+  double mte1_bytes_per_cycle = 0, mte2_bytes_per_cycle = 0, mte3_bytes_per_cycle = 0;
+  std::uint64_t ddr_base = 0, ddr_bytes = 0;
+};
+
+// Read-only access to a package image's tables (checked by the runtime on the
+// device; here only what the report reads, bounds-checked by package_fits).
+class PackageView {
+ public:
+  explicit PackageView(const std::vector<std::uint8_t>& bytes) : bytes_(bytes) {}
+  // Whether the header and tables lie inside the image (a one-line reason if not).
+  bool fits(std::string* why = nullptr) const;
+  const npuvp_package_header& header() const { return *reinterpret_cast<const npuvp_package_header*>(bytes_.data()); }
+  const npuvp_package_layer& layer(std::uint32_t i) const;
+  const npuvp_package_launch& launch(std::uint32_t i) const;
+  const npuvp_package_tensor& tensor(std::uint32_t i) const;
+  const npuvp_package_profile& profile(std::uint32_t i) const;
+  std::string string(std::uint32_t offset) const;
+  // The first model input / output (nullptr if none).
+  const npuvp_package_tensor* find_tensor(std::uint32_t role) const;
+
+ private:
+  template <typename T>
+  const T& at(std::uint64_t offset) const { return *reinterpret_cast<const T*>(bytes_.data() + offset); }
+  const std::vector<std::uint8_t>& bytes_;
+};
+
+// One row of the per-layer report.
+struct LayerReport {
+  std::string name, op, shapes;
+  std::uint64_t macs = 0, min_bytes = 0;
+  unsigned launches = 0, cores_used = 0;
+  std::uint64_t ts_start = 0, ts_end = 0;  // TS cycles: first launch's start, last launch's end
+  double cycles = 0;                        // AI Core cycles from the TS start to the TS end
+  double cube_utilisation = 0;              // macs / (cycles x cube peak x cores used)
+  double roofline_cycles = 0;               // max(compute bound, memory bound), AI Core cycles
+  bool compute_bound = false;               // the compute bound is the larger
+  bool ran = false;                         // every launch completed
+};
+
+struct ModelReport {
+  std::string model;
+  std::vector<LayerReport> layers;
+  double latency_seconds = 0;  // first launch's start to the last launch's end
+};
+
+// The roofline of one layer on the SoC: the larger of its MACs at the Cube's
+// peak on every AI Core and its minimum bytes at the DDR bandwidth, in AI Core cycles.
+double roofline_compute_cycles(std::uint64_t macs, const SocFigures& soc);
+double roofline_memory_cycles(std::uint64_t min_bytes, const SocFigures& soc);
+
+ModelReport make_model_report(const PackageView& package, const SocFigures& soc);
+void print_model_report(const ModelReport& report, std::ostream& out);
+// The same rows as CSV (a header line, one line per layer, a total line).
+void write_model_report_csv(const ModelReport& report, const std::string& path);
+
+// What to run and what to do with the result.
+struct PackageJob {
+  // Makes the package for the SoC as configured, inputs already in its io area
+  // (called once the platform is built). Throws ConfigError for bad input.
+  std::function<std::vector<std::uint8_t>(const SocFigures&)> make_package;
+  // After a run whose program exited 0: the package with its io and profile
+  // areas as the run left them; returns the exit status and the verdict.
+  std::function<std::pair<int, std::string>(const PackageView&, const SocFigures&)> judge;
+  std::string name = "infer";
+  std::string profile_csv;           // --profile FILE
+  bool report = true;                // print the per-layer report
+  std::uint32_t progress_layers = 0; // infer.elf's progress line every N layers (0: its default)
+  std::vector<Scenario::Setting> parameters;  // e.g. from a scenario's params:
+};
+
+// Runs the package through host/infer.elf and ts/ts.elf; statuses as npuvp run
+// (a failing infer.elf's exit code passed through). Sets soc.ddr.size to 2 GiB
+// unless a setting names it.
+int run_package(const PackageJob& job, const RunOptions& options);
+
+}  // namespace npuvp

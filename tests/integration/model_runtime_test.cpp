@@ -1,0 +1,188 @@
+// The model runtime (sw/runtime) end to end on the platform: hand-built model
+// packages run through the standard inference program (firmware/host/infer.elf),
+// the driver, the task scheduler and the vector_add / relu kernels; the output
+// is checked against a host computation and the profile against the launches'
+// ordering (an event between two streams).
+#include "core/console.h"
+#include "npu/numerics.h"
+#include "integration/run_npuvp.h"
+#include "package_builder.h"
+#include "platform/package_run.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+using namespace npuvp;
+using npuvp::test_support::PackageBuilder;
+using ::testing::HasSubstr;
+
+namespace {
+
+constexpr std::uint32_t kVectorAdd = 2, kRelu = 3;  // sw/kernels slots
+
+RunOptions quiet_options() {
+  RunOptions options;
+  options.quiet = true;
+  return options;
+}
+
+std::vector<std::uint16_t> random_halves(std::size_t n, unsigned seed) {
+  std::mt19937 random(seed);
+  std::uniform_real_distribution<float> value(-4.0f, 4.0f);
+  std::vector<std::uint16_t> halves(n);
+  for (auto& h : halves) h = numerics::float_to_half(value(random));
+  return halves;
+}
+
+// out = relu(x) + c on n elements: layer "relu1" on stream 1 (records event 0) into the
+// arena, layer "add1" on stream 0 (waits for event 0) from the arena and a constant.
+struct ReluAddModel {
+  static constexpr std::uint64_t n = 5000;  // not a multiple of the kernels' 128-element repeat
+  std::vector<std::uint16_t> x = random_halves(n, 1), c = random_halves(n, 2);
+  std::uint64_t input_offset = 0, output_offset = 0;
+
+  std::vector<std::uint8_t> build() {
+    PackageBuilder b("relu-add");
+    input_offset = b.add_tensor("x", NPUVP_TENSOR_INPUT, {1, n});
+    output_offset = b.add_tensor("y", NPUVP_TENSOR_OUTPUT, {1, n});
+    const std::uint64_t constant = b.add_constant(c);
+    b.set_arena_bytes(n * 2);
+    b.add_layer("relu1", "Relu", "1x5000 -> 1x5000", 0, 4 * n);
+    b.add_launch(kRelu, 3, {{input_offset, NPUVP_RELOC_IO}, {0, NPUVP_RELOC_ARENA}, {n}}, 1, -1, 0);
+    b.add_layer("add1", "Add", "1x5000, 1x5000 -> 1x5000", 0, 6 * n);
+    b.add_launch(kVectorAdd, 4,
+                 {{0, NPUVP_RELOC_ARENA}, {constant, NPUVP_RELOC_CONSTANTS}, {output_offset, NPUVP_RELOC_IO}, {n}}, 0,
+                 0, -1);
+    auto image = b.build();
+    auto& h = npuvp::test_support::header_of(image);
+    std::memcpy(image.data() + h.io_offset + input_offset, x.data(), n * 2);
+    return image;
+  }
+
+  std::uint16_t expected(std::size_t i) const {
+    const float relu = std::max(0.0f, numerics::half_to_float(x[i]));
+    return numerics::float_to_half(relu + numerics::half_to_float(c[i]));
+  }
+};
+
+TEST(ModelRuntime, HandBuiltPackageRunsThroughInferWithEventsAndProfile) {
+  ReluAddModel model;
+  PackageJob job;
+  job.name = "relu-add";
+  job.report = false;
+  job.make_package = [&](const SocFigures&) { return model.build(); };
+  bool judged = false;
+  job.judge = [&](const PackageView& package, const SocFigures& soc) -> std::pair<int, std::string> {
+    judged = true;
+    const auto& h = package.header();
+    const auto* output = package.find_tensor(NPUVP_TENSOR_OUTPUT);
+    EXPECT_NE(output, nullptr);
+    if (!output) return {1, "no output"};
+    std::vector<std::uint16_t> y(ReluAddModel::n);
+    // The io area as the run left it (PackageView reads the image npuvp read back).
+    const auto* bytes = reinterpret_cast<const std::uint8_t*>(&h) + h.io_offset + output->io_offset;
+    std::memcpy(y.data(), bytes, y.size() * 2);
+    unsigned wrong = 0;
+    for (std::size_t i = 0; i < y.size(); ++i) wrong += y[i] != model.expected(i);
+    EXPECT_EQ(wrong, 0u);
+
+    // Every launch ran, all its blocks, and the event ordered the add after the relu.
+    EXPECT_EQ(h.launch_count, 2u);
+    const auto &relu = package.profile(0), &add = package.profile(1);
+    for (const auto* p : {&relu, &add}) {
+      EXPECT_NE(p->ticket, 0u);
+      EXPECT_EQ(p->status, 0);
+      EXPECT_GT(p->kernel_cycles, 0u);
+      EXPECT_GT(p->ts_end_cycle, p->ts_start_cycle);
+      EXPECT_GT(p->host_submit_cycle, 0u);
+    }
+    EXPECT_EQ(relu.blocks_done, 3u);
+    EXPECT_EQ(add.blocks_done, 4u);
+    EXPECT_GE(add.ts_start_cycle, relu.ts_end_cycle);
+    EXPECT_GT(add.ticket, relu.ticket);
+
+    const ModelReport report = make_model_report(package, soc);
+    EXPECT_EQ(report.layers.size(), 2u);
+    EXPECT_EQ(report.layers[1].name, "add1");
+    EXPECT_TRUE(report.layers[0].ran && report.layers[1].ran);
+    EXPECT_GT(report.latency_seconds, 0.0);
+    EXPECT_FALSE(report.layers[0].compute_bound);  // no MACs: memory-bound
+    return {wrong == 0 ? 0 : 1, wrong == 0 ? "PASS" : "FAIL"};
+  };
+  EXPECT_EQ(run_package(job, quiet_options()), 0);
+  EXPECT_TRUE(judged);
+  EXPECT_THAT(GuestConsole::instance().transcript(), HasSubstr("infer: done: 2 layers, 2 launches"));
+}
+
+// The per-layer report of a run: printed, as CSV (--profile) and as one slice per
+// layer on the timeline (--trace), with the layers' MACs and roofline.
+TEST(ModelRuntime, ReportCsvAndTimelineSlicesPerLayer) {
+  ReluAddModel model;
+  PackageJob job;
+  job.name = "relu-add";
+  job.profile_csv = npuvp::test_support::temp_path("layers.csv");
+  job.make_package = [&](const SocFigures&) { return model.build(); };
+  RunOptions options = quiet_options();
+  options.trace_path = npuvp::test_support::temp_path("trace.json");
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(run_package(job, options), 0);
+  const std::string printed = testing::internal::GetCapturedStdout();
+  EXPECT_THAT(printed, HasSubstr("per-layer report"));
+  EXPECT_THAT(printed, HasSubstr("relu1"));
+  EXPECT_THAT(printed, HasSubstr("total: 2 layers"));
+  EXPECT_THAT(printed, HasSubstr("images/s"));
+
+  const std::string csv = npuvp::test_support::read_file(job.profile_csv);
+  EXPECT_THAT(csv, HasSubstr("index,layer,op,shapes,macs,min_bytes"));
+  EXPECT_THAT(csv, HasSubstr("0,relu1,Relu,1x5000 -> 1x5000,0,20000,1,"));
+  EXPECT_THAT(csv, HasSubstr("1,add1,Add,\"1x5000, 1x5000 -> 1x5000\",0,30000,1,"));
+  EXPECT_THAT(csv, HasSubstr(",memory\n"));
+  EXPECT_THAT(csv, HasSubstr("latency_seconds="));
+
+  const std::string trace = npuvp::test_support::read_file(options.trace_path);
+  EXPECT_THAT(trace, HasSubstr("\"model relu-add\""));
+  EXPECT_THAT(trace, HasSubstr("\"name\":\"relu1\""));
+  EXPECT_THAT(trace, HasSubstr("\"name\":\"add1\""));
+  std::remove(job.profile_csv.c_str());
+  std::remove(options.trace_path.c_str());
+}
+
+// A launch whose output lies outside every memory: the kernel faults, infer.elf names
+// the layer and exits with NPUVP_EXIT_KERNEL_FAULT (3), which npuvp passes through.
+TEST(ModelRuntime, KernelFaultNamesTheLayerAndExitsThree) {
+  PackageJob job;
+  job.report = false;
+  job.make_package = [](const SocFigures&) {
+    PackageBuilder b("faulty");
+    b.add_tensor("x", NPUVP_TENSOR_INPUT, {256});
+    b.add_layer("fine", "Relu", "256 -> 256");
+    b.add_launch(kRelu, 1, {{0, NPUVP_RELOC_IO}, {128, NPUVP_RELOC_IO}, {64}});
+    b.add_layer("broken_layer", "Relu", "256 -> 256");
+    b.add_launch(kRelu, 2, {{0, NPUVP_RELOC_IO}, {0x7000'0000'0000ull}, {256}});
+    return b.build();
+  };
+  EXPECT_EQ(run_package(job, quiet_options()), 3);
+  EXPECT_THAT(GuestConsole::instance().transcript(),
+              HasSubstr("infer: layer 1 'broken_layer' (Relu), launch 1 of kernel relu: kernel fault"));
+}
+
+// A package the runtime's check refuses: infer.elf prints the one-line reason, exits 4.
+TEST(ModelRuntime, BadPackageExitsFourWithTheReason) {
+  PackageJob job;
+  job.report = false;
+  job.make_package = [](const SocFigures&) {
+    PackageBuilder b("unknown-kernel");
+    b.add_tensor("x", NPUVP_TENSOR_INPUT, {16});
+    b.add_layer("mystery", "Mystery", "16 -> 16");
+    b.add_launch(42, 1, {{0, NPUVP_RELOC_IO}});
+    return b.build();
+  };
+  EXPECT_EQ(run_package(job, quiet_options()), 4);
+  EXPECT_THAT(GuestConsole::instance().transcript(),
+              HasSubstr("infer: package: launch 0: kernel id 42 is not a kernel the runtime knows"));
+}
+
+}  // namespace

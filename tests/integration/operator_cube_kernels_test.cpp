@@ -1,0 +1,597 @@
+// The Cube operator kernels of sw/include/npuvp/operator_kernels.h (op_conv,
+// op_matmul) end to end on the SoC, against an independent reference: a
+// direct convolution / matrix product in double from the same f16 inputs.
+// One KernelRun per TEST (gtest_discover_tests runs each in its own process).
+//
+// Tolerance. The kernels accumulate in f32 (each addition rounded: for K
+// terms the error is about sqrt(K) * 2^-24 * sum|terms| for random signs,
+// K * 2^-24 * sum|terms| at worst) and round the result to f16 once (half an
+// ulp: 2^-11 relative), or twice when a residual is added after the
+// conversion. So |got - ref| <= 2^-10 * (|acc| + |ref|) + 2^-16 * sum|terms|
+// holds with margin, while a single missing or wrong product (about
+// sum|terms| / K, K >= 16 here... or more) breaks it in all but tiny cases.
+// Besides, every padded output channel of a 5HD result must be zero, and the
+// guard band after each output must be untouched.
+#include "integration/kernel_harness.h"
+#include "npu/numerics.h"
+#include "../../sw/include/npuvp/operator_kernels.h"  // sw/include is not on the tests' include path
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace npuvp {
+namespace {
+
+using numerics::float_to_half;
+using numerics::half_to_float;
+using test_support::KernelRun;
+
+constexpr std::uint64_t kDdrData = 0x9000'0000;
+constexpr std::uint16_t kSentinel = 0x7e7e;  // a NaN no kernel produces from finite inputs
+constexpr std::size_t kGuardHalves = 64;
+
+std::vector<std::uint16_t> random_halves(std::size_t count, std::uint32_t seed, float low = -1.0f,
+                                         float high = 1.0f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(low, high);
+  std::vector<std::uint16_t> values(count);
+  for (auto& value : values) value = float_to_half(dist(rng));
+  return values;
+}
+std::vector<float> random_floats(std::size_t count, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> values(count);
+  for (auto& value : values) value = dist(rng);
+  return values;
+}
+std::uint64_t f32_bits(float value) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  return bits;
+}
+
+// Bump allocator for the test's tensors in DDR (4 KiB aligned).
+class Arena {
+ public:
+  std::uint64_t take(std::size_t bytes) {
+    const std::uint64_t address = next_;
+    next_ = (next_ + bytes + kGuardHalves * 2 + 4095) / 4096 * 4096;
+    return address;
+  }
+
+ private:
+  std::uint64_t next_ = kDdrData;
+};
+
+double apply_activation(double value, std::uint64_t act, float clip_lo, float clip_hi) {
+  if (act == NPUVP_ACT_RELU) return value > 0 ? value : 0;
+  if (act == NPUVP_ACT_CLIP) return std::fmin(std::fmax(value, clip_lo), clip_hi);
+  return value;
+}
+
+struct Mismatches {
+  std::size_t count = 0;
+  void report(const std::string& where, double got, double expected, double tolerance) {
+    if (++count <= 8)
+      ADD_FAILURE() << where << ": got " << got << ", expected " << expected << " (tolerance " << tolerance << ")";
+  }
+};
+
+void expect_guard_intact(KernelRun& run, std::uint64_t address, std::size_t halves) {
+  auto guard = run.read<std::uint16_t>(address + halves * 2, kGuardHalves);
+  for (std::size_t i = 0; i < guard.size(); ++i)
+    ASSERT_EQ(guard[i], kSentinel) << "the kernel wrote past its output, at element " << halves + i;
+}
+
+struct Totals {
+  double cycles = 0, macs = 0, ddr_read = 0, ddr_written = 0;
+};
+// Kernel cycles of the slowest core, MACs over all cores, DDR traffic.
+Totals totals(KernelRun& run, unsigned cores) {
+  Totals t;
+  for (unsigned i = 0; i < cores; ++i) {
+    const std::string core = "soc.aicore" + std::to_string(i);
+    t.cycles = std::max(t.cycles, run.stat(core + ".kernel_cycles"));
+    t.macs += run.stat(core + ".cube.macs");
+    EXPECT_EQ(run.stat(core + ".blocks_faulted"), 0);
+  }
+  t.ddr_read = run.stat("soc.ddr.bytes_read");
+  t.ddr_written = run.stat("soc.ddr.bytes_written");
+  return t;
+}
+
+// ---- Conv ------------------------------------------------------------------
+
+struct ConvCase {
+  std::size_t n = 1, cin, h, w, cout, kh, kw;
+  std::size_t stride_h = 1, stride_w = 1, pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
+  std::size_t dilation_h = 1, dilation_w = 1;
+  bool bias = false, residual = false;
+  std::uint64_t act = NPUVP_ACT_NONE;
+  float clip_lo = 0, clip_hi = 6;
+  std::uint64_t tile_ho = 0, tile_cout = 0;
+  bool double_buffer = true;
+  unsigned cores = 1;
+  std::uint64_t blocks = 0;
+};
+
+// 5HD index of (image, channel, row, column).
+std::size_t index_5hd(std::size_t img, std::size_t ch, std::size_t y, std::size_t x, std::size_t c1, std::size_t h,
+                      std::size_t w) {
+  return (((img * c1 + ch / 16) * h + y) * w + x) * 16 + ch % 16;
+}
+
+void run_conv(const ConvCase& c) {
+  const std::size_t ho = (c.h + c.pad_top + c.pad_bottom - c.dilation_h * (c.kh - 1) - 1) / c.stride_h + 1;
+  const std::size_t wo = (c.w + c.pad_left + c.pad_right - c.dilation_w * (c.kw - 1) - 1) / c.stride_w + 1;
+  const std::size_t c1in = (c.cin + 15) / 16, c1out = (c.cout + 15) / 16, cout16 = c1out * 16;
+  const std::size_t kc = c1in * c.kh * c.kw * 16;
+
+  // Inputs: NCHW activations and OIHW weights as the model has them, then the kernel's layouts.
+  const auto x = random_halves(c.n * c.cin * c.h * c.w, 31);
+  const auto oihw = random_halves(c.cout * c.cin * c.kh * c.kw, 32, -0.5f, 0.5f);
+  const auto bias = random_floats(c.cout, 33);
+  const auto residual = random_halves(c.n * c.cout * ho * wo, 34);
+  std::vector<std::uint16_t> x5(c.n * c1in * c.h * c.w * 16, 0), r5(c.n * c1out * ho * wo * 16, 0);
+  for (std::size_t img = 0; img < c.n; ++img)
+    for (std::size_t ch = 0; ch < c.cin; ++ch)
+      for (std::size_t y = 0; y < c.h; ++y)
+        for (std::size_t xx = 0; xx < c.w; ++xx)
+          x5[index_5hd(img, ch, y, xx, c1in, c.h, c.w)] = x[((img * c.cin + ch) * c.h + y) * c.w + xx];
+  for (std::size_t img = 0; img < c.n; ++img)
+    for (std::size_t ch = 0; ch < c.cout; ++ch)
+      for (std::size_t y = 0; y < ho; ++y)
+        for (std::size_t xx = 0; xx < wo; ++xx)
+          r5[index_5hd(img, ch, y, xx, c1out, ho, wo)] = residual[((img * c.cout + ch) * ho + y) * wo + xx];
+  std::vector<std::uint16_t> weights(kc * cout16, 0);  // row ((c1 * KH + i) * KW + j) * 16 + c0, column o
+  for (std::size_t o = 0; o < c.cout; ++o)
+    for (std::size_t ch = 0; ch < c.cin; ++ch)
+      for (std::size_t i = 0; i < c.kh; ++i)
+        for (std::size_t j = 0; j < c.kw; ++j)
+          weights[((((ch / 16) * c.kh + i) * c.kw + j) * 16 + ch % 16) * cout16 + o] =
+              oihw[((o * c.cin + ch) * c.kh + i) * c.kw + j];
+  std::vector<float> bias16(cout16, 0.0f);
+  std::copy(bias.begin(), bias.end(), bias16.begin());
+
+  std::map<std::string, std::string> parameters;
+  if (c.cores > 2) parameters["soc.ai_cores"] = std::to_string(c.cores);
+  KernelRun run("op_conv", parameters);
+  Arena arena;
+  const std::size_t out_halves = r5.size();
+  const std::uint64_t x_addr = arena.take(x5.size() * 2), w_addr = arena.take(weights.size() * 2),
+                      b_addr = arena.take(bias16.size() * 4), r_addr = arena.take(r5.size() * 2),
+                      o_addr = arena.take(out_halves * 2);
+  run.write(x_addr, x5);
+  run.write(w_addr, weights);
+  run.write(b_addr, bias16);
+  run.write(r_addr, r5);
+  run.write(o_addr, std::vector<std::uint16_t>(out_halves + kGuardHalves, kSentinel));
+
+  std::vector<std::uint64_t> args(NPUVP_OP_ARG_TAG + 1, 0);
+  args[NPUVP_CONV_IN] = x_addr;
+  args[NPUVP_CONV_WEIGHTS] = w_addr;
+  args[NPUVP_CONV_BIAS] = c.bias ? b_addr : 0;
+  args[NPUVP_CONV_RESIDUAL] = c.residual ? r_addr : 0;
+  args[NPUVP_CONV_OUT] = o_addr;
+  args[NPUVP_CONV_N] = c.n;
+  args[NPUVP_CONV_CIN] = c.cin;
+  args[NPUVP_CONV_H] = c.h;
+  args[NPUVP_CONV_W] = c.w;
+  args[NPUVP_CONV_COUT] = c.cout;
+  args[NPUVP_CONV_KH] = c.kh;
+  args[NPUVP_CONV_KW] = c.kw;
+  args[NPUVP_CONV_STRIDE_H] = c.stride_h;
+  args[NPUVP_CONV_STRIDE_W] = c.stride_w;
+  args[NPUVP_CONV_PAD_TOP] = c.pad_top;
+  args[NPUVP_CONV_PAD_BOTTOM] = c.pad_bottom;
+  args[NPUVP_CONV_PAD_LEFT] = c.pad_left;
+  args[NPUVP_CONV_PAD_RIGHT] = c.pad_right;
+  args[NPUVP_CONV_DILATION_H] = c.dilation_h;
+  args[NPUVP_CONV_DILATION_W] = c.dilation_w;
+  args[NPUVP_CONV_ACT] = c.act;
+  args[NPUVP_CONV_CLIP_MIN] = f32_bits(c.clip_lo);
+  args[NPUVP_CONV_CLIP_MAX] = f32_bits(c.clip_hi);
+  args[NPUVP_CONV_TILE_HO] = c.tile_ho;
+  args[NPUVP_CONV_TILE_COUT] = c.tile_cout;
+  args[NPUVP_CONV_FLAGS] = c.double_buffer ? 1 : 0;
+  args[NPUVP_OP_ARG_TAG] = 0xdead;  // never read
+  run.set_args(args);
+  ASSERT_EQ(run.run(c.cores, c.blocks, sc_core::sc_time(5, sc_core::SC_SEC)), 0) << run.reason();
+
+  const auto out = run.read<std::uint16_t>(o_addr, out_halves);
+  expect_guard_intact(run, o_addr, out_halves);
+  Mismatches bad;
+  for (std::size_t img = 0; img < c.n; ++img)
+    for (std::size_t o = 0; o < cout16; ++o)
+      for (std::size_t y = 0; y < ho; ++y)
+        for (std::size_t xx = 0; xx < wo; ++xx) {
+          const std::uint16_t got_bits = out[index_5hd(img, o, y, xx, c1out, ho, wo)];
+          const std::string where = "image " + std::to_string(img) + " channel " + std::to_string(o) + " at (" +
+                                    std::to_string(y) + ", " + std::to_string(xx) + ")";
+          if (o >= c.cout) {
+            if ((got_bits & 0x7fff) != 0) bad.report(where + " (padded channel)", half_to_float(got_bits), 0, 0);
+            continue;
+          }
+          double acc = 0, sum_abs = 0;
+          for (std::size_t ch = 0; ch < c.cin; ++ch)
+            for (std::size_t i = 0; i < c.kh; ++i)
+              for (std::size_t j = 0; j < c.kw; ++j) {
+                const std::int64_t iy = static_cast<std::int64_t>(y * c.stride_h + i * c.dilation_h) -
+                                        static_cast<std::int64_t>(c.pad_top);
+                const std::int64_t ix = static_cast<std::int64_t>(xx * c.stride_w + j * c.dilation_w) -
+                                        static_cast<std::int64_t>(c.pad_left);
+                if (iy < 0 || ix < 0 || iy >= static_cast<std::int64_t>(c.h) || ix >= static_cast<std::int64_t>(c.w))
+                  continue;
+                const double term =
+                    static_cast<double>(half_to_float(x[((img * c.cin + ch) * c.h + iy) * c.w + ix])) *
+                    half_to_float(oihw[((o * c.cin + ch) * c.kh + i) * c.kw + j]);
+                acc += term;
+                sum_abs += std::fabs(term);
+              }
+          if (c.bias) acc += bias[o];
+          double value = acc;
+          if (c.residual) value += half_to_float(residual[((img * c.cout + o) * ho + y) * wo + xx]);
+          value = apply_activation(value, c.act, c.clip_lo, c.clip_hi);
+          const double got = half_to_float(got_bits);
+          const double tolerance = std::ldexp(std::fabs(acc) + std::fabs(value), -10) + std::ldexp(sum_abs, -16) + 1e-7;
+          if (!(std::fabs(got - value) <= tolerance)) bad.report(where, got, value, tolerance);
+        }
+  EXPECT_EQ(bad.count, 0u) << "mismatching elements";
+
+  const Totals t = totals(run, c.cores);
+  EXPECT_EQ(t.macs, static_cast<double>(c.n * ho * wo * kc * cout16)) << "every output position x Kc x Cout16 once";
+  const double bound_bytes = (x5.size() + weights.size() + out_halves * (c.residual ? 2 : 1)) * 2.0;
+  std::printf("conv N%zu %zux%zux%zu -> %zu %zux%zu/%zu on %u cores (%s): %.0f cycles, Cube utilisation %.3f, "
+              "DDR read %.0f written %.0f bytes (input + weights%s + output once: %.0f)\n",
+              c.n, c.cin, c.h, c.w, c.cout, c.kh, c.kw, c.stride_h, c.cores,
+              c.double_buffer ? "double-buffered" : "serial", t.cycles, t.macs / (t.cycles * 2048.0 * c.cores),
+              t.ddr_read, t.ddr_written, c.residual ? " + residual" : "", bound_bytes);
+}
+
+ConvCase pads(ConvCase c, std::size_t top, std::size_t bottom, std::size_t left, std::size_t right) {
+  c.pad_top = top;
+  c.pad_bottom = bottom;
+  c.pad_left = left;
+  c.pad_right = right;
+  return c;
+}
+
+// Odd everything: 3 input channels (13 padding), 10 output channels (6
+// padding), 13x13, stride 2, asymmetric pads, two images, bias and ReLU.
+TEST(OperatorConv, OddShapeStride2AsymmetricPads) {
+  ConvCase c{2, 3, 13, 13, 10, 3, 3};
+  c.stride_h = c.stride_w = 2;
+  c = pads(c, 0, 1, 2, 1);
+  c.bias = true;
+  c.act = NPUVP_ACT_RELU;
+  run_conv(c);
+}
+// Dilation 2, non-square kernel, pads 2/1, ReLU6 (Clip 0..6), 2 cores x 3 blocks.
+TEST(OperatorConv, Dilation2ClipTwoCoresThreeBlocks) {
+  ConvCase c{1, 20, 13, 11, 24, 3, 2};
+  c.dilation_h = c.dilation_w = 2;
+  c = pads(c, 2, 2, 1, 1);
+  c.act = NPUVP_ACT_CLIP;
+  c.bias = true;
+  c.cores = 2;
+  c.blocks = 3;
+  run_conv(c);
+}
+// Clip with a positive lower bound: the padded channels must stay zero anyway.
+TEST(OperatorConv, ClipPositiveLowerBoundKeepsPaddingZero) {
+  ConvCase c{1, 16, 9, 9, 10, 3, 3};
+  c = pads(c, 1, 1, 1, 1);
+  c.act = NPUVP_ACT_CLIP;
+  c.clip_lo = 0.25f;
+  c.clip_hi = 0.75f;
+  run_conv(c);
+}
+// 1x1 with a residual and ReLU applied after it (ResNet's block end), odd sizes.
+TEST(OperatorConv, Pointwise1x1ResidualRelu) {
+  ConvCase c{1, 64, 15, 15, 40, 1, 1};
+  c.residual = true;
+  c.bias = true;
+  c.act = NPUVP_ACT_RELU;
+  c.cores = 2;
+  run_conv(c);
+}
+// Residual without activation and without bias, 3 images over 4 cores and 7 blocks.
+TEST(OperatorConv, ResidualFourCoresSevenBlocks) {
+  ConvCase c{3, 48, 10, 12, 72, 3, 3};
+  c = pads(c, 1, 1, 1, 1);
+  c.residual = true;
+  c.cores = 4;
+  c.blocks = 7;
+  run_conv(c);
+}
+// Pads larger than the kernel: border outputs see only padding (bias only).
+TEST(OperatorConv, PaddingOnlyOutputRows) {
+  ConvCase c{1, 16, 6, 6, 16, 1, 1};
+  c = pads(c, 2, 3, 2, 1);
+  c.bias = true;
+  c.cores = 2;
+  run_conv(c);
+}
+// The planner's arguments: 3 output rows per spatial tile, 32 channels per
+// Cout group (5 units per image row band, slices double-buffered).
+TEST(OperatorConv, ExplicitTiles) {
+  ConvCase c{2, 32, 17, 19, 80, 3, 3};
+  c = pads(c, 1, 1, 1, 1);
+  c.tile_ho = 3;
+  c.tile_cout = 32;
+  c.bias = true;
+  c.act = NPUVP_ACT_RELU;
+  c.cores = 2;
+  c.blocks = 5;
+  run_conv(c);
+}
+TEST(OperatorConv, ExplicitTilesSerial) {
+  ConvCase c{2, 32, 17, 19, 80, 3, 3};
+  c = pads(c, 1, 1, 1, 1);
+  c.tile_ho = 3;
+  c.tile_cout = 32;
+  c.residual = true;
+  c.double_buffer = false;
+  c.cores = 2;
+  run_conv(c);
+}
+// ResNet's stem: 7x7 stride 2 pad 3 on 224x224 (3 channels in 16), 64 out, ReLU.
+TEST(OperatorConv, ResNetStem7x7Stride2) {
+  ConvCase c{1, 3, 224, 224, 64, 7, 7};
+  c.stride_h = c.stride_w = 2;
+  c = pads(c, 3, 3, 3, 3);
+  c.bias = true;
+  c.act = NPUVP_ACT_RELU;
+  c.cores = 2;
+  run_conv(c);
+}
+// ResNet-50's 56x56 64->64 3x3 layer on 2 AI Cores.
+TEST(OperatorConv, ResNet56x56x64To64) {
+  ConvCase c{1, 64, 56, 56, 64, 3, 3};
+  c = pads(c, 1, 1, 1, 1);
+  c.bias = true;
+  c.act = NPUVP_ACT_RELU;
+  c.cores = 2;
+  run_conv(c);
+}
+// 1x1 256 -> 64 at 56x56 (the first conv of a bottleneck).
+TEST(OperatorConv, ResNet1x1_256To64) {
+  ConvCase c{1, 256, 56, 56, 64, 1, 1};
+  c.bias = true;
+  c.act = NPUVP_ACT_RELU;
+  c.cores = 2;
+  run_conv(c);
+}
+// 14x14 256 -> 256 3x3: 1.2 MB of weights, streamed in panels.
+TEST(OperatorConv, ResNet14x14x256To256) {
+  ConvCase c{1, 256, 14, 14, 256, 3, 3};
+  c = pads(c, 1, 1, 1, 1);
+  c.bias = true;
+  c.act = NPUVP_ACT_RELU;
+  c.cores = 2;
+  run_conv(c);
+}
+// A 1 MiB feature map (2 x 128 x 128 x 16 f16) that cannot sit in L1 at once.
+TEST(OperatorConv, FeatureMapLargerThanL1) {
+  ConvCase c{1, 32, 128, 128, 32, 3, 3};
+  c = pads(c, 1, 1, 1, 1);
+  c.bias = true;
+  run_conv(c);
+}
+
+// ---- MatMul ----------------------------------------------------------------
+
+struct MatMulCase {
+  std::size_t batch = 1, m, k, n;
+  bool trans_a = false, trans_b = false;
+  std::size_t lda = 0, ldb = 0, ldc = 0;  // 0: dense
+  bool broadcast_a = false, broadcast_b = false;
+  float alpha = 1.0f;
+  bool bias = false, residual = false;
+  std::uint64_t act = NPUVP_ACT_NONE;
+  float clip_lo = -0.5f, clip_hi = 0.5f;
+  std::uint64_t tile_m = 0, tile_n = 0;
+  bool double_buffer = true;
+  unsigned cores = 1;
+  std::uint64_t blocks = 0;
+};
+
+void run_matmul(const MatMulCase& c) {
+  // Stored shapes: A is M x K (K x M transposed), B is K x N (N x K transposed).
+  const std::size_t a_rows = c.trans_a ? c.k : c.m, a_cols = c.trans_a ? c.m : c.k;
+  const std::size_t b_rows = c.trans_b ? c.n : c.k, b_cols = c.trans_b ? c.k : c.n;
+  const std::size_t lda = c.lda ? c.lda : a_cols, ldb = c.ldb ? c.ldb : b_cols, ldc = c.ldc ? c.ldc : c.n;
+  const std::size_t a_bs = c.broadcast_a ? 0 : a_rows * lda, b_bs = c.broadcast_b ? 0 : b_rows * ldb;
+  const std::size_t c_bs = c.m * ldc;
+  const std::size_t a_batches = c.broadcast_a ? 1 : c.batch, b_batches = c.broadcast_b ? 1 : c.batch;
+  const auto a = random_halves(a_batches * a_rows * lda, 41);
+  const auto b = random_halves(b_batches * b_rows * ldb, 42);
+  const auto bias = random_floats(c.n, 43);
+  const auto residual = random_halves(c.batch * c_bs, 44);
+  const std::size_t c_halves = c.batch * c_bs;
+
+  KernelRun run("op_matmul", c.cores > 2 ? std::map<std::string, std::string>{{"soc.ai_cores", std::to_string(c.cores)}}
+                                         : std::map<std::string, std::string>{});
+  Arena arena;
+  const std::uint64_t a_addr = arena.take(a.size() * 2), b_addr = arena.take(b.size() * 2),
+                      bias_addr = arena.take(bias.size() * 4), r_addr = arena.take(residual.size() * 2),
+                      c_addr = arena.take(c_halves * 2);
+  run.write(a_addr, a);
+  run.write(b_addr, b);
+  run.write(bias_addr, bias);
+  run.write(r_addr, residual);
+  run.write(c_addr, std::vector<std::uint16_t>(c_halves + kGuardHalves, kSentinel));
+
+  std::vector<std::uint64_t> args(NPUVP_OP_ARG_TAG + 1, 0);
+  args[NPUVP_MATMUL_A] = a_addr;
+  args[NPUVP_MATMUL_B] = b_addr;
+  args[NPUVP_MATMUL_BIAS] = c.bias ? bias_addr : 0;
+  args[NPUVP_MATMUL_RESIDUAL] = c.residual ? r_addr : 0;
+  args[NPUVP_MATMUL_C] = c_addr;
+  args[NPUVP_MATMUL_BATCH] = c.batch;
+  args[NPUVP_MATMUL_M] = c.m;
+  args[NPUVP_MATMUL_K] = c.k;
+  args[NPUVP_MATMUL_N] = c.n;
+  args[NPUVP_MATMUL_LDA] = lda;
+  args[NPUVP_MATMUL_LDB] = ldb;
+  args[NPUVP_MATMUL_LDC] = ldc;
+  args[NPUVP_MATMUL_A_BATCH_STRIDE] = a_bs;
+  args[NPUVP_MATMUL_B_BATCH_STRIDE] = b_bs;
+  args[NPUVP_MATMUL_C_BATCH_STRIDE] = c_bs;
+  args[NPUVP_MATMUL_TRANS_A] = c.trans_a;
+  args[NPUVP_MATMUL_TRANS_B] = c.trans_b;
+  args[NPUVP_MATMUL_ALPHA] = c.alpha == 1.0f ? 0 : f32_bits(c.alpha);
+  args[NPUVP_MATMUL_ACT] = c.act;
+  args[NPUVP_MATMUL_CLIP_MIN] = f32_bits(c.clip_lo);
+  args[NPUVP_MATMUL_CLIP_MAX] = f32_bits(c.clip_hi);
+  args[NPUVP_MATMUL_TILE_M] = c.tile_m;
+  args[NPUVP_MATMUL_TILE_N] = c.tile_n;
+  args[NPUVP_MATMUL_FLAGS] = c.double_buffer ? 1 : 0;
+  args[NPUVP_OP_ARG_TAG] = 0xdead;  // never read
+  run.set_args(args);
+  ASSERT_EQ(run.run(c.cores, c.blocks, sc_core::sc_time(5, sc_core::SC_SEC)), 0) << run.reason();
+
+  const auto out = run.read<std::uint16_t>(c_addr, c_halves);
+  expect_guard_intact(run, c_addr, c_halves);
+  Mismatches bad;
+  for (std::size_t bt = 0; bt < c.batch; ++bt) {
+    const std::size_t a0 = c.broadcast_a ? 0 : bt * a_bs, b0 = c.broadcast_b ? 0 : bt * b_bs;
+    for (std::size_t i = 0; i < c.m; ++i)
+      for (std::size_t j = 0; j < ldc; ++j) {
+        const std::uint16_t got_bits = out[bt * c_bs + i * ldc + j];
+        const std::string where =
+            "batch " + std::to_string(bt) + " (" + std::to_string(i) + ", " + std::to_string(j) + ")";
+        if (j >= c.n) {  // beyond N in a wider C: untouched
+          if (got_bits != kSentinel) bad.report(where + " (outside C)", half_to_float(got_bits), kSentinel, 0);
+          continue;
+        }
+        double acc = 0, sum_abs = 0;
+        for (std::size_t kk = 0; kk < c.k; ++kk) {
+          const std::uint16_t av = c.trans_a ? a[a0 + kk * lda + i] : a[a0 + i * lda + kk];
+          const std::uint16_t bv = c.trans_b ? b[b0 + j * ldb + kk] : b[b0 + kk * ldb + j];
+          const double term = static_cast<double>(half_to_float(av)) * half_to_float(bv);
+          acc += term;
+          sum_abs += std::fabs(term);
+        }
+        acc *= c.alpha;
+        sum_abs *= std::fabs(c.alpha);
+        if (c.bias) acc += bias[j];
+        double value = acc;
+        if (c.residual) value += half_to_float(residual[bt * c_bs + i * ldc + j]);
+        value = apply_activation(value, c.act, c.clip_lo, c.clip_hi);
+        const double got = half_to_float(got_bits);
+        const double tolerance = std::ldexp(std::fabs(acc) + std::fabs(value), -10) + std::ldexp(sum_abs, -16) + 1e-7;
+        if (!(std::fabs(got - value) <= tolerance)) bad.report(where, got, value, tolerance);
+      }
+  }
+  EXPECT_EQ(bad.count, 0u) << "mismatching elements";
+  const Totals t = totals(run, c.cores);
+  EXPECT_EQ(t.macs, static_cast<double>(c.batch * c.m * c.k * c.n));
+  std::printf("matmul %zu x %zux%zux%zu on %u cores (%s): %.0f cycles, Cube utilisation %.3f\n", c.batch, c.m, c.k,
+              c.n, c.cores, c.double_buffer ? "double-buffered" : "serial", t.cycles,
+              t.macs / (t.cycles * 2048.0 * c.cores));
+}
+
+TEST(OperatorMatMul, BatchedOddSizesBiasRelu) {
+  MatMulCase c{3, 37, 45, 29};
+  c.bias = true;
+  c.act = NPUVP_ACT_RELU;
+  run_matmul(c);
+}
+// B shared by every batch (batch stride 0), A transposed, on 2 cores x 5 blocks.
+TEST(OperatorMatMul, BroadcastBTransposedA) {
+  MatMulCase c{4, 70, 50, 33};
+  c.broadcast_b = true;
+  c.trans_a = true;
+  c.cores = 2;
+  c.blocks = 5;
+  run_matmul(c);
+}
+// Attention scores: Q x K^T (B transposed), scaled by alpha, A broadcast.
+TEST(OperatorMatMul, TransposedBAlphaBroadcastA) {
+  MatMulCase c{2, 40, 64, 300};
+  c.trans_b = true;
+  c.broadcast_a = true;
+  c.alpha = 0.125f;
+  run_matmul(c);
+}
+TEST(OperatorMatMul, BothTransposed) {
+  MatMulCase c{1, 50, 140, 20};
+  c.trans_a = c.trans_b = true;
+  run_matmul(c);
+}
+// A and C are column slices of wider matrices (lda > k, ldc > n): the
+// columns of C beyond N stay untouched.
+TEST(OperatorMatMul, ColumnSlicesOfWiderMatrices) {
+  MatMulCase c{2, 33, 45, 27};
+  c.lda = 100;
+  c.ldb = 40;
+  c.ldc = 61;
+  c.bias = true;
+  c.residual = true;
+  run_matmul(c);
+}
+// alpha with bias (scaled f32 path), residual and Clip.
+TEST(OperatorMatMul, AlphaBiasResidualClip) {
+  MatMulCase c{1, 70, 90, 150};
+  c.alpha = -0.75f;
+  c.bias = true;
+  c.residual = true;
+  c.act = NPUVP_ACT_CLIP;
+  run_matmul(c);
+}
+TEST(OperatorMatMul, M1) { run_matmul(MatMulCase{1, 1, 200, 300}); }
+TEST(OperatorMatMul, K1) {
+  MatMulCase c{2, 20, 1, 30};
+  c.bias = true;
+  run_matmul(c);
+}
+TEST(OperatorMatMul, N1) { run_matmul(MatMulCase{1, 300, 70, 1}); }
+TEST(OperatorMatMul, OneByOneByOne) {
+  MatMulCase c{1, 1, 1, 1};
+  c.residual = true;
+  run_matmul(c);
+}
+// BERT's FFN down-projection shape: K = 3072 (A streams through L1), bias.
+TEST(OperatorMatMul, LongK3072TwoCores) {
+  MatMulCase c{1, 128, 3072, 96};
+  c.bias = true;
+  c.cores = 2;
+  run_matmul(c);
+}
+TEST(OperatorMatMul, SerialResidual) {
+  MatMulCase c{2, 100, 130, 70};
+  c.residual = true;
+  c.bias = true;
+  c.double_buffer = false;
+  run_matmul(c);
+}
+// The planner's tile sizes: tall-narrow and short-wide tiles.
+TEST(OperatorMatMul, ExplicitTiles512x64) {
+  MatMulCase c{1, 600, 200, 150};
+  c.tile_m = 512;
+  c.tile_n = 64;
+  c.bias = true;
+  run_matmul(c);
+}
+TEST(OperatorMatMul, ExplicitTiles64x256FourCores) {
+  MatMulCase c{3, 100, 100, 600};
+  c.tile_m = 64;
+  c.tile_n = 256;
+  c.cores = 4;
+  c.blocks = 6;
+  c.act = NPUVP_ACT_RELU;
+  run_matmul(c);
+}
+
+}  // namespace
+}  // namespace npuvp
