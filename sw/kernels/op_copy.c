@@ -20,13 +20,16 @@
  *      row longer than a UB half. MTE2 and MTE3 ping-pong over two UB halves.
  *  (b) transpose: the output's innermost dim o has output stride 1 and
  *      another dim i has input stride 1 (Transpose, NCHW <-> 5HD), elements
- *      of 2 or 4 bytes. A tile of To x Ti elements comes into UB as To
- *      contiguous input rows (one pitched copy), the Vector unit transposes
- *      it with one vcmax per output row (a single active lane reduces to
- *      that lane's exact bits; repeat r reads input row r, the result of
- *      repeat r lands at dst + r * e: a gather down a column), and one
- *      pitched copy stores the Ti output rows of To elements. MTE2, V and
- *      MTE3 overlap through two UB halves.
+ *      of 2 or 4 bytes. A tile of To x Ti elements (To <= 255, Ti up to 255
+ *      blocks, each side <= 60 KiB, at least 4 tiles a block where they can
+ *      shrink) comes into UB as To contiguous input rows (one pitched copy;
+ *      rows closer than twice their length as one burst over the whole
+ *      span), the Vector unit transposes it with one vcmax per output row
+ *      (a single active lane reduces to that lane's exact bits; repeat r
+ *      reads input row r, the result of repeat r lands at dst + r * e: a
+ *      gather down a column), and one pitched copy stores the Ti output
+ *      rows of To elements (one burst when they are whole output rows).
+ *      MTE2, V and MTE3 overlap through two UB halves.
  *  (c) anything else (1-byte transposes, gathers, broadcasts): the last dim
  *      moves element by element, each element in its own 32-byte UB block
  *      (GM -> UB bursts of `valid` = e bytes at the input pitch, UB -> GM
@@ -42,6 +45,7 @@
 enum {
     COPY_HALF = 128 << 10,  /* UB ping-pong halves */
     TILE_OUT_OFFSET = 64 << 10, /* (b): output tile in the second quarter of a half */
+    TILE_LIMIT = 60 << 10,      /* (b): bytes of an input or output tile */
     MAX_BURSTS = 4095,
     ELEMENT_CHUNK = 2048,   /* (c): elements per chunk, one 32-byte block each */
     MAX_VECTOR_STRIDE = 255,
@@ -218,12 +222,26 @@ static int copy_transpose(const Space* s, uint64_t k) {
     const uint64_t o = s->rank - 1, e = s->e, lanes_per_block = 32 / e;
     const uint64_t in_row_pitch = s->is[o], out_row_pitch = s->os[k];
     if (!pitch_ok(in_row_pitch) || !pitch_ok(out_row_pitch)) return 0;
-    /* Tile: To <= 255 (vcmax repeats), a whole number of blocks per output
-     * row; Ti such that an input row is at most 8 blocks (256 bytes). */
-    const uint64_t to_max = MAX_VECTOR_STRIDE / lanes_per_block * lanes_per_block;
-    const uint64_t ti_max = 8 * lanes_per_block;
+    /* Tile To x Ti: To <= 255 (vcmax repeats, a whole number of blocks per
+     * output row), Ti up to 255 blocks per input row (the vcmax repeat
+     * stride), each tile at most TILE_LIMIT bytes in UB. */
     const uint64_t do_ = s->dim[o], di = s->dim[k];
-    const uint64_t to_full = min_u64(do_, to_max), ti_full = min_u64(di, ti_max);
+    const uint64_t to_full = min_u64(do_, MAX_VECTOR_STRIDE / lanes_per_block * lanes_per_block);
+    const uint64_t out_row_blocks = ceil_div(to_full * e, 32);
+    uint64_t ti_full = min_u64(di, MAX_VECTOR_STRIDE * lanes_per_block);
+    ti_full = min_u64(ti_full, TILE_LIMIT / 32 / out_row_blocks);
+    ti_full = min_u64(ti_full, TILE_LIMIT / 32 / to_full * lanes_per_block);
+    /* Input rows close together (5HD pixels, rows of K): load the whole
+     * span [first row, last row + ti) as one burst and let the vcmax repeat
+     * stride skip the bytes between rows (DDR reads whole 32-byte bursts
+     * anyway), instead of one small burst per row. */
+    const int dense_in = in_row_pitch % 32 == 0 && in_row_pitch / 32 <= MAX_VECTOR_STRIDE &&
+                         in_row_pitch <= 2 * ceil_div(ti_full * e, 32) * 32 && to_full * in_row_pitch <= TILE_LIMIT;
+    /* Enough tiles to keep every block busy (at least 4 a block where the
+     * tiles can shrink to 128 columns). */
+    const uint64_t outer_count = product(s, s->rank) / (do_ * di);
+    while (ti_full > 128 && outer_count * ceil_div(do_, to_full) * ceil_div(di, ti_full) < 4 * block_dim())
+        ti_full = ceil_div(ti_full, 2);
     const uint64_t o_tiles = ceil_div(do_, to_full), i_tiles = ceil_div(di, ti_full);
 
     /* Outer dims: all but o and k, in order. */
@@ -247,27 +265,33 @@ static int copy_transpose(const Space* s, uint64_t k) {
     set_flag(PIPE_MTE3, PIPE_V, EVENT_ID0); /* output tiles free */
     set_flag(PIPE_MTE3, PIPE_V, EVENT_ID1);
 
-    /* Load tile t into half p (issued one tile ahead of its transpose). */
+    /* Tile t: outer index, then o tiles, then i tiles (innermost). */
 #define TILE_GEOMETRY(t)                                                                  \
     const uint64_t it_ = (t) % i_tiles, ot_ = (t) / i_tiles % o_tiles, out_idx_ = (t) / i_tiles / o_tiles; \
     uint64_t in_off, out_off;                                                             \
     offsets_of(&outer, outer.rank, out_idx_, &in_off, &out_off);                          \
     const uint64_t o0 = ot_ * to_full, i0 = it_ * ti_full;                                \
     const uint64_t to = min_u64(to_full, do_ - o0), ti = min_u64(ti_full, di - i0);       \
-    const uint64_t in_blocks = ceil_div(ti * e, 32), out_blocks = ceil_div(to * e, 32)
+    const uint64_t in_blocks = dense_in ? in_row_pitch / 32 : ceil_div(ti * e, 32);       \
+    const uint64_t out_blocks = ceil_div(to * e, 32)
 
-    for (uint64_t t = begin; t <= end; ++t) {
-        if (t < end) { /* MTE2: load tile t */
+    for (uint64_t t = begin; t <= end; ++t) { /* load tile t, transpose and store tile t - 1 */
+        if (t < end) { /* MTE2 */
             TILE_GEOMETRY(t);
             (void)out_off;
             (void)out_blocks;
             const uint64_t p = (t - begin) & 1;
+            const uint8_t* src = s->in + in_off + o0 * in_row_pitch + i0 * e;
             WAIT_FLAG01(PIPE_V, PIPE_MTE2, p);
-            copy_gm_to_ubuf_pitched(p * COPY_HALF, s->in + in_off + o0 * in_row_pitch + i0 * e, to, in_blocks, 0,
-                                    to > 1 ? in_row_pitch : 0, ti * e);
+            if (dense_in) {
+                const uint64_t bytes = (to - 1) * in_row_pitch + ti * e;
+                copy_gm_to_ubuf_pitched(p * COPY_HALF, src, 1, ceil_div(bytes, 32), 0, 0, bytes);
+            } else {
+                copy_gm_to_ubuf_pitched(p * COPY_HALF, src, to, in_blocks, 0, to > 1 ? in_row_pitch : 0, ti * e);
+            }
             SET_FLAG01(PIPE_MTE2, PIPE_V, p);
         }
-        if (t > begin) { /* V + MTE3: transpose and store tile t - 1 */
+        if (t > begin) { /* V + MTE3 */
             const uint64_t u = t - 1;
             TILE_GEOMETRY(u);
             const uint64_t p = (u - begin) & 1;
@@ -275,17 +299,27 @@ static int copy_transpose(const Space* s, uint64_t k) {
             const uint64_t config = vector_config(to, 1, 1, 1, 0, in_blocks, 0, type);
             WAIT_FLAG01(PIPE_MTE2, PIPE_V, p);
             WAIT_FLAG01(PIPE_MTE3, PIPE_V, p);
+            /* Output row j = input column j: lane j % lanes of block j / lanes
+             * (counted incrementally: the scalar unit's divide is slow). */
+            uint64_t dst = ub_out, src = ub_in, lane = 0;
             for (uint64_t j = 0; j < ti; ++j) {
-                const uint64_t lane = j % lanes_per_block;
                 set_vector_mask(0, (uint64_t)1 << lane);
-                vcmax(ub_out + j * out_blocks * 32, ub_in + j / lanes_per_block * 32, config);
+                vcmax(dst, src, config);
+                dst += out_blocks * 32;
+                if (++lane == lanes_per_block) {
+                    lane = 0;
+                    src += 32;
+                }
             }
             set_mask_all();
             SET_FLAG01(PIPE_V, PIPE_MTE2, p);
             SET_FLAG01(PIPE_V, PIPE_MTE3, p);
             WAIT_FLAG01(PIPE_V, PIPE_MTE3, p);
-            copy_ubuf_to_gm_pitched(s->out + out_off + i0 * out_row_pitch + o0 * e, ub_out, ti, out_blocks, 0,
-                                    ti > 1 ? out_row_pitch : 0, to * e);
+            uint8_t* dst_gm = s->out + out_off + i0 * out_row_pitch + o0 * e;
+            if (to * e == out_row_pitch && out_row_pitch % 32 == 0) /* whole output rows: one range */
+                copy_ubuf_to_gm_pitched(dst_gm, ub_out, 1, ti * out_blocks, 0, 0, ti * to * e);
+            else
+                copy_ubuf_to_gm_pitched(dst_gm, ub_out, ti, out_blocks, 0, ti > 1 ? out_row_pitch : 0, to * e);
             SET_FLAG01(PIPE_MTE3, PIPE_V, p);
         }
     }

@@ -33,106 +33,176 @@ typedef struct {
     const uint8_t* bias;
     const uint8_t* residual;
     uint64_t c, c1, act, clip_min, clip_max;
-    uint64_t weights_plane; /* plane whose weights are in UB_WF32 (~0: none) */
+    uint64_t weights_plane; /* plane whose weights are in UB (~0: none) */
+    int expanded;           /* unit stride: whole-pixel taps with weights expanded in WIN_AUX */
+    /* Vector configs for `pixels` output pixels (packing one costs the scalar
+     * unit ~25 instructions, so they are made once per size). */
+    uint64_t pixels, half_tap, whole_tap, all, bias_add, to_f32, to_f16;
+    /* Per plane (weights): conversion, copy of the bias, expansion. */
+    uint64_t weights_to_f32, bias_copy, expand_weights, expand_bias;
 } DwConv;
 
-/* Weights (and bias) of plane p's channel group into UB_WF32 / UB_BIAS. */
+static void set_pixels(DwConv* dw, uint64_t pixels) {
+    if (dw->pixels == pixels) return;
+    const uint64_t sw = dw->win.sw;
+    dw->pixels = pixels;
+    dw->half_tap = win_opaque(vector_config(pixels / 8, 2, 2 * sw, 0, 16, 16 * sw, 0, XD_F32));
+    dw->whole_tap = win_opaque(vector_config(pixels / 4, 1, 1, 1, 8, 8, 0, XD_F32));
+    dw->all = win_opaque(window_f32_pixels_config(pixels));
+    dw->bias_add = win_opaque(vector_config(pixels / 4, 1, 1, 1, 8, 8, 0, XD_F32));
+    dw->to_f32 = win_opaque(vector_config(pixels / 4, 1, 1, 1, 8, 4, 4, XD_F32));
+    dw->to_f16 = win_opaque(vector_config(pixels / 4, 1, 1, 1, 4, 8, 8, XD_F32));
+}
+
+/* 16 f32 (64 bytes) four times over (256 bytes = one f32 repeat of 4
+ * pixels) at dst, for `config`'s count of consecutive 64-byte blocks. */
+static void expand_pixels(uint64_t dst, uint64_t src, uint64_t config) {
+    set_mask_lanes(16);
+    for (uint64_t k = 0; k < 4; ++k) vor(dst + k * 64, src, src, config);
+    set_mask_all();
+}
+
+/* The configs of load_weights, packed once per block. */
+static void plan_weights(DwConv* dw) {
+    const uint64_t taps = dw->win.kh * dw->win.kw;
+    dw->weights_to_f32 = win_opaque(vector_config(ceil_div(taps, 4), 1, 1, 1, 8, 4, 4, XD_F32));
+    dw->bias_copy = win_opaque(vector_contiguous(1, XD_F32));
+    dw->expand_weights = win_opaque(vector_config(taps, 1, 1, 1, 8, 2, 2, XD_F32));
+    dw->expand_bias = win_opaque(vector_config(1, 1, 1, 1, 8, 2, 2, XD_F32));
+}
+
+/* Weights and bias of plane p's channel group: f32 weights in WIN_WF32
+ * (expanded in WIN_AUX), bias expanded in WIN_BIAS_EXPANDED. */
 static void load_weights(DwConv* dw, uint64_t p) {
     const Window* win = &dw->win;
     const uint64_t c1 = p % dw->c1, taps = win->kh * win->kw;
     wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);
-    copy_gm_to_ubuf(UB_WSTAGE, dw->weights + c1 * taps * 32, 1, taps, 0, 0);
-    if (dw->bias) copy_gm_to_ubuf(UB_WSTAGE + taps * 32, dw->bias + c1 * 64, 1, 2, 0, 0);
+    copy_gm_to_ubuf(WIN_WSTAGE, dw->weights + c1 * taps * 32, 1, taps, 0, 0);
+    if (dw->bias) copy_gm_to_ubuf(WIN_WSTAGE + taps * 32, dw->bias + c1 * 64, 1, 2, 0, 0);
     set_flag(PIPE_MTE2, PIPE_V, EVENT_ID2);
     wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID2);
-    vconv(UB_WF32, UB_WSTAGE, XD_CONV_F16_F32, XD_ROUND_RINT,
-          vector_config(ceil_div(taps, 4), 1, 1, 1, 8, 4, 4, XD_F32));
-    if (dw->bias) vor(UB_BIAS, UB_WSTAGE + taps * 32, UB_WSTAGE + taps * 32, vector_contiguous(1, XD_F32));
+    vconv(WIN_WF32, WIN_WSTAGE, XD_CONV_F16_F32, XD_ROUND_RINT, dw->weights_to_f32);
+    if (dw->bias) vor(WIN_BIAS, WIN_WSTAGE + taps * 32, WIN_WSTAGE + taps * 32, dw->bias_copy);
     set_flag(PIPE_V, PIPE_MTE2, EVENT_ID2);
+    if (dw->expanded) expand_pixels(WIN_AUX, WIN_WF32, dw->expand_weights);
+    if (dw->bias) expand_pixels(WIN_BIAS_EXPANDED, WIN_BIAS, dw->expand_bias);
     dw->weights_plane = p;
 }
 
-/* MTE2: the residual rows of the output group starting at `item`. */
+/* MTE2: the residual rows of the output group starting at `item` (in UB
+ * window_out_pitch pixels apart, like the output). */
 static void load_residual(const DwConv* dw, uint64_t item, uint64_t q) {
     const Window* win = &dw->win;
+    const uint64_t rows = window_group_rows(win, item), ub = WIN_RES + q * WIN_RES_BYTES;
+    const uint8_t* src = dw->residual + item * win->wo * 32;
     wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);
-    copy_gm_to_ubuf(UB_RES + q * RES_BYTES, dw->residual + item * win->wo * 32, 1,
-                    window_group_rows(win, item) * win->wo, 0, 0);
+    if (win->flat) copy_gm_to_ubuf(ub, src, rows, win->wo, 0, win->wp - win->wo);
+    else copy_gm_to_ubuf(ub, src, 1, rows * win->wo, 0, 0);
     set_flag(PIPE_MTE2, PIPE_V, EVENT_ID1);
 }
 
-/* Sum of the taps of output row (p, oh) in f32 into UB_ACC. */
-static void taps_row(DwConv* dw, uint64_t p, uint64_t oh) {
+/* Sum of the taps of output rows [oh0, oh0 + rows) of plane p in f32 into
+ * WIN_ACC (flat: rows * WP pixels; else one row of WO8). A tap is one vmul
+ * over whole pixels (4 a repeat) against the expanded weights (block stride
+ * 1, repeat stride 0) with unit stride, else two, one per 8-channel half
+ * (the tap's weights broadcast with block and repeat stride 0, source
+ * pixels SW apart); then one contiguous vadd. */
+static void taps(DwConv* dw, uint64_t p, uint64_t oh0, uint64_t rows) {
     Window* win = &dw->win;
-    const uint64_t tap = vector_config(win->wo8 / 8, 2, 2 * win->sw, 0, 16, 16 * win->sw, 0, XD_F32);
-    const uint64_t row = window_f32_row_config(win);
-    int first = 1;
-    for (uint64_t i = 0; i < win->kh; ++i) {
-        uint64_t slot;
-        if (!window_row(win, p, (int64_t)(oh * win->sh + i * win->dh) - (int64_t)win->pt, &slot)) continue;
-        for (uint64_t j = 0; j < win->kw; ++j) {
-            const uint64_t weights = UB_WF32 + (i * win->kw + j) * 64, dst = first ? UB_ACC : UB_TMP;
-            for (uint64_t half = 0; half < 2; ++half)
-                vmul(dst + half * 32, slot + j * win->dw * 64 + half * 32, weights + half * 32, tap);
-            if (!first) vadd(UB_ACC, UB_TMP, UB_ACC, row);
-            first = 0;
+    /* Locals: the intrinsics clobber memory, so fields would be reloaded. */
+    const uint64_t kh = win->kh, kw = win->kw, column_step = win->dw * 64, expanded = dw->expanded;
+    const int64_t ih0 = (int64_t)(oh0 * win->sh) - (int64_t)win->pt, row_step = (int64_t)win->dh;
+    const uint64_t half_tap = dw->half_tap, whole_tap = dw->whole_tap, sum = dw->all;
+    uint64_t dst = WIN_ACC;
+    for (uint64_t i = 0; i < kh; ++i) {
+        const int64_t ih = ih0 + (int64_t)i * row_step;
+        if (rows > 1) window_row(win, p, ih + (int64_t)((rows - 1) * win->sh)); /* stage the group's last row */
+        uint64_t src = window_row(win, p, ih);
+        uint64_t weights = expanded ? WIN_AUX + i * kw * 256 : WIN_WF32 + i * kw * 64;
+        for (uint64_t j = 0; j < kw; ++j, src += column_step) {
+            if (expanded) {
+                vmul(dst, src, weights, whole_tap);
+                weights += 256;
+            } else {
+                vmul(dst, src, weights, half_tap);
+                vmul(dst + 32, src + 32, weights + 32, half_tap);
+                weights += 64;
+            }
+            if (dst == WIN_TMP) vadd(WIN_ACC, WIN_TMP, WIN_ACC, sum);
+            dst = WIN_TMP;
         }
     }
-    if (first) vector_dup(UB_ACC, 0, row);
 }
 
-/* Bias, residual (f16 row at `res`, or none), activation, padded channels. */
-static void epilogue_row(const DwConv* dw, uint64_t p, uint64_t res) {
-    const Window* win = &dw->win;
-    const uint64_t row = window_f32_row_config(win);
-    if (dw->bias) {
-        const uint64_t config = vector_config(win->wo8 / 8, 2, 2, 0, 16, 16, 0, XD_F32);
-        vadd(UB_ACC, UB_ACC, UB_BIAS, config);
-        vadd(UB_ACC + 32, UB_ACC + 32, UB_BIAS + 32, config);
-    }
+/* Bias, residual (f16 pixels at `res`, or none), activation, padded
+ * channels (`pad_mask`: lanes to zero, 0: none), then f16 pixels at out. */
+static void epilogue(const DwConv* dw, uint64_t res, uint64_t pad_mask, uint64_t out) {
+    const uint64_t all = dw->all;
+    if (dw->bias) vadd(WIN_ACC, WIN_ACC, WIN_BIAS_EXPANDED, dw->bias_add);
     if (dw->residual) {
-        vconv(UB_TMP, res, XD_CONV_F16_F32, XD_ROUND_RINT, vector_config(win->wo8 / 4, 1, 1, 1, 8, 4, 4, XD_F32));
-        vadd(UB_ACC, UB_ACC, UB_TMP, row);
+        vconv(WIN_TMP, res, XD_CONV_F16_F32, XD_ROUND_RINT, dw->to_f32);
+        vadd(WIN_ACC, WIN_ACC, WIN_TMP, all);
     }
-    if (dw->act == NPUVP_ACT_RELU) vrelu(UB_ACC, UB_ACC, row);
+    if (dw->act == NPUVP_ACT_RELU) vrelu(WIN_ACC, WIN_ACC, all);
     if (dw->act == NPUVP_ACT_CLIP) {
-        vmaxs(UB_ACC, UB_ACC, dw->clip_min, row);
-        vmins(UB_ACC, UB_ACC, dw->clip_max, row);
+        vmaxs(WIN_ACC, WIN_ACC, dw->clip_min, all);
+        vmins(WIN_ACC, WIN_ACC, dw->clip_max, all);
     }
-    const uint64_t valid = dw->c % 16;
-    if (valid && p % dw->c1 == dw->c1 - 1) { /* zero lanes c0 >= valid of every pixel */
-        uint64_t mask = 0;
-        for (uint64_t lane = 0; lane < 64; ++lane)
-            if (lane % 16 >= valid) mask |= (uint64_t)1 << lane;
-        set_vector_mask(0, mask);
-        vector_dup(UB_ACC, 0, row);
+    if (pad_mask) {
+        set_vector_mask(0, pad_mask);
+        vector_dup(WIN_ACC, 0, all);
         set_mask_all();
     }
+    vconv(out, WIN_ACC, XD_CONV_F32_F16, XD_ROUND_RINT, dw->to_f16);
+}
+
+/* Lanes (of 64 f32 lanes = 4 pixels) of the channels beyond C in the last
+ * channel group. */
+static uint64_t padded_lanes(uint64_t channels) {
+    const uint64_t valid = channels % 16;
+    uint64_t mask = 0;
+    if (valid)
+        for (uint64_t lane = 0; lane < 64; ++lane)
+            if (lane % 16 >= valid) mask |= (uint64_t)1 << lane;
+    return mask;
 }
 
 static void dwconv(DwConv* dw) {
     Window* win = &dw->win;
-    if (!window_plan(win, 1) || win->kh * win->kw * 64 > WF32_BYTES) window_fault();
+    const uint64_t taps_count = win->kh * win->kw;
+    if (!window_plan(win, 1, 0) || taps_count * 64 > WIN_WF32_BYTES || taps_count * 32 + 64 > WIN_WSTAGE_BYTES)
+        window_fault();
     window_start(win);
     if (win->begin >= win->end) return;
     dw->weights_plane = ~(uint64_t)0;
-    window_open(win, 0);
+    plan_weights(dw);
+    dw->expanded = win->sw == 1 && taps_count * 256 <= WIN_AUX_BYTES;
+    window_open(win);
     set_flag(PIPE_V, PIPE_MTE2, EVENT_ID1); /* residual buffers free */
     set_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);
     set_flag(PIPE_V, PIPE_MTE2, EVENT_ID2); /* weight staging free */
     if (dw->residual) load_residual(dw, win->begin, 0);
+    const uint64_t pitch = window_out_pitch(win) * 32, last_group_mask = padded_lanes(dw->c);
+    dw->pixels = 0;
+    set_pixels(dw, win->wo8);
     uint64_t q = 0;
     for (uint64_t item = win->begin; item < win->end; q ^= 1) {
         const uint64_t rows = window_group_rows(win, item), p = item / win->ho, oh0 = item % win->ho;
-        const uint64_t out = UB_OUT + q * OUT_BYTES, res = UB_RES + q * RES_BYTES;
+        const uint64_t out = WIN_OUT + q * WIN_OUT_BYTES, res = WIN_RES + q * WIN_RES_BYTES;
         if (dw->residual && item + rows < win->end) load_residual(dw, item + rows, q ^ 1);
         if (p != dw->weights_plane) load_weights(dw, p);
         wait_flag(PIPE_MTE3, PIPE_V, EVENT_ID0);
         if (dw->residual) wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID1);
-        for (uint64_t t = 0; t < rows; ++t) {
-            taps_row(dw, p, oh0 + t);
-            epilogue_row(dw, p, res + t * win->wo * 32);
-            window_row_to_f16(win, out + t * win->wo * 32, UB_ACC);
+        const uint64_t pad_mask = p % dw->c1 == dw->c1 - 1 ? last_group_mask : 0;
+        if (win->flat) {
+            set_pixels(dw, window_row_pixels(win, rows));
+            taps(dw, p, oh0, rows);
+            epilogue(dw, res, pad_mask, out);
+        } else {
+            for (uint64_t t = 0; t < rows; ++t) {
+                taps(dw, p, oh0 + t, 1);
+                epilogue(dw, res + t * pitch, pad_mask, out + t * pitch);
+            }
         }
         if (dw->residual) set_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);
         window_store_group(win, item, rows, q);

@@ -381,10 +381,10 @@ void kernel_main(const uint64_t* args) {
     struct plan p = make_plan(args);
     const int use_a = op_reads_a(p.op), use_b = op_is_binary(p.op);
     if (p.op == NPUVP_ELT_CLIP) {
-        p.clip_lo16 = f32_bits_to_f16(p.scalar0, SCRATCH);
-        p.clip_hi16 = f32_bits_to_f16(p.scalar1, SCRATCH);
+        p.clip_lo16 = (uint16_t)f32_bits_to_f16(p.scalar0);
+        p.clip_hi16 = (uint16_t)f32_bits_to_f16(p.scalar1);
     }
-    if (p.op == NPUVP_ELT_FILL) p.fill16 = f32_bits_to_f16(p.scalar0, SCRATCH);
+    if (p.op == NPUVP_ELT_FILL) p.fill16 = (uint16_t)f32_bits_to_f16(p.scalar0);
     if (p.op == NPUVP_ELT_POW_SCALAR) (void)pow_exponent(p.scalar0); /* validate before any work */
 
     vector_dup(C_SIGN, F32_SIGN, vector_contiguous(1, XD_F32));

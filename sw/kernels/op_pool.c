@@ -35,95 +35,120 @@ typedef struct {
 
 /* ---- General windows ---------------------------------------------------- */
 
-/* Taps of output row (p, oh) into the f16 output row `dst` (max). */
-static void max_row(Pool* pool, uint64_t p, uint64_t oh, uint64_t dst) {
+/* Kernel rows of output row oh inside the map (the average's row count). */
+static uint64_t rows_inside(const Window* win, uint64_t oh) {
+    uint64_t n = 0;
+    for (uint64_t i = 0; i < win->kh; ++i) {
+        const int64_t ih = (int64_t)(oh * win->sh + i * win->dh) - (int64_t)win->pt;
+        n += ih >= 0 && ih < (int64_t)win->h;
+    }
+    return n ? n : 1;
+}
+
+/* Max of output rows [oh0, oh0 + rows) of plane p into f16 pixels at dst:
+ * flat (rows * WP pixels, one instruction a tap) or one row (rows = 1,
+ * WO8 pixels). */
+static void max_rows(Pool* pool, uint64_t p, uint64_t oh0, uint64_t rows, uint64_t dst) {
     Window* win = &pool->win;
-    const uint64_t config = window_f16_tap_config(win), copy = window_f16_copy_config(win);
+    const uint64_t pixels = window_row_pixels(win, rows), column_step = win->dw * 32;
+    const uint64_t tap = window_f16_tap_config(win, pixels), copy = window_f16_copy_config(win, pixels);
+    const int64_t ih0 = (int64_t)(oh0 * win->sh) - (int64_t)win->pt;
     int first = 1;
     for (uint64_t i = 0; i < win->kh; ++i) {
-        uint64_t slot;
-        if (!window_row(win, p, (int64_t)(oh * win->sh + i * win->dh) - (int64_t)win->pt, &slot)) continue;
-        for (uint64_t j = 0; j < win->kw; ++j) {
-            const uint64_t src = slot + j * win->dw * 32;
+        const int64_t ih = ih0 + (int64_t)(i * win->dh);
+        window_row(win, p, ih + (int64_t)((rows - 1) * win->sh)); /* stage the group's last row */
+        uint64_t src = window_row(win, p, ih);
+        for (uint64_t j = 0; j < win->kw; ++j, src += column_step) {
             if (first) vor(dst, src, src, copy);
-            else vmax(dst, src, dst, config);
+            else vmax(dst, src, dst, tap);
             first = 0;
         }
     }
-    if (first) vector_dup(dst, F16_NEG_INF, vector_contiguous(win->wo8 / 8, XD_F16));
 }
 
-/* Taps of output row (p, oh) summed in f32 into UB_ACC; returns the number
- * of kernel rows inside the map. */
-static uint64_t sum_row(Pool* pool, uint64_t p, uint64_t oh) {
+/* Sum (f32, WIN_ACC) of output rows [oh0, oh0 + rows) of plane p. With unit
+ * stride whole pixels (4 a repeat), else the two 8-channel halves apart. */
+static void sum_rows(Pool* pool, uint64_t p, uint64_t oh0, uint64_t rows) {
     Window* win = &pool->win;
-    const uint64_t config = window_f32_tap_config(win), copy = window_f32_copy_config(win);
-    uint64_t rows = 0;
+    const uint64_t pixels = window_row_pixels(win, rows), column_step = win->dw * 64;
+    const uint64_t whole = window_f32_pixels_config(pixels);
+    const uint64_t half = window_f32_tap_config(win, pixels), half_copy = window_f32_copy_config(win, pixels);
+    const int64_t ih0 = (int64_t)(oh0 * win->sh) - (int64_t)win->pt;
     int first = 1;
     for (uint64_t i = 0; i < win->kh; ++i) {
-        uint64_t slot;
-        if (!window_row(win, p, (int64_t)(oh * win->sh + i * win->dh) - (int64_t)win->pt, &slot)) continue;
-        rows++;
-        for (uint64_t j = 0; j < win->kw; ++j) {
-            for (uint64_t half = 0; half < 2; ++half) {
-                const uint64_t src = slot + j * win->dw * 64 + half * 32, acc = UB_ACC + half * 32;
-                if (first) vor(acc, src, src, copy);
-                else vadd(acc, src, acc, config);
+        const int64_t ih = ih0 + (int64_t)(i * win->dh);
+        window_row(win, p, ih + (int64_t)((rows - 1) * win->sh));
+        uint64_t src = window_row(win, p, ih);
+        for (uint64_t j = 0; j < win->kw; ++j, src += column_step) {
+            if (win->sw == 1) {
+                if (first) vor(WIN_ACC, src, src, whole);
+                else vadd(WIN_ACC, src, WIN_ACC, whole);
+            } else {
+                for (uint64_t h = 0; h < 64; h += 32) {
+                    if (first) vor(WIN_ACC + h, src + h, src + h, half_copy);
+                    else vadd(WIN_ACC + h, src + h, WIN_ACC + h, half);
+                }
             }
             first = 0;
         }
     }
-    if (first) vector_dup(UB_ACC, 0, window_f32_row_config(win));
-    return rows;
 }
 
-/* UB_AUX: per output column, the number of kernel columns inside the map
- * (KW when padding counts), as f32 in all 16 lanes of the pixel. Written by
- * the scalar unit through its UB window (docs/ai-core.md). */
+/* WIN_AUX: per output column (WP of them when flat, else WO8), the number
+ * of kernel columns inside the map (KW when padding counts), as f32 in all
+ * 16 lanes of the pixel. Written by the scalar unit through its UB window
+ * (docs/ai-core.md). */
 static void write_column_counts(const Pool* pool) {
     const Window* win = &pool->win;
-    volatile uint32_t* row = (volatile uint32_t*)(uintptr_t)(0x101000000ull + UB_AUX);
-    for (uint64_t ow = 0; ow < win->wo8; ++ow) {
+    volatile uint32_t* row = (volatile uint32_t*)(uintptr_t)(0x101000000ull + WIN_AUX);
+    const uint64_t columns = window_row_pixels(win, 1);
+    for (uint64_t ow = 0; ow < columns; ++ow) {
         uint64_t n = 0;
         for (uint64_t j = 0; j < win->kw; ++j) {
             const int64_t iw = (int64_t)(ow * win->sw + j * win->dw) - (int64_t)win->pl;
             n += pool->mode == NPUVP_POOL_AVERAGE_INCLUDE_PAD || (iw >= 0 && iw < (int64_t)win->w);
         }
-        const uint32_t bits = f32_bits_of_uint(n ? n : 1);
+        const uint32_t bits = window_f32_bits_of_uint(n ? n : 1);
         for (uint64_t c = 0; c < 16; ++c) row[ow * 16 + c] = bits;
     }
+}
+
+/* Average of output rows [oh0, oh0 + rows) into f16 pixels at dst: the sum
+ * divided (exact f32 division) by column count x row count. */
+static void average_rows(Pool* pool, uint64_t p, uint64_t oh0, uint64_t rows, uint64_t dst) {
+    Window* win = &pool->win;
+    const uint64_t columns = window_row_pixels(win, 1), pixels = window_row_pixels(win, rows);
+    sum_rows(pool, p, oh0, rows);
+    for (uint64_t t = 0; t < rows; ++t) {
+        const uint64_t r = pool->mode == NPUVP_POOL_AVERAGE_INCLUDE_PAD ? win->kh : rows_inside(win, oh0 + t);
+        vmuls(WIN_TMP + t * columns * 64, WIN_AUX, window_f32_bits_of_uint(r), window_f32_pixels_config(columns));
+    }
+    vdiv(WIN_ACC, WIN_ACC, WIN_TMP, window_f32_pixels_config(pixels));
+    window_to_f16(dst, WIN_ACC, pixels);
 }
 
 static void pool_windows(Pool* pool) {
     Window* win = &pool->win;
     const int average = pool->mode != NPUVP_POOL_MAX;
-    if (!window_plan(win, average)) window_fault();
+    if (!window_plan(win, average, average ? 0 : WIN_F16_NEG_INF)) window_fault();
+    if (average && window_row_pixels(win, 1) * 64 > WIN_AUX_BYTES) window_fault();
     window_start(win);
     if (win->begin >= win->end) return;
     if (average) write_column_counts(pool);
-    window_open(win, average ? 0 : F16_NEG_INF);
+    window_open(win);
     uint64_t q = 0;
     for (uint64_t item = win->begin; item < win->end; q ^= 1) {
         const uint64_t rows = window_group_rows(win, item), p = item / win->ho, oh0 = item % win->ho;
-        const uint64_t out = UB_OUT + q * OUT_BYTES;
+        const uint64_t out = WIN_OUT + q * WIN_OUT_BYTES;
         wait_flag(PIPE_MTE3, PIPE_V, EVENT_ID0);
-        for (uint64_t t = 0; t < rows; ++t) {
-            const uint64_t dst = out + t * win->wo * 32;
-            if (!average) {
-                max_row(pool, p, oh0 + t, dst);
-                continue;
+        if (win->flat) {
+            if (average) average_rows(pool, p, oh0, rows, out);
+            else max_rows(pool, p, oh0, rows, out);
+        } else {
+            for (uint64_t t = 0; t < rows; ++t) {
+                if (average) average_rows(pool, p, oh0 + t, 1, out + t * win->wo * 32);
+                else max_rows(pool, p, oh0 + t, 1, out + t * win->wo * 32);
             }
-            const uint64_t kernel_rows = sum_row(pool, p, oh0 + t);
-            uint64_t divisor = UB_AUX;
-            if (pool->mode == NPUVP_POOL_AVERAGE_INCLUDE_PAD) {
-                vmuls(UB_TMP, UB_AUX, f32_bits_of_uint(win->kh), window_f32_row_config(win));
-                divisor = UB_TMP;
-            } else if (kernel_rows != 1) {
-                vmuls(UB_TMP, UB_AUX, f32_bits_of_uint(kernel_rows ? kernel_rows : 1), window_f32_row_config(win));
-                divisor = UB_TMP;
-            }
-            vdiv(UB_ACC, UB_ACC, divisor, window_f32_row_config(win));
-            window_row_to_f16(win, dst, UB_ACC);
         }
         window_store_group(win, item, rows, q);
         item += rows;
@@ -135,11 +160,12 @@ static void pool_windows(Pool* pool) {
 
 enum {
     GLOBAL_CHUNK = 1024,            /* pixels per chunk */
+    MAX_PLANES_PER_CHUNK = 64,
     G_STAGE = 0,                    /* two f16 chunks of 32 KiB */
     G_F32 = 64 << 10,               /* the chunk in f32, 64 KiB */
-    G_ACC = 128 << 10,              /* 4 f32 or 8 f16 pixels */
-    G_DIVISOR = G_ACC + 256,        /* 16 f32 lanes */
-    G_OUT = G_ACC + 512,            /* two 32-byte output pixels */
+    G_ACC = 128 << 10,              /* per plane of a chunk: 4 f32 or 8 f16 pixels (256 bytes) */
+    G_OUT = G_ACC + MAX_PLANES_PER_CHUNK * 256, /* two buffers of 64 output pixels */
+    G_DIVISOR = G_OUT + 2 * MAX_PLANES_PER_CHUNK * 32, /* 16 f32 lanes */
 };
 
 static int is_global(const Window* win) {
@@ -147,88 +173,150 @@ static int is_global(const Window* win) {
            win->kh >= win->h && win->kw >= win->w;
 }
 
-/* Folds `pixels` pixels at src into the accumulator: repeat r of the
+/* Vector configs of the global path, packed once (see win_opaque). */
+typedef struct {
+    int average;
+    uint64_t type, per_repeat; /* f32: 4 pixels a repeat, f16: 8 */
+    uint64_t one, tail, fold_pixels, to_f16;
+} Global;
+
+static void global_plan(Global* g, int average) {
+    g->average = average;
+    g->type = average ? XD_F32 : XD_F16;
+    g->per_repeat = average ? 4 : 8;
+    g->one = win_opaque(vector_contiguous(1, g->type));
+    g->tail = win_opaque(vector_config(1, 1, 1, 1, 0, 8, 0, g->type));
+    /* Fold the accumulator's 4 (8) pixels into its first: repeat r adds
+     * pixel r + 1 (mask: the first pixel's 16 lanes). */
+    g->fold_pixels = win_opaque(average ? vector_config(3, 1, 1, 1, 0, 2, 0, XD_F32)
+                                        : vector_config(7, 1, 1, 1, 0, 1, 0, XD_F16));
+    g->to_f16 = win_opaque(vector_config(1, 1, 1, 1, 4, 8, 8, XD_F32));
+}
+
+/* Folds `pixels` pixels at src into the accumulator acc: repeat r of the
  * instruction adds (max-es) the r-th group of 4 f32 (8 f16) pixels into the
  * same accumulator (dst and src1 repeat stride 0). */
-static void fold_into_acc(uint64_t src, uint64_t pixels, int average) {
-    const uint64_t per_repeat = average ? 4 : 8, whole = pixels / per_repeat, tail = pixels % per_repeat;
-    const uint64_t type = average ? XD_F32 : XD_F16;
+static void fold_into_acc(const Global* g, uint64_t acc, uint64_t src, uint64_t pixels) {
+    const uint64_t whole = pixels / g->per_repeat, tail = pixels % g->per_repeat;
     for (uint64_t done = 0; done < whole;) {
         const uint64_t r = min_u64(MAX_REPEAT, whole - done);
-        const uint64_t config = vector_config(r, 1, 1, 1, 0, 8, 0, type);
-        if (average) vadd(G_ACC, src + done * 256, G_ACC, config);
-        else vmax(G_ACC, src + done * 256, G_ACC, config);
+        const uint64_t config = vector_config(r, 1, 1, 1, 0, 8, 0, g->type);
+        if (g->average) vadd(acc, src + done * 256, acc, config);
+        else vmax(acc, src + done * 256, acc, config);
         done += r;
     }
     if (tail) {
         set_mask_lanes(tail * 16);
-        const uint64_t config = vector_config(1, 1, 1, 1, 0, 8, 0, type);
-        if (average) vadd(G_ACC, src + whole * 256, G_ACC, config);
-        else vmax(G_ACC, src + whole * 256, G_ACC, config);
+        if (g->average) vadd(acc, src + whole * 256, acc, g->tail);
+        else vmax(acc, src + whole * 256, acc, g->tail);
         set_mask_all();
+    }
+}
+
+/* The plane's result (accumulator acc) as one f16 pixel at out. */
+static void finish_plane(const Global* g, uint64_t acc, uint64_t out) {
+    set_mask_lanes(16);
+    if (g->average) {
+        vadd(acc, acc + 64, acc, g->fold_pixels);
+        vdiv(acc, acc, G_DIVISOR, g->one);
+        vconv(out, acc, XD_CONV_F32_F16, XD_ROUND_RINT, g->to_f16);
+    } else {
+        vmax(acc, acc + 32, acc, g->fold_pixels);
+        vor(out, acc, acc, g->one);
+    }
+    set_mask_all();
+}
+
+/* A chunk: `planes` whole planes (small maps) or one piece of one plane. */
+typedef struct {
+    uint64_t plane, planes, first_pixel, pixels;
+} Chunk;
+
+/* The block's planes [begin, end) as a sequence of chunks; returns the next. */
+static void next_chunk(const Window* win, uint64_t end, Chunk* c) {
+    const uint64_t hw = win->h * win->w;
+    if (c->first_pixel + c->pixels < hw && c->planes == 1) { /* the next piece of a large plane */
+        c->first_pixel += c->pixels;
+    } else {
+        c->plane += c->planes;
+        c->first_pixel = 0;
+    }
+    if (hw <= GLOBAL_CHUNK) {
+        c->planes = min_u64(min_u64(GLOBAL_CHUNK / hw, MAX_PLANES_PER_CHUNK), end - c->plane);
+        c->pixels = c->planes * hw;
+    } else {
+        c->planes = 1;
+        c->pixels = min_u64(GLOBAL_CHUNK, hw - c->first_pixel);
     }
 }
 
 static void pool_global(Pool* pool) {
     const Window* win = &pool->win;
-    const int average = pool->mode != NPUVP_POOL_MAX;
-    const uint64_t hw = win->h * win->w, chunks = ceil_div(hw, GLOBAL_CHUNK);
+    Global g;
+    global_plan(&g, pool->mode != NPUVP_POOL_MAX);
+    const uint64_t hw = win->h * win->w;
     const uint64_t blocks = block_dim(), b = block_idx();
     const uint64_t begin = win->planes * b / blocks, end = win->planes * (b + 1) / blocks;
     if (begin >= end) return;
     const uint64_t count = pool->mode == NPUVP_POOL_AVERAGE_INCLUDE_PAD ? win->kh * win->kw : hw;
-    if (average) vector_dup(G_DIVISOR, f32_bits_of_uint(count), vector_contiguous(1, XD_F32));
+    if (g.average) vector_dup(G_DIVISOR, window_f32_bits_of_uint(count), g.one);
     set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);
     set_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);
     set_flag(PIPE_MTE3, PIPE_V, EVENT_ID0);
     set_flag(PIPE_MTE3, PIPE_V, EVENT_ID1);
-    const uint64_t items = (end - begin) * chunks;
-    /* Item k = chunk k % chunks of plane begin + k / chunks; loads run one ahead. */
-    for (uint64_t k = 0; k <= items; ++k) {
-        if (k < items) {
-            const uint64_t p = begin + k / chunks, c = k % chunks, s = k & 1;
-            const uint64_t pixels = min_u64(GLOBAL_CHUNK, hw - c * GLOBAL_CHUNK);
+    /* Chunks are loaded one ahead of their reduction. */
+    Chunk load = {begin, 0, 0, 0}, work = load;
+    next_chunk(win, end, &load);
+    uint64_t s = 0, q = 0;
+    int have_work = 0;
+    for (;;) {
+        const int have_load = load.plane < end;
+        if (have_load) { /* MTE2 */
             WAIT_FLAG01(PIPE_V, PIPE_MTE2, s);
-            copy_gm_to_ubuf(G_STAGE + s * (32 << 10), win->in + (p * hw + c * GLOBAL_CHUNK) * 32, 1, pixels, 0, 0);
+            copy_gm_to_ubuf(G_STAGE + s * (32 << 10), win->in + (load.plane * hw + load.first_pixel) * 32, 1,
+                            load.pixels, 0, 0);
             SET_FLAG01(PIPE_MTE2, PIPE_V, s);
         }
-        if (k == 0) continue;
-        const uint64_t u = k - 1, p = begin + u / chunks, c = u % chunks, s = u & 1;
-        const uint64_t pixels = min_u64(GLOBAL_CHUNK, hw - c * GLOBAL_CHUNK), stage = G_STAGE + s * (32 << 10);
-        if (c == 0) vector_dup(G_ACC, average ? 0 : F16_NEG_INF, vector_contiguous(1, average ? XD_F32 : XD_F16));
-        WAIT_FLAG01(PIPE_MTE2, PIPE_V, s);
-        if (average) {
-            for (uint64_t done = 0; done < ceil_div(pixels, 4);) {
-                const uint64_t r = min_u64(MAX_REPEAT, ceil_div(pixels, 4) - done);
-                vconv(G_F32 + done * 256, stage + done * 128, XD_CONV_F16_F32, XD_ROUND_RINT,
-                      vector_config(r, 1, 1, 1, 8, 4, 4, XD_F32));
-                done += r;
+        if (have_work) { /* V (+ MTE3 when planes end) */
+            const uint64_t ws = s ^ 1, stage = G_STAGE + ws * (32 << 10);
+            uint64_t src = stage;
+            WAIT_FLAG01(PIPE_MTE2, PIPE_V, ws);
+            if (g.average) { /* f16 -> f32, whole repeats (the tail lanes masked later) */
+                const uint64_t repeats = ceil_div(work.pixels, 4);
+                for (uint64_t done = 0; done < repeats;) {
+                    const uint64_t r = min_u64(MAX_REPEAT, repeats - done);
+                    vconv(G_F32 + done * 256, stage + done * 128, XD_CONV_F16_F32, XD_ROUND_RINT,
+                          vector_config(r, 1, 1, 1, 8, 4, 4, XD_F32));
+                    done += r;
+                }
+                SET_FLAG01(PIPE_V, PIPE_MTE2, ws);
+                src = G_F32;
             }
-            SET_FLAG01(PIPE_V, PIPE_MTE2, s);
-            fold_into_acc(G_F32, pixels, 1);
-        } else {
-            fold_into_acc(stage, pixels, 0);
-            SET_FLAG01(PIPE_V, PIPE_MTE2, s);
+            const uint64_t pixel_bytes = g.average ? 64 : 32, per_plane = work.planes > 1 ? hw : work.pixels;
+            const int ends = work.first_pixel + work.pixels >= hw;
+            if (ends) WAIT_FLAG01(PIPE_MTE3, PIPE_V, q);
+            for (uint64_t i = 0; i < work.planes; ++i) {
+                const uint64_t acc = G_ACC + (work.planes > 1 ? i : 0) * 256;
+                if (work.first_pixel == 0)
+                    vector_dup(acc, g.average ? 0 : WIN_F16_NEG_INF, g.one);
+                fold_into_acc(&g, acc, src + i * per_plane * pixel_bytes, per_plane);
+                if (ends) finish_plane(&g, acc, G_OUT + q * MAX_PLANES_PER_CHUNK * 32 + i * 32);
+            }
+            if (!g.average) SET_FLAG01(PIPE_V, PIPE_MTE2, ws);
+            if (ends) {
+                SET_FLAG01(PIPE_V, PIPE_MTE3, q);
+                WAIT_FLAG01(PIPE_V, PIPE_MTE3, q);
+                copy_ubuf_to_gm(win->out + work.plane * 32, G_OUT + q * MAX_PLANES_PER_CHUNK * 32, 1, work.planes,
+                                0, 0);
+                SET_FLAG01(PIPE_MTE3, PIPE_V, q);
+                q ^= 1;
+            }
         }
-        if (c + 1 < chunks) continue;
-        /* Plane done: fold the accumulator's pixels into its first, divide,
-         * convert, store. */
-        const uint64_t q = (p - begin) & 1, out = G_OUT + q * 32;
-        set_mask_lanes(16);
-        WAIT_FLAG01(PIPE_MTE3, PIPE_V, q);
-        if (average) {
-            vadd(G_ACC, G_ACC + 64, G_ACC, vector_config(3, 1, 1, 1, 0, 2, 0, XD_F32));
-            vdiv(G_ACC, G_ACC, G_DIVISOR, vector_contiguous(1, XD_F32));
-            vconv(out, G_ACC, XD_CONV_F32_F16, XD_ROUND_RINT, vector_config(1, 1, 1, 1, 4, 8, 8, XD_F32));
-        } else {
-            vmax(G_ACC, G_ACC + 32, G_ACC, vector_config(7, 1, 1, 1, 0, 1, 0, XD_F16));
-            vor(out, G_ACC, G_ACC, vector_contiguous(1, XD_F16));
-        }
-        set_mask_all();
-        SET_FLAG01(PIPE_V, PIPE_MTE3, q);
-        WAIT_FLAG01(PIPE_V, PIPE_MTE3, q);
-        copy_ubuf_to_gm(win->out + p * 32, out, 1, 1, 0, 0);
-        SET_FLAG01(PIPE_MTE3, PIPE_V, q);
+        if (!have_load) break;
+        work = load;
+        have_work = 1;
+        next_chunk(win, end, &load);
+        s ^= 1;
     }
     wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);
     wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);

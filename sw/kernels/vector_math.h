@@ -137,17 +137,6 @@ static inline void ub_write32(uint64_t offset, uint32_t value) {
     *(volatile uint32_t*)(uintptr_t)(((uint64_t)UB_WINDOW << 8) + offset) = value;
 }
 
-/* f32 bits -> f16 bits (nearest even), through the Vector unit at `scratch`
- * (512 bytes of UB). Drains the V pipe: call before the pipelined loop. */
-static inline uint16_t f32_bits_to_f16(uint32_t bits, uint64_t scratch) {
-    set_mask_lanes(1);
-    vector_dup(scratch, bits, vector_contiguous(1, XD_F32));
-    vconv(scratch + 256, scratch, XD_CONV_F32_F16, XD_ROUND_RINT, vector_config(1, 1, 1, 0, 4, 8, 0, XD_F32));
-    set_mask_all();
-    wait_vector();
-    return ub_read16(scratch + 256);
-}
-
 /* A mask of the f32 lanes [from, 64) of a repeat (0 < from < 64). */
 static inline void set_mask_f32_from(uint64_t from) { set_vector_mask(0, ~(uint64_t)0 << from); }
 

@@ -6,30 +6,40 @@
  * Work: the N * C1 * HO output rows, numbered plane-major; task block b of
  * B takes the contiguous range [items*b/B, items*(b+1)/B).
  *
- * Input rows travel GM -> UB once per block, in order (all the rows the
- * block's output rows of a plane need, then the next plane's):
- *   - MTE2 loads each row into a staging slot (S slots, S <= 8) at pixel
- *     column PAD_LEFT of a UB row of WP pixels whose other columns hold the
- *     padding value (written once per block), so every tap reads a whole,
- *     already padded row;
- *   - V transforms the staged row into the row ring (f16 -> f32 with vconv,
- *     or an f16 copy) and frees the staging slot; the ring holds RING_ROWS
- *     rows, at least the window's height, and is V-only (in-order, no flags);
- *   - loads run up to S rows ahead of the transforms: a load waits for a
- *     staging slot freed by a transform that was issued before it, so every
- *     wait refers to a set earlier in program order (no deadlock whatever
- *     the queue depths).
+ * Rows. For each plane the block touches, the window rows it needs,
+ * [first*SH - PT, last*SH - PT + (KH-1)*DH], padding rows included, go in
+ * order through a V-only ring of RING_ROWS rows of WP pixels (padding
+ * columns at both ends):
+ *   - a row of the map is loaded once per block by MTE2 into a staging slot
+ *     (S <= 8 slots) at pixel column PAD_LEFT of a row whose other columns
+ *     hold the padding value (written once per block), then V transforms it
+ *     into the ring (f16 -> f32 with vconv, or an f16 copy) and frees the
+ *     slot;
+ *   - a padding row (above or below the map) is written by V with the
+ *     padding value (0, or -inf for max pooling);
+ *   - loads run up to S rows ahead of the transforms; a load waits for a
+ *     slot freed by a transform issued before it, so every wait refers to a
+ *     set earlier in program order (no deadlock whatever the queue depths).
  * Flags: MTE2->V EVENT_ID0 "row staged", V->MTE2 EVENT_ID0 "slot free"
  * (counting tokens, FIFO order).
  *
- * Output rows leave in groups of up to GROUP_ROWS rows of one plane (one
- * contiguous burst each, GM rows of a plane are adjacent), through two UB
- * buffers: V->MTE3 EVENT_ID0 "group ready", MTE3->V EVENT_ID0 "buffer free".
+ * Output groups of up to GROUP_ROWS rows of one plane leave through two UB
+ * buffers (V->MTE3 EVENT_ID0 "group ready", MTE3->V EVENT_ID0 "free").
  *
- * Rows in UB are WP pixels, a multiple of 8, wide enough for the widest tap
- * of the last repeat: output rows are computed in whole repeats of 8 pixels
- * (WO8 = WO rounded up to 8); the extra pixels land in the next row's place
- * (overwritten later) or in the slack of the buffer, and are never stored.
+ * Two ways to compute a group:
+ *  - row by row (any strides): an output row is whole repeats of 8 pixels
+ *    (WO8 = WO rounded up to 8), one instruction per tap reading source
+ *    pixels SW apart; the extra pixels land in the next row's place
+ *    (overwritten later) or in the buffer's slack and are never stored.
+ *  - flat (SH = SW = S): the ring is mirrored (row g is written at slots
+ *    g mod R and g mod R + R), so any R consecutive rows are contiguous, and
+ *    a group of T output rows is ONE run of T * WP pixels: output pixel
+ *    f = t * WP + ow reads ring pixel (t*S + i*DH) * WP + ow*S + j*DW
+ *    = f * S + (i*DH * WP + j*DW), so each tap is one instruction over all T
+ *    rows (pixels ow >= WO are computed and dropped: MTE3 stores WO of every
+ *    WP; with S = 2 that is about half of them). This divides the
+ *    instruction count (and the scalar unit's issue work, the limit on
+ *    small maps) by T.
  */
 #pragma once
 
@@ -37,72 +47,108 @@
 
 /* UB plan (256 KiB). */
 enum {
-    UB_STAGE = 0, STAGE_BYTES = 32 << 10,
-    UB_RING = 32 << 10, RING_BYTES = 64 << 10,
-    UB_OUT = 96 << 10, OUT_BYTES = 16 << 10,  /* two buffers */
-    UB_RES = 128 << 10, RES_BYTES = 16 << 10, /* two buffers (residual) */
-    UB_ACC = 160 << 10, ACC_BYTES = 16 << 10, /* one f32 output row */
-    UB_TMP = 176 << 10,                       /* one f32 output row */
-    UB_AUX = 192 << 10, AUX_BYTES = 16 << 10, /* pool: divisor row */
-    UB_WF32 = 208 << 10, WF32_BYTES = 8 << 10,   /* dwconv: weights in f32 */
-    UB_WSTAGE = 216 << 10, WSTAGE_BYTES = 8 << 10, /* dwconv: weights f16 + bias f32 as loaded */
-    UB_BIAS = 224 << 10,                      /* dwconv: bias f32, 256 bytes */
-    UB_CONST = 225 << 10,                     /* small constants */
-    MAX_STAGE_SLOTS = 8,
+    WIN_STAGE = 0, WIN_STAGE_BYTES = 32 << 10,     /* at most; the ring starts after the slots */
+    WIN_RING_END = 96 << 10,
+    WIN_OUT = 96 << 10, WIN_OUT_BYTES = 16 << 10,  /* two buffers */
+    WIN_RES = 128 << 10, WIN_RES_BYTES = 16 << 10, /* two buffers (residual) */
+    WIN_ACC = 160 << 10, WIN_ACC_BYTES = 32 << 10, /* f32 accumulator */
+    WIN_TMP = 192 << 10,                           /* f32, WIN_ACC_BYTES */
+    WIN_AUX = 224 << 10, WIN_AUX_BYTES = 16 << 10, /* pool: divisor row; dwconv: expanded weights */
+    WIN_WF32 = 240 << 10, WIN_WF32_BYTES = 8 << 10, /* dwconv: weights in f32 */
+    WIN_WSTAGE = 248 << 10, WIN_WSTAGE_BYTES = 4 << 10, /* dwconv: weights f16 + bias f32 as loaded */
+    WIN_BIAS = 252 << 10,                          /* dwconv: bias f32, 256 bytes */
+    WIN_BIAS_EXPANDED = WIN_BIAS + 256,            /* dwconv: the bias four times over (4 pixels) */
+    WIN_CONST = WIN_BIAS + 512,                    /* small constants */
+    WIN_MAX_STAGE_SLOTS = 8,
 };
 
-#define F16_NEG_INF 0xfc00u
-#define F32_NEG_ZERO 0x80000000u
+#define WIN_F16_NEG_INF 0xfc00u
 
 typedef struct {
     const uint8_t* in;
     uint8_t* out;
     uint64_t planes, h, w, ho, wo;
     uint64_t kh, kw, sh, sw, pt, pl, dh, dw;
-    uint64_t wp, wo8;           /* UB row pixels, output pixels computed per row */
+    uint64_t wp, wo8;           /* UB row pixels; output pixels computed per row (row by row) */
     int ring_f32;               /* ring rows in f32 (else f16 copies) */
-    uint64_t stage_slots, ring_rows, group_rows;
+    int flat;                   /* groups computed flat (see the header) */
+    uint64_t pad_bits;          /* f16 padding value */
+    uint64_t stage_slots, ring_rows, group_rows; /* slots and ring rows: powers of two */
+    uint64_t row_bytes;         /* of a ring row */
+    uint64_t ring_base;         /* UB offset of the ring (after the staging slots) */
+    /* Packed once (packing costs the scalar unit ~25 instructions): the row
+     * load's burst descriptor and the staging -> ring transform's config. */
+    uint64_t load_burst, fill_config, pad_config;
     uint64_t begin, end;        /* this block's output rows */
-    /* Load cursor: next row to stage (global row number g, plane, ih). */
-    uint64_t load_g, load_plane, load_ih;
+    /* Load cursor: the next map row to stage. */
+    uint64_t loads, load_plane, load_ih, load_hi;
     int load_done;
-    uint64_t staged_g;          /* next row to transform */
-    /* Compute side: the plane being computed and its first row's g. */
+    /* Transform cursor: the next window row (g counts every row, real_g the
+     * map rows), its plane and row. */
+    uint64_t g, real_g, tr_plane, tr_hi;
+    int64_t tr_ih;
+    /* Compute side: the plane being computed, its first row's g and row. */
     uint64_t cmp_plane, cmp_gbase;
+    int64_t cmp_lo;
 } Window;
 
-/* Input rows [*lo, *hi] of plane p that the block's output rows need;
- * returns their count (0: all of them fall in the padding). */
-static inline uint64_t window_plane_rows(const Window* win, uint64_t p, uint64_t* lo, uint64_t* hi) {
+/* Window rows [*lo, *hi] (padding included) of plane p that the block's
+ * output rows need. */
+static inline void window_plane_rows(const Window* win, uint64_t p, int64_t* lo, int64_t* hi) {
     const uint64_t first = win->begin > p * win->ho ? win->begin - p * win->ho : 0;
     const uint64_t last = min_u64(win->end - p * win->ho, win->ho) - 1;
-    const int64_t top = (int64_t)(first * win->sh) - (int64_t)win->pt;
-    const int64_t bottom = (int64_t)(last * win->sh) - (int64_t)win->pt + (int64_t)((win->kh - 1) * win->dh);
-    const int64_t l = top < 0 ? 0 : top;
-    const int64_t h = bottom > (int64_t)win->h - 1 ? (int64_t)win->h - 1 : bottom;
-    *lo = (uint64_t)l;
-    *hi = (uint64_t)h;
-    return h >= l ? (uint64_t)(h - l + 1) : 0;
+    *lo = (int64_t)(first * win->sh) - (int64_t)win->pt;
+    *hi = (int64_t)(last * win->sh) - (int64_t)win->pt + (int64_t)((win->kh - 1) * win->dh);
+}
+
+static inline uint64_t floor_pow2(uint64_t n) {
+    uint64_t p = 1;
+    while (p * 2 <= n) p *= 2;
+    return n ? p : 0;
 }
 
 /* Sets the UB geometry; returns 0 if a row does not fit (caller faults). */
-static inline int window_plan(Window* win, int ring_f32) {
+static inline int window_plan(Window* win, int ring_f32, uint64_t pad_bits) {
     win->ring_f32 = ring_f32;
+    win->pad_bits = pad_bits;
     win->wo8 = (win->wo + 7) / 8 * 8;
     uint64_t wp = win->pl + win->w;
     const uint64_t reach = (win->wo8 - 1) * win->sw + (win->kw - 1) * win->dw + 1;
     if (reach > wp) wp = reach;
     win->wp = (wp + 7) / 8 * 8;
-    const uint64_t ring_row = win->wp * (ring_f32 ? 64 : 32);
-    win->stage_slots = min_u64(MAX_STAGE_SLOTS, STAGE_BYTES / (win->wp * 32));
-    win->ring_rows = RING_BYTES / ring_row;
-    const uint64_t span = (win->kh - 1) * win->dh + 1;
-    if (win->stage_slots < 2 || win->ring_rows < span || win->wo8 * 64 > ACC_BYTES) return 0;
+    const uint64_t pixel = ring_f32 ? 64 : 32, span = (win->kh - 1) * win->dh + 1;
+    win->row_bytes = win->wp * pixel;
+    if (win->wp / (ring_f32 ? 4 : 8) > MAX_REPEAT) return 0; /* one transform instruction a row */
+    win->load_burst = xd_pack_burst(1, win->w, 0, 0);
+    win->fill_config = ring_f32 ? vector_config(win->wp / 4, 1, 1, 1, 8, 4, 4, XD_F32)
+                                : vector_contiguous(win->wp / 8, XD_F16);
+    win->pad_config = vector_contiguous(win->wp / (ring_f32 ? 4 : 8), ring_f32 ? XD_F32 : XD_F16);
+    /* Powers of two: slot = g & (slots - 1) (the scalar unit's divide is slow). */
+    win->stage_slots = floor_pow2(min_u64(WIN_MAX_STAGE_SLOTS, WIN_STAGE_BYTES / (win->wp * 32)));
+    if (win->stage_slots < 2 || win->wo8 * 64 > WIN_ACC_BYTES) return 0;
+    win->ring_base = (win->stage_slots * win->wp * 32 + 255) / 256 * 256;
+    const uint64_t ring_bytes = WIN_RING_END - win->ring_base;
     /* Vector strides: 8 pixels a repeat, f32 halves 16 * sw blocks apart. */
     if ((ring_f32 ? 16 : 8) * win->sw > 255) return 0;
-    win->group_rows = (OUT_BYTES / 32 - (win->wo8 - win->wo)) / win->wo;
-    if (win->group_rows == 0) return 0;
-    return 1;
+    /* Flat: mirrored ring, T rows of WP pixels in the accumulator, the output
+     * and residual buffers and one instruction's 255 repeats. */
+    win->flat = 0;
+    if (win->sh == win->sw) {
+        win->ring_rows = floor_pow2(ring_bytes / (2 * win->row_bytes));
+        uint64_t t = win->ring_rows >= span ? (win->ring_rows - span) / win->sh + 1 : 0;
+        t = min_u64(t, WIN_ACC_BYTES / (win->wp * 64));
+        t = min_u64(t, WIN_OUT_BYTES / (win->wp * 32));
+        t = min_u64(t, 255 * (ring_f32 ? 4 : 8) / win->wp);
+        if (t >= 2) {
+            win->flat = 1;
+            win->group_rows = t;
+            return 1;
+        }
+    }
+    win->ring_rows = floor_pow2(ring_bytes / win->row_bytes);
+    if (win->ring_rows < span) return 0;
+    win->group_rows = (WIN_OUT_BYTES / 32 - (win->wo8 - win->wo)) / win->wo;
+    return win->group_rows != 0;
 }
 
 /* The block's share of the output rows and the cursors at its first row. */
@@ -110,114 +156,136 @@ static inline void window_start(Window* win) {
     const uint64_t items = win->planes * win->ho, blocks = block_dim(), b = block_idx();
     win->begin = items * b / blocks;
     win->end = items * (b + 1) / blocks;
-    win->load_g = win->staged_g = win->cmp_gbase = 0;
+    win->loads = win->g = win->real_g = win->cmp_gbase = 0;
     win->load_done = 1;
-    win->cmp_plane = win->begin / win->ho;
     if (win->begin >= win->end) return;
-    for (uint64_t p = win->begin / win->ho; p * win->ho < win->end; ++p) {
-        uint64_t lo, hi;
-        if (window_plane_rows(win, p, &lo, &hi)) {
-            win->load_plane = p;
-            win->load_ih = lo;
+    const uint64_t p = win->begin / win->ho;
+    int64_t lo, hi;
+    window_plane_rows(win, p, &lo, &hi);
+    win->cmp_plane = win->tr_plane = p;
+    win->cmp_lo = win->tr_ih = lo;
+    win->tr_hi = (uint64_t)hi;
+    /* The first plane with a map row. */
+    for (uint64_t q = p; q * win->ho < win->end; ++q) {
+        window_plane_rows(win, q, &lo, &hi);
+        if (lo < 0) lo = 0;
+        if (hi > (int64_t)win->h - 1) hi = (int64_t)win->h - 1;
+        if (lo <= hi) {
+            win->load_plane = q;
+            win->load_ih = (uint64_t)lo;
+            win->load_hi = (uint64_t)hi;
             win->load_done = 0;
             break;
         }
     }
 }
 
-static inline uint64_t stage_slot(const Window* win, uint64_t g) {
-    return UB_STAGE + g % win->stage_slots * win->wp * 32;
+static inline uint64_t stage_slot(const Window* win, uint64_t real_g) {
+    return WIN_STAGE + (real_g & (win->stage_slots - 1)) * win->wp * 32;
 }
 static inline uint64_t ring_slot(const Window* win, uint64_t g) {
-    return UB_RING + g % win->ring_rows * win->wp * (win->ring_f32 ? 64 : 32);
+    return win->ring_base + (g & (win->ring_rows - 1)) * win->row_bytes;
 }
 
 /* Padding value in every staging column (V, once, before the first load). */
-static inline void window_open(const Window* win, uint64_t pad_bits) {
-    vector_dup(UB_STAGE, pad_bits, vector_contiguous(STAGE_BYTES / 256, XD_F16));
+static inline void window_open(const Window* win) {
+    vector_dup(WIN_STAGE, win->pad_bits, vector_contiguous(WIN_STAGE_BYTES / 256, XD_F16));
     for (uint64_t i = 0; i < win->stage_slots; ++i) set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);
     set_flag(PIPE_MTE3, PIPE_V, EVENT_ID0); /* both output buffers free */
     set_flag(PIPE_MTE3, PIPE_V, EVENT_ID0);
 }
 static inline void window_close(Window* win) {
-    while (win->staged_g < win->load_g) { /* rows loaded but never needed */
+    while (win->real_g < win->loads) { /* map rows staged but never needed (none expected) */
         wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
         set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);
-        win->staged_g++;
+        win->real_g++;
     }
     for (uint64_t i = 0; i < win->stage_slots; ++i) wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);
     wait_flag(PIPE_MTE3, PIPE_V, EVENT_ID0);
     wait_flag(PIPE_MTE3, PIPE_V, EVENT_ID0);
 }
 
-/* MTE2: the next row of the block's row sequence into its staging slot. */
+/* MTE2: the next map row of the block into its staging slot. */
 static inline void window_load_next(Window* win) {
     wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);
     const uint8_t* src = win->in + ((win->load_plane * win->h + win->load_ih) * win->w) * 32;
-    copy_gm_to_ubuf(stage_slot(win, win->load_g) + win->pl * 32, src, 1, win->w, 0, 0);
+    __xd_copy_gm_to_ubuf(stage_slot(win, win->loads) + win->pl * 32, (uint64_t)(uintptr_t)src, 0,
+                         win->load_burst);
     set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
-    win->load_g++;
-    uint64_t lo, hi;
-    window_plane_rows(win, win->load_plane, &lo, &hi);
-    if (win->load_ih < hi) {
+    win->loads++;
+    if (win->load_ih < win->load_hi) {
         win->load_ih++;
         return;
     }
-    for (uint64_t p = win->load_plane + 1; p * win->ho < win->end; ++p)
-        if (window_plane_rows(win, p, &lo, &hi)) {
-            win->load_plane = p;
-            win->load_ih = lo;
+    for (uint64_t q = win->load_plane + 1; q * win->ho < win->end; ++q) {
+        int64_t lo, hi;
+        window_plane_rows(win, q, &lo, &hi);
+        if (lo < 0) lo = 0;
+        if (hi > (int64_t)win->h - 1) hi = (int64_t)win->h - 1;
+        if (lo <= hi) {
+            win->load_plane = q;
+            win->load_ih = (uint64_t)lo;
+            win->load_hi = (uint64_t)hi;
             return;
         }
+    }
     win->load_done = 1;
 }
 
 /* Loads as far ahead as the staging slots allow. */
 static inline void window_prefetch(Window* win) {
-    while (!win->load_done && win->load_g < win->staged_g + win->stage_slots) window_load_next(win);
+    while (!win->load_done && win->loads < win->real_g + win->stage_slots) window_load_next(win);
 }
 
-/* V: staged rows up to (not including) g_limit into the ring. */
+/* V: one ring row from the staging slot (map row) or the padding value. */
+static inline void window_fill_row(const Window* win, uint64_t dst, int real) {
+    if (!real) vector_dup(dst, win->ring_f32 ? 0 : win->pad_bits, win->pad_config);
+    else if (win->ring_f32)
+        vconv(dst, stage_slot(win, win->real_g), XD_CONV_F16_F32, XD_ROUND_RINT, win->fill_config);
+    else
+        vor(dst, stage_slot(win, win->real_g), stage_slot(win, win->real_g), win->fill_config);
+}
+
+/* V: window rows up to (not including) g_limit into the ring. */
 static inline void window_stage_upto(Window* win, uint64_t g_limit) {
-    while (win->staged_g < g_limit) {
+    while (win->g < g_limit) {
         window_prefetch(win);
-        const uint64_t src = stage_slot(win, win->staged_g), dst = ring_slot(win, win->staged_g);
-        wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
-        if (win->ring_f32) { /* wp pixels = wp * 16 lanes, 64 a repeat */
-            for (uint64_t done = 0; done < win->wp / 4;) {
-                const uint64_t r = min_u64(MAX_REPEAT, win->wp / 4 - done);
-                vconv(dst + done * 256, src + done * 128, XD_CONV_F16_F32, XD_ROUND_RINT,
-                      vector_config(r, 1, 1, 1, 8, 4, 4, XD_F32));
-                done += r;
-            }
-        } else {
-            for (uint64_t done = 0; done < win->wp / 8;) {
-                const uint64_t r = min_u64(MAX_REPEAT, win->wp / 8 - done);
-                vor(dst + done * 256, src + done * 256, src + done * 256, vector_contiguous(r, XD_F16));
-                done += r;
-            }
+        const int real = win->tr_ih >= 0 && win->tr_ih < (int64_t)win->h;
+        if (real) wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+        const uint64_t dst = ring_slot(win, win->g);
+        window_fill_row(win, dst, real);
+        if (win->flat) window_fill_row(win, dst + win->ring_rows * win->row_bytes, real);
+        if (real) {
+            set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);
+            win->real_g++;
         }
-        set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);
-        win->staged_g++;
+        win->g++;
+        if (win->tr_ih < (int64_t)win->tr_hi) {
+            win->tr_ih++;
+        } else if ((win->tr_plane + 1) * win->ho < win->end) {
+            int64_t lo, hi;
+            win->tr_plane++;
+            window_plane_rows(win, win->tr_plane, &lo, &hi);
+            win->tr_ih = lo;
+            win->tr_hi = (uint64_t)hi;
+        }
     }
     window_prefetch(win);
 }
 
-/* Compute side: the ring slot of input row ih of plane p (0 if ih is in the
- * padding), staging it (and the rows before it) first. Planes are visited
- * in increasing order. */
-static inline int window_row(Window* win, uint64_t p, int64_t ih, uint64_t* slot) {
-    uint64_t lo, hi;
+/* Compute side: the ring slot of window row ih of plane p (staging it and
+ * the rows before it first). Planes are visited in increasing order. */
+static inline uint64_t window_row(Window* win, uint64_t p, int64_t ih) {
     while (win->cmp_plane < p) {
-        win->cmp_gbase += window_plane_rows(win, win->cmp_plane, &lo, &hi);
+        int64_t lo, hi;
+        window_plane_rows(win, win->cmp_plane, &lo, &hi);
+        win->cmp_gbase += (uint64_t)(hi - lo + 1);
         win->cmp_plane++;
+        window_plane_rows(win, win->cmp_plane, &win->cmp_lo, &hi);
     }
-    if (ih < 0 || ih >= (int64_t)win->h) return 0;
-    window_plane_rows(win, p, &lo, &hi);
-    const uint64_t g = win->cmp_gbase + (uint64_t)ih - lo;
-    window_stage_upto(win, g + 1);
-    *slot = ring_slot(win, g);
-    return 1;
+    const uint64_t g = win->cmp_gbase + (uint64_t)(ih - win->cmp_lo);
+    if (g >= win->g) window_stage_upto(win, g + 1);
+    return ring_slot(win, g);
 }
 
 /* Output groups: item i starts a group of min(group_rows, rows to the end of
@@ -226,47 +294,74 @@ static inline uint64_t window_group_rows(const Window* win, uint64_t item) {
     return min_u64(min_u64(win->group_rows, win->ho - item % win->ho), win->end - item);
 }
 
-/* MTE3: the group's rows (contiguous in GM) from output buffer q. */
+/* UB pixels between output rows in a group's buffers. */
+static inline uint64_t window_out_pitch(const Window* win) { return win->flat ? win->wp : win->wo; }
+
+/* MTE3: the group's rows from output buffer q (rows contiguous in GM; in
+ * UB window_out_pitch pixels apart). */
 static inline void window_store_group(const Window* win, uint64_t item, uint64_t rows, uint64_t q) {
     set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
     wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
-    copy_ubuf_to_gm(win->out + item * win->wo * 32, UB_OUT + q * OUT_BYTES, 1, rows * win->wo, 0, 0);
+    const uint64_t ub = WIN_OUT + q * WIN_OUT_BYTES;
+    if (win->flat)
+        copy_ubuf_to_gm(win->out + item * win->wo * 32, ub, rows, win->wo, win->wp - win->wo, 0);
+    else
+        copy_ubuf_to_gm(win->out + item * win->wo * 32, ub, 1, rows * win->wo, 0, 0);
     set_flag(PIPE_MTE3, PIPE_V, EVENT_ID0);
 }
 
-/* Vector configs over output rows of wo8 pixels (8 a repeat). */
+/* Pixels computed for a group of `rows` output rows from one row / flat. */
+static inline uint64_t window_row_pixels(const Window* win, uint64_t rows) {
+    return win->flat ? rows * win->wp : win->wo8;
+}
+
+/* Vector configs over `pixels` output pixels (8 a repeat), the source pixels
+ * SW apart. */
 /* f16 tap: dst contiguous, src every sw-th pixel. */
-static inline uint64_t window_f16_tap_config(const Window* win) {
-    return vector_config(win->wo8 / 8, 1, win->sw, 1, 8, 8 * win->sw, 8, XD_F16);
+static inline uint64_t window_f16_tap_config(const Window* win, uint64_t pixels) {
+    return vector_config(pixels / 8, 1, win->sw, 1, 8, 8 * win->sw, 8, XD_F16);
 }
 /* The same, as a copy: vor(dst, src, src) with both sources strided alike. */
-static inline uint64_t window_f16_copy_config(const Window* win) {
-    return vector_config(win->wo8 / 8, 1, win->sw, win->sw, 8, 8 * win->sw, 8 * win->sw, XD_F16);
+static inline uint64_t window_f16_copy_config(const Window* win, uint64_t pixels) {
+    return vector_config(pixels / 8, 1, win->sw, win->sw, 8, 8 * win->sw, 8 * win->sw, XD_F16);
 }
 /* f32 half-pixel tap (channels 0-7 or 8-15 of each pixel, 2 blocks a
  * pixel): dst and src1 every pixel, src0 every sw-th pixel. */
-static inline uint64_t window_f32_tap_config(const Window* win) {
-    return vector_config(win->wo8 / 8, 2, 2 * win->sw, 2, 16, 16 * win->sw, 16, XD_F32);
+static inline uint64_t window_f32_tap_config(const Window* win, uint64_t pixels) {
+    return vector_config(pixels / 8, 2, 2 * win->sw, 2, 16, 16 * win->sw, 16, XD_F32);
 }
-static inline uint64_t window_f32_copy_config(const Window* win) {
-    return vector_config(win->wo8 / 8, 2, 2 * win->sw, 2 * win->sw, 16, 16 * win->sw, 16 * win->sw, XD_F32);
+static inline uint64_t window_f32_copy_config(const Window* win, uint64_t pixels) {
+    return vector_config(pixels / 8, 2, 2 * win->sw, 2 * win->sw, 16, 16 * win->sw, 16 * win->sw, XD_F32);
 }
-/* Contiguous f32 over a row of wo8 pixels. */
-static inline uint64_t window_f32_row_config(const Window* win) {
-    return vector_contiguous(win->wo8 / 4, XD_F32);
+
+/* Contiguous f32 over `pixels` pixels (4 a repeat; pixels / 4 <= 255). */
+static inline uint64_t window_f32_pixels_config(uint64_t pixels) { return vector_contiguous(pixels / 4, XD_F32); }
+/* f32 pixels -> f16 pixels (dense result). */
+static inline void window_to_f16(uint64_t dst, uint64_t src, uint64_t pixels) {
+    vconv(dst, src, XD_CONV_F32_F16, XD_ROUND_RINT, vector_config(pixels / 4, 1, 1, 1, 4, 8, 8, XD_F32));
 }
-/* f32 row -> f16 row (dense result). */
-static inline void window_row_to_f16(const Window* win, uint64_t dst, uint64_t src) {
-    vconv(dst, src, XD_CONV_F32_F16, XD_ROUND_RINT, vector_config(win->wo8 / 4, 1, 1, 1, 4, 8, 8, XD_F32));
+/* f16 pixels -> f32 pixels. */
+static inline void window_to_f32(uint64_t dst, uint64_t src, uint64_t pixels) {
+    vconv(dst, src, XD_CONV_F16_F32, XD_ROUND_RINT, vector_config(pixels / 4, 1, 1, 1, 8, 4, 4, XD_F32));
 }
 
 /* IEEE single bits of a small integer n (1 <= n < 2^24), computed without
  * floating point (kernels are rv64imac). */
-static inline uint32_t f32_bits_of_uint(uint64_t n) {
+static inline uint32_t window_f32_bits_of_uint(uint64_t n) {
     uint32_t e = 0;
     while ((n >> (e + 1)) != 0) e++;
     return ((127 + e) << 23) | (uint32_t)((n << (23 - e)) & 0x7fffff);
 }
 
-/* Read the window geometry shared by pool and dwconv. */
+/* x, as a value the compiler cannot see through. Constant configs used in
+ * loops are passed through this once, at the start: otherwise GCC keeps
+ * 64-bit constants in .rodata and, as every intrinsic clobbers memory,
+ * reloads them after each instruction, and a .rodata load is a DDR round
+ * trip for the scalar unit (no data cache): ~150 cycles. */
+static inline uint64_t win_opaque(uint64_t x) {
+    __asm__("" : "+r"(x));
+    return x;
+}
+
+/* A geometry the kernel cannot run: stop with a scalar-trap fault. */
 static inline void window_fault(void) { __builtin_trap(); }

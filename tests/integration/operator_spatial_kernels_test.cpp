@@ -21,6 +21,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <cstdlib>
+#include <iostream>
 #include <map>
 #include <random>
 #include <string>
@@ -68,6 +70,7 @@ double launch_cycles(KernelRun& run, unsigned cores) {
     EXPECT_EQ(run.stat(core + ".blocks_faulted"), 0);
     cycles = std::max(cycles, run.stat(core + ".kernel_cycles"));
   }
+  if (std::getenv("NPUVP_KERNEL_TEST_STATS")) StatisticsRegistry::instance().print_table(std::cout);
   return cycles;
 }
 
@@ -496,6 +499,21 @@ TEST(OperatorPool, AveragePool5x5Stride1Pad2TwoImages) {
   c.blocks = 4;
   run_pool(c);
 }
+// Different strides (row by row), unit column stride: whole-pixel taps.
+TEST(OperatorPool, AveragePoolStride2x1Dilated) {
+  PoolCase c{"avgpool 24x19x21 3x2/(2,1) dilation 1x2 pad 1,1"};
+  c.mode = NPUVP_POOL_AVERAGE;
+  c.channels = 24;
+  c.h = 19;
+  c.w = 21;
+  c.kh = 3;
+  c.kw = 2;
+  c.sh = 2;
+  c.dw = 2;
+  c.pt = c.pl = 1;
+  c.blocks = 3;
+  run_pool(c);
+}
 // GlobalAveragePool = the window of the whole map.
 TEST(OperatorPool, GlobalAverage7x7x2048) {
   PoolCase c{"global average 2048x7x7"};
@@ -513,6 +531,16 @@ TEST(OperatorPool, GlobalAverage56x56) {
   c.h = c.w = c.kh = c.kw = 56;
   c.cores = 4;
   c.blocks = 5;
+  run_pool(c);
+}
+// Planes larger than one chunk (1024 pixels): pieces folded in turn.
+TEST(OperatorPool, GlobalMax41x37ThreeBlocks) {
+  PoolCase c{"global max 2x20x41x37"};
+  c.n = 2;
+  c.channels = 20;
+  c.h = c.kh = 41;
+  c.w = c.kw = 37;
+  c.blocks = 3;
   run_pool(c);
 }
 TEST(OperatorPool, GlobalMax13x11) {
@@ -688,6 +716,15 @@ TEST(OperatorDwConv, ClipAboveZeroKeepsPaddedChannelsZero) {
   c.clip_min = 0.25f;
   c.clip_max = 1.0f;
   c.bias = false;
+  run_dwconv(c);
+}
+// Rows too wide for flat groups (a 4-row ring, one output row at a time).
+TEST(OperatorDwConv, WideRows280) {
+  DwCase c{"dw 16x9x280 s1"};
+  c.channels = 16;
+  c.h = 9;
+  c.w = 280;
+  c.blocks = 3;
   run_dwconv(c);
 }
 // Dilation, asymmetric pads and strides, 5x5 kernel, no activation.
