@@ -17,7 +17,7 @@ struct ConvProblem {
 struct ConvTiling {
   std::int64_t tile_ho = 0, tile_cout = 0;  // cout a multiple of 16
   std::uint32_t blocks = 1;
-  std::uint64_t l1_bytes = 0, l0c_bytes = 0;  // per buffer set (doubled with double buffering)
+  std::uint64_t l1_bytes = 0, l0c_bytes = 0;  // L1: input slices (two with double buffering) + weight panels
   std::uint64_t ddr_bytes = 0;                // modelled traffic
   double cycles = 0, cube_utilisation = 0;    // modelled
   int candidates = 0;                         // tilings evaluated
@@ -37,8 +37,12 @@ struct MatmulTiling {
   std::string text() const;
 };
 
-// K rows of a weight panel staged through L1 at a time (the kernels stream K).
-constexpr std::int64_t kPlannerKStage = 256;
+// The operator kernels' own limits the plan respects (sw/kernels/op_conv.c,
+// op_matmul.c): K staged through L1 128 rows at a time, Conv C tiles at most
+// 128 columns wide, MatMul tiles at most 512 x 256.
+constexpr std::int64_t kPlannerKStage = 128;
+constexpr std::int64_t kConvMaxColumns = 128;
+constexpr std::int64_t kMatmulMaxTileM = 512, kMatmulMaxTileN = 256;
 
 ConvTiling plan_conv(const SocBuffers& soc, const ConvProblem& problem, bool double_buffering);
 MatmulTiling plan_matmul(const SocBuffers& soc, const MatmulProblem& problem, bool double_buffering);
