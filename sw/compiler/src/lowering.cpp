@@ -119,6 +119,7 @@ void LoweringContext::begin_layer(const Node& node) {
   record.first_launch = std::uint32_t(program.launches.size());
   program.layers.push_back(record);
   layer_constants_start_ = program.constants.size();
+  bytes_read_ = ~std::uint64_t(0);
 }
 
 void LoweringContext::end_layer(const Node& node, std::uint64_t macs) {
@@ -127,8 +128,12 @@ void LoweringContext::end_layer(const Node& node, std::uint64_t macs) {
   record.macs = macs;
   // Minimum DDR bytes: every activation read and written once, every constant read once.
   std::uint64_t bytes = program.constants.size() - layer_constants_start_;
-  for (int id : node.inputs)
-    if (id >= 0 && !value(id).is_constant()) bytes += stored_bytes(id);
+  if (bytes_read_ != ~std::uint64_t(0)) {
+    bytes += bytes_read_;
+  } else {
+    for (int id : node.inputs)
+      if (id >= 0 && !value(id).is_constant()) bytes += stored_bytes(id);
+  }
   if (node.epilogue.residual >= 0) bytes += stored_bytes(node.epilogue.residual);
   for (int id : node.outputs)
     if (id >= 0) bytes += stored_bytes(id);

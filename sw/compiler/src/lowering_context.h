@@ -50,6 +50,9 @@ class LoweringContext {
   void begin_layer(const Node& node);
   void end_layer(const Node& node, std::uint64_t macs);
   LayerRecord& layer() { return program.layers.back(); }
+  // The activation bytes the layer must read when it reads only part of its
+  // inputs (a slice, a strided window); the default is all of them.
+  void set_bytes_read(std::uint64_t bytes) { bytes_read_ = bytes; }
   std::uint32_t eltwise_blocks(std::int64_t elements) const;
 
   // ---- emitters shared by the families
@@ -66,6 +69,7 @@ class LoweringContext {
   std::vector<int> buffer_of_;
   std::map<int, std::uint64_t> constant_cache_;
   std::uint64_t layer_constants_start_ = 0;
+  std::uint64_t bytes_read_ = ~std::uint64_t(0);
 };
 
 // Element strides of a dense row-major shape.

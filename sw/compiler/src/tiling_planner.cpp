@@ -13,7 +13,8 @@ std::int64_t round16(std::int64_t v) { return ceil_div(v, 16) * 16; }
 // and the DDR overlap except for one tile's worth per core: the first tile's
 // loads before the Cube starts and the last tile's results after it stops (the
 // software pipeline's fill and drain, DLIR's focus window). Serial, they add up.
-// Each tile pays the DDR latency once (DLIR's seg / B + L per load).
+// Each tile pays the DDR latency once (DLIR's seg / B + L per load) and the
+// kernels' fixed cost of a tile (kTileOverheadCycles).
 // The Cube is fed from L1 through MTE1 (L0A / L0B): `mte1_bytes` of fractals
 // that overlap the Cube, so a core computes at the slower of the two.
 double modelled_cycles(const SocBuffers& soc, double padded_macs, double mte1_bytes, double ddr_bytes,
@@ -23,7 +24,7 @@ double modelled_cycles(const SocBuffers& soc, double padded_macs, double mte1_by
   const double cube = padded_macs / soc.cube_macs_per_cycle, feed = mte1_bytes / soc.get("L0A").bytes_per_cycle;
   const double compute = std::max(cube, feed) / blocks * imbalance;
   const double memory = ddr_bytes / soc.ddr_bytes_per_cycle;
-  const double latency = per_core_units * soc.get("DDR").latency_cycles;
+  const double latency = per_core_units * (soc.get("DDR").latency_cycles + kTileOverheadCycles);
   if (!double_buffering) return compute + memory + latency;
   const double fill = (compute + memory) / per_core_units;
   return std::max(compute, memory) + fill + latency;
