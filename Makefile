@@ -7,7 +7,9 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBIAN_PACKAGES := cmake ninja-build g++ pkg-config make \
   libsystemc-dev libyaml-cpp-dev nlohmann-json3-dev libelf-dev libboost-dev \
   libgtest-dev libgmock-dev libbenchmark-dev \
-  gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc gdb-multiarch
+  gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc gdb-multiarch \
+  python3-torch python3-torchvision python3-onnx python3-numpy \
+  libonnx-dev libprotobuf-dev protobuf-compiler
 
 # Only `make reproduce-nsi` needs these (its plots), so `deps` does not install them.
 STUDY_PACKAGES := python3-matplotlib
