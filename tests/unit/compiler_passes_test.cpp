@@ -239,9 +239,12 @@ TEST(CompilerPasses, LayoutConversionsOnlyAtBoundaries) {
   EXPECT_EQ(g.nodes.front().op(), "ToNC1HWC0");
   EXPECT_EQ(count_ops(g, "ToND"), 1);
   for (const auto& node : g.nodes) {
-    if (node.op() == "Sigmoid" || node.op() == "Mul" || node.op() == "Add")
+    if (node.op() == "Sigmoid" || node.op() == "Mul" || node.op() == "Add") {
       EXPECT_EQ(g.values[node.outputs[0]].layout, Layout::NC1HWC0) << node.op();
-    if (node.op() == "ToND") EXPECT_EQ(g.nodes[g.values[node.inputs[0]].producer].op(), "GlobalAveragePool");
+    }
+    if (node.op() == "ToND") {
+      EXPECT_EQ(g.nodes[g.values[node.inputs[0]].producer].op(), "GlobalAveragePool");
+    }
   }
 }
 
