@@ -29,6 +29,7 @@ CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
   const int conversions = assign_layouts(graph);
 
   Program program = lower_graph(graph, options);
+  graph = Graph();  // the host copies of the weights: the constants region has them now
   plan_memory(program);
 
   CompiledModel model;
@@ -69,14 +70,7 @@ CompiledModel compile_onnx_bytes(const std::string& bytes, const CompileOptions&
 }
 
 CompiledModel compile_onnx_file(const std::string& path, const CompileOptions& options) {
-  std::ifstream file(path, std::ios::binary | std::ios::ate);
-  if (!file) throw CompileError(path + ": cannot open the file");
-  std::string bytes(std::size_t(file.tellg()), '\0');
-  file.seekg(0);
-  if (!file.read(bytes.data(), std::streamsize(bytes.size()))) throw CompileError(path + ": cannot read the file");
-  Graph graph = import_onnx(bytes, path);
-  std::string().swap(bytes);  // the weights now live in the graph
-  return compile_graph(std::move(graph), options);
+  return compile_graph(import_onnx_file(path), options);
 }
 
 }  // namespace npuvp::compiler
