@@ -76,10 +76,18 @@ TEST(CompilerPlanner, BlocksBalanceTheCores) {
   const SocBuffers registry = build_soc_buffers(soc);
   EXPECT_EQ(balanced_blocks(registry, 3), 3u);
   EXPECT_EQ(balanced_blocks(registry, 100), 8u);
-  // A layer with enough work uses every core.
-  const ConvTiling t = plan_conv(registry, problem_of({64, 56, 64, 3, 1}), true);
-  EXPECT_EQ(t.blocks, 8u);
-  const std::int64_t units = (56 + t.tile_ho - 1) / t.tile_ho * ((64 + t.tile_cout - 1) / t.tile_cout);
+  EXPECT_EQ(block_candidates(registry, 100), (std::vector<std::uint32_t>{1, 2, 4, 8}));
+  EXPECT_EQ(block_candidates(registry, 3), (std::vector<std::uint32_t>{1, 2, 3}));
+  const ConvProblem p = problem_of({64, 56, 64, 3, 1});
+  // On 12.8 GB/s the layer is memory-bound: more blocks would only add DDR streams.
+  const ConvTiling memory_bound = plan_conv(registry, p, true);
+  EXPECT_LE(memory_bound.blocks, 2u) << memory_bound.text();
+  // With HBM-class bandwidth it is compute-bound and every core gets work.
+  soc.ddr_bytes_per_second = 1e12;
+  const ConvTiling compute_bound = plan_conv(build_soc_buffers(soc), p, true);
+  EXPECT_EQ(compute_bound.blocks, 8u) << compute_bound.text();
+  const std::int64_t units = (56 + compute_bound.tile_ho - 1) / compute_bound.tile_ho *
+                             ((64 + compute_bound.tile_cout - 1) / compute_bound.tile_cout);
   EXPECT_GE(units, 8);
 }
 

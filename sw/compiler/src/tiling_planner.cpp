@@ -23,7 +23,9 @@ double modelled_cycles(const SocBuffers& soc, double padded_macs, double mte1_by
   const double imbalance = per_core_units * blocks / double(units);
   const double cube = padded_macs / soc.cube_macs_per_cycle, feed = mte1_bytes / soc.get("L0A").bytes_per_cycle;
   const double compute = std::max(cube, feed) / blocks * imbalance;
-  const double memory = ddr_bytes / soc.ddr_bytes_per_cycle;
+  // Concurrent streams beyond the DDR's two channels cost row misses and bank conflicts.
+  const double contention = 1 + kDdrStreamPenalty * std::max(0.0, double(blocks) - 2);
+  const double memory = ddr_bytes / soc.ddr_bytes_per_cycle * contention;
   const double latency = per_core_units * (soc.get("DDR").latency_cycles + kTileOverheadCycles);
   if (!double_buffering) return compute + memory + latency;
   const double fill = (compute + memory) / per_core_units;
@@ -34,6 +36,14 @@ double modelled_cycles(const SocBuffers& soc, double padded_macs, double mte1_by
 
 std::uint32_t balanced_blocks(const SocBuffers& soc, std::int64_t units) {
   return std::uint32_t(std::clamp<std::int64_t>(units, 1, soc.ai_cores));
+}
+
+std::vector<std::uint32_t> block_candidates(const SocBuffers& soc, std::int64_t units) {
+  const std::uint32_t most = balanced_blocks(soc, units);
+  std::vector<std::uint32_t> candidates;
+  for (std::uint32_t b = 1; b < most; b *= 2) candidates.push_back(b);
+  candidates.push_back(most);
+  return candidates;
 }
 
 std::string ConvTiling::text() const {
@@ -73,7 +83,7 @@ ConvTiling plan_conv(const SocBuffers& soc, const ConvProblem& p, bool double_bu
       ++best.candidates;
       const std::int64_t n_ho = ceil_div(p.ho, tile_ho);
       const std::int64_t units = p.n * n_ho * n_co;
-      const std::uint32_t blocks = balanced_blocks(soc, units);
+      for (const std::uint32_t blocks : block_candidates(soc, units)) {
       const std::int64_t per_block = ceil_div(units, blocks);
       // A slice is loaded once per block that computes one of its Cout groups.
       const double input_reads = double(ceil_div(n_co, std::min(per_block, n_co)));
@@ -94,6 +104,7 @@ ConvTiling plan_conv(const SocBuffers& soc, const ConvProblem& p, bool double_bu
         const int candidates = best.candidates;
         best = {tile_ho, tile_cout, blocks, sets * slice + panel_area, 0, std::uint64_t(ddr), cycles,
                 true_macs / (cycles * soc.cube_macs_per_cycle * soc.ai_cores), candidates};
+      }
       }
     }
   }
@@ -120,11 +131,13 @@ MatmulTiling plan_matmul(const SocBuffers& soc, const MatmulProblem& p, bool dou
       ++best.candidates;
       const std::int64_t n_m = ceil_div(p.m, tile_m), n_n = ceil_div(p.n, tile_n);
       const std::int64_t units = p.batch * n_m * n_n;
-      const std::uint32_t blocks = balanced_blocks(soc, units);
+      for (const std::uint32_t blocks : block_candidates(soc, units)) {
       const double a_bytes = double(p.batch) * p.m * p.k * 2;
       const double b_bytes = double(p.b_shared ? 1 : p.batch) * p.k * p.n * 2;
-      // A tile row's A block stays in L1 when it fits half of it: A is then read once.
-      const bool a_resident = std::uint64_t(tile_m * p.k * 2) <= l1 / 2;
+      // A tile row's A block stays in L1 when its K stages fit the kernel's A slots
+      // (and half of L1): A is then read once, otherwise once per N tile.
+      const bool a_resident = ceil_div(p.k, kPlannerKStage) <= kMatmulResidentKStages &&
+                              std::uint64_t(tile_m * p.k * 2) <= l1 / 2;
       const double ddr = a_bytes * (a_resident ? 1 : n_n) + b_bytes * n_m * (p.b_shared ? p.batch : 1) +
                          double(p.batch) * p.m * p.n * 2;
       const double padded_macs = double(p.batch) * (n_m * tile_m) * k16 * (n_n * tile_n);
@@ -134,6 +147,7 @@ MatmulTiling plan_matmul(const SocBuffers& soc, const MatmulProblem& p, bool dou
         const int candidates = best.candidates;
         best = {tile_m, tile_n, blocks, l1_use, l0c_use, std::uint64_t(ddr), cycles,
                 true_macs / (cycles * soc.cube_macs_per_cycle * soc.ai_cores), candidates};
+      }
       }
     }
   }

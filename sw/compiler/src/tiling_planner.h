@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "soc_buffers.h"
 
@@ -43,6 +44,8 @@ struct MatmulTiling {
 constexpr std::int64_t kPlannerKStage = 128;
 constexpr std::int64_t kConvMaxColumns = 128;
 constexpr std::int64_t kMatmulMaxTileM = 512, kMatmulMaxTileN = 256;
+// op_matmul.c keeps a tile row's A block in L1 only up to 14 K stages (K <= 1792).
+constexpr std::int64_t kMatmulResidentKStages = 14;
 // The fixed cost of one tile in the operator kernels (scalar loop, the start and
 // drain of the MTE2 / MTE1 / Cube / Vector / MTE3 pipeline, the epilogue's
 // bias load), AI Core cycles. Calibrated on the simulated kernels: ResNet-50 and
@@ -50,6 +53,12 @@ constexpr std::int64_t kMatmulMaxTileM = 512, kMatmulMaxTileN = 256;
 // 0: 1.13x / 3.1x slower, the model then splits memory-bound layers into
 // 16-wide tiles).
 constexpr double kTileOverheadCycles = 3000;
+// DDR time grows by this fraction per concurrent block beyond two (the DDR's two
+// channels): row misses and bank conflicts of interleaved streams. Calibrated on
+// ResNet-50 at 8 AI Cores: memory-bound layers on 2 / 4 / 8 blocks took 13.2 /
+// 14.8 / 16.7 ms, so the planner gives a memory-bound layer only the blocks that
+// hide its Cube time.
+constexpr double kDdrStreamPenalty = 0.045;
 
 ConvTiling plan_conv(const SocBuffers& soc, const ConvProblem& problem, bool double_buffering);
 MatmulTiling plan_matmul(const SocBuffers& soc, const MatmulProblem& problem, bool double_buffering);
@@ -57,5 +66,7 @@ MatmulTiling plan_matmul(const SocBuffers& soc, const MatmulProblem& problem, bo
 // Task blocks for `units` independent pieces of work: min(units, ai_cores)
 // balances them (each core gets ceil or floor of units / cores).
 std::uint32_t balanced_blocks(const SocBuffers& soc, std::int64_t units);
+// The block counts the planner tries: 1, 2, 4, ... and min(units, ai_cores).
+std::vector<std::uint32_t> block_candidates(const SocBuffers& soc, std::int64_t units);
 
 }  // namespace npuvp::compiler
