@@ -23,8 +23,9 @@ double modelled_cycles(const SocBuffers& soc, double padded_macs, double mte1_by
   const double imbalance = per_core_units * blocks / double(units);
   const double cube = padded_macs / soc.cube_macs_per_cycle, feed = mte1_bytes / soc.get("L0A").bytes_per_cycle;
   const double compute = std::max(cube, feed) / blocks * imbalance;
-  // Concurrent streams beyond the DDR's two channels cost row misses and bank conflicts.
-  const double contention = 1 + kDdrStreamPenalty * std::max(0.0, double(blocks) - 2);
+  // Concurrent streams beyond the DDR's channels cost row misses and bank conflicts.
+  const double channels = std::max(2.0, std::round(soc.ddr_bytes_per_cycle * soc.clock_hz / kDdrChannelBytesPerSecond));
+  const double contention = 1 + kDdrStreamPenalty * std::max(0.0, double(blocks) - channels);
   const double memory = ddr_bytes / soc.ddr_bytes_per_cycle * contention;
   const double latency = per_core_units * (soc.get("DDR").latency_cycles + kTileOverheadCycles);
   if (!double_buffering) return compute + memory + latency;

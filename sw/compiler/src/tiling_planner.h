@@ -53,12 +53,14 @@ constexpr std::int64_t kMatmulResidentKStages = 14;
 // 0: 1.13x / 3.1x slower, the model then splits memory-bound layers into
 // 16-wide tiles).
 constexpr double kTileOverheadCycles = 3000;
-// DDR time grows by this fraction per concurrent block beyond two (the DDR's two
-// channels): row misses and bank conflicts of interleaved streams. Calibrated on
+// DDR time grows by this fraction per concurrent block beyond the DDR's channels
+// (bandwidth / 6.4 GB/s, one LPDDR4-3200 x16 channel; at least 2): row misses
+// and bank conflicts of interleaved streams. Calibrated on
 // ResNet-50 at 8 AI Cores: memory-bound layers on 2 / 4 / 8 blocks took 13.2 /
 // 14.8 / 16.7 ms, so the planner gives a memory-bound layer only the blocks that
 // hide its Cube time.
 constexpr double kDdrStreamPenalty = 0.045;
+constexpr double kDdrChannelBytesPerSecond = 6.4e9;
 
 ConvTiling plan_conv(const SocBuffers& soc, const ConvProblem& problem, bool double_buffering);
 MatmulTiling plan_matmul(const SocBuffers& soc, const MatmulProblem& problem, bool double_buffering);
