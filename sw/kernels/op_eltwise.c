@@ -18,9 +18,9 @@
  *
  * Operands per tile: ROWS (k rows loaded with one pitched copy), ROW (the
  * same row for all k rows: loaded once, read with repeat stride 0) or
- * SCALAR (stride 0 along the row: the scalar unit reads each row's value
- * from GM and vdup's it). An operand that is the same row for the whole
- * launch is loaded once per block ("resident").
+ * SCALAR (stride 0 along the row: each row's value, loaded into UB, is
+ * read by the scalar unit and vdup'd). An operand that is the same row for
+ * the whole launch is loaded once per block ("resident").
  */
 #include "npuvp/operator_kernels.h"
 #include "vector_math.h"
@@ -34,8 +34,9 @@ enum {
     MASK_BASE = W_BASE + 4 * W_BYTES,     /* vcmp bits: CHUNK / 8 bytes */
     CONST_BASE = MASK_BASE + CHUNK / 8,   /* constant rows, 256 bytes each */
     C_SIGN = CONST_BASE, C_HALF = CONST_BASE + 256, C_SMALL = CONST_BASE + 512,
-    SCRATCH = CONST_BASE + 1024,          /* 512 bytes */
-    UB_END = SCRATCH + 512,
+    VALUES_BYTES = 8 << 10,              /* per-row values of a SCALAR operand, a then b */
+    VALUES_A = CONST_BASE + 768, VALUES_B = VALUES_A + VALUES_BYTES,
+    UB_END = VALUES_B + VALUES_BYTES,
     MAX_RANK = 5,
 };
 _Static_assert(UB_END <= 256 * 1024, "eltwise UB layout exceeds the 256 KiB UB");
@@ -61,7 +62,8 @@ static void __attribute__((noinline, noreturn)) eltwise_invalid_argument(void) {
  * makes the innermost dim's strides 0 or 1 (else it becomes an outer dim
  * of rows of length 1). */
 static void normalise(struct shape* s, int use_a, int use_b) {
-    struct shape n = {0};
+    struct shape n;
+    n.rank = 0;
     for (uint64_t d = 0; d < s->rank; ++d) {
         if (s->dim[d] == 1) continue;
         if (n.rank > 0) {
@@ -91,9 +93,12 @@ static void normalise(struct shape* s, int use_a, int use_b) {
         n.sa[n.rank] = n.sb[n.rank] = 1;
         ++n.rank;
     }
-    if (!use_a) for (uint64_t d = 0; d < n.rank; ++d) n.sa[d] = 0;
-    if (!use_b) for (uint64_t d = 0; d < n.rank; ++d) n.sb[d] = 0;
-    *s = n;
+    s->rank = n.rank;
+    for (uint64_t d = 0; d < n.rank; ++d) {
+        s->dim[d] = n.dim[d];
+        s->sa[d] = use_a ? n.sa[d] : 0;
+        s->sb[d] = use_b ? n.sb[d] : 0;
+    }
 }
 
 /* One tile: rows row0 .. row0 + k - 1 (consecutive in the innermost outer
@@ -116,22 +121,21 @@ struct plan {
     int a_resident, b_resident;
 };
 
-static int64_t outer_offset(const struct shape* s, const uint64_t* stride, uint64_t row) {
-    /* row -> multi-index over dims 0 .. rank-2 (outermost first) */
+/* The element offset of row `row`'s start: row -> multi-index over dims
+ * 0 .. rank-2 (outermost first), times the operand's strides. */
+static uint64_t outer_offset(const struct shape* s, const uint64_t* stride, uint64_t row) {
     uint64_t offset = 0;
     for (int64_t d = (int64_t)s->rank - 2; d >= 0; --d) {
         offset += (row % s->dim[d]) * stride[d];
         row /= s->dim[d];
     }
-    return (int64_t)offset;
+    return offset;
 }
 
-static enum operand_mode operand_mode(const struct plan* p, const struct tile* t, int use, uint64_t inner_stride,
-                                      uint64_t row_stride) {
+static enum operand_mode operand_mode(const struct tile* t, int use, uint64_t inner_stride, uint64_t row_stride) {
     if (!use) return MODE_ABSENT;
-    if (inner_stride == 0 && t->len > 0) return MODE_SCALAR;
+    if (inner_stride == 0) return MODE_SCALAR;
     if (t->k > 1 && row_stride == 0) return MODE_ROW;
-    (void)p;
     return MODE_ROWS;
 }
 
@@ -145,18 +149,41 @@ static void load_operand(enum operand_mode mode, uint64_t ub, const uint8_t* gm,
         copy_gm_to_ubuf_pitched(ub, gm, 1, blocks, 0, 0, t->len * 2);
 }
 
-/* V: a SCALAR operand's per-row values, read from GM by the scalar unit,
- * duplicated over each row (one vdup for the tile when they are all the
- * same element). */
-static void fill_scalar_operand(uint64_t ub, const uint8_t* gm, const struct tile* t, uint64_t row_stride) {
-    const uint16_t* values = (const uint16_t*)gm;
+/* A SCALAR operand's k per-row values come through UB (MTE2: one burst when
+ * contiguous, else one 32-byte block each) rather than by the scalar unit's
+ * GM loads, one ring round trip each, when there are several and they fit. */
+static int scalar_values_via_ub(const struct tile* t, uint64_t row_stride) {
+    return t->k > 1 && row_stride != 0 && (row_stride == 1 || t->k * 32 <= VALUES_BYTES);
+}
+static uint64_t value_offset(uint64_t row_stride, uint64_t i) { return row_stride == 1 ? i * 2 : i * 32; }
+
+/* MTE2: those values into `values`; MTE2->S EVENT_ID6 tells the scalar unit. */
+static void load_scalar_values(uint64_t values, const uint8_t* gm, const struct tile* t, uint64_t row_stride) {
+    if (row_stride == 1) copy_gm_to_ubuf_pitched(values, gm, 1, ceil_div(t->k * 2, 32), 0, 0, t->k * 2);
+    else copy_gm_to_ubuf_pitched(values, gm, t->k, 1, 0, row_stride * 2, 2);
+    set_flag(PIPE_MTE2, PIPE_S, EVENT_ID6);
+}
+
+/* V: a SCALAR operand's per-row values duplicated over each row (one vdup
+ * for the tile when they are all the same element), read from UB after
+ * load_scalar_values or else from GM by the scalar unit. */
+static void fill_scalar_operand(uint64_t ub, const uint8_t* gm, const struct tile* t, uint64_t row_stride,
+                                uint64_t values) {
     if (t->k == 1 || row_stride == 0) {
-        vloop(V_DUP, XD_F16, ub, 0, *(volatile const uint16_t*)values, t->k * t->pitch);
+        vloop(V_DUP, XD_F16, ub, 0, *(volatile const uint16_t*)gm, t->k * t->pitch);
         return;
     }
-    for (uint64_t i = 0; i < t->k; ++i)
-        vloop(V_DUP, XD_F16, ub + i * t->pitch * 2, 0, *(volatile const uint16_t*)(values + i * row_stride),
-              t->pitch);
+    /* k > 1: a row is at most CHUNK / 2 elements, so one instruction each */
+    const uint64_t config = vector_contiguous(ceil_div(t->pitch, LANES_F16), XD_F16), row_bytes = t->pitch * 2;
+    if (scalar_values_via_ub(t, row_stride)) {
+        wait_flag(PIPE_MTE2, PIPE_S, EVENT_ID6);
+        const uint64_t step = value_offset(row_stride, 1);
+        for (uint64_t i = 0; i < t->k; ++i, ub += row_bytes, values += step)
+            vector_dup(ub, ub_read16(values), config);
+    } else {
+        for (uint64_t i = 0; i < t->k; ++i, ub += row_bytes, gm += row_stride * 2)
+            vector_dup(ub, *(volatile const uint16_t*)gm, config);
+    }
 }
 
 /* out = op(a, b) in f16 for the tile's k rows of `pitch` elements; a ROW
@@ -315,8 +342,10 @@ static void compute_tile(const struct plan* p, const struct tile* t, uint64_t ou
     f32_to_f16(out, W0, n);
 }
 
-/* The tile starting at work item `item` (at most `items_left` items). */
-static struct tile make_tile(const struct plan* p, uint64_t item, uint64_t items_left) {
+/* The tile starting at work item `item` (at most `items_left` items).
+ * (Structures are filled in place: kernels link no libc, and the
+ * runtime's byte-wise memcpy would cost more than the tile setup.) */
+static void make_tile(const struct plan* p, uint64_t item, uint64_t items_left, struct tile* tp) {
     struct tile t;
     const struct shape* s = &p->s;
     uint64_t row = item, col0 = 0;
@@ -335,53 +364,61 @@ static struct tile make_tile(const struct plan* p, uint64_t item, uint64_t items
     t.pitch = round16(t.len);
     const uint64_t in = s->rank - 1;
     t.out_offset = row * p->inner + col0;
-    t.a_offset = (uint64_t)outer_offset(s, s->sa, row) + col0 * s->sa[in];
-    t.b_offset = (uint64_t)outer_offset(s, s->sb, row) + col0 * s->sb[in];
+    t.a_offset = outer_offset(s, s->sa, row) + col0 * s->sa[in];
+    t.b_offset = outer_offset(s, s->sb, row) + col0 * s->sb[in];
     t.a_row = s->rank >= 2 ? s->sa[in - 1] : 0;
     t.b_row = s->rank >= 2 ? s->sb[in - 1] : 0;
-    return t;
+    tp->k = t.k;
+    tp->len = t.len;
+    tp->pitch = t.pitch;
+    tp->out_offset = t.out_offset;
+    tp->a_offset = t.a_offset;
+    tp->b_offset = t.b_offset;
+    tp->a_row = t.a_row;
+    tp->b_row = t.b_row;
 }
 
-static struct plan make_plan(const uint64_t* args) {
-    struct plan p;
-    p.op = args[NPUVP_ELT_OPCODE];
-    if (p.op >= NPUVP_ELT_OP_COUNT) eltwise_invalid_argument();
-    p.out = (uint8_t*)(uintptr_t)args[NPUVP_ELT_OUT];
-    p.a = (const uint8_t*)(uintptr_t)args[NPUVP_ELT_A];
-    p.b = (const uint8_t*)(uintptr_t)args[NPUVP_ELT_B];
-    p.s.rank = args[NPUVP_ELT_RANK];
-    if (p.s.rank < 1 || p.s.rank > 4) eltwise_invalid_argument();
-    for (uint64_t d = 0; d < p.s.rank; ++d) {
-        p.s.dim[d] = args[NPUVP_ELT_DIM0 + d];
-        p.s.sa[d] = args[NPUVP_ELT_A_STRIDE0 + d];
-        p.s.sb[d] = args[NPUVP_ELT_B_STRIDE0 + d];
+/* The launch's plan from its argument words (filled in place). */
+static void make_plan(const uint64_t* args, struct plan* pp) {
+    pp->op = args[NPUVP_ELT_OPCODE];
+    if (pp->op >= NPUVP_ELT_OP_COUNT) eltwise_invalid_argument();
+    pp->out = (uint8_t*)(uintptr_t)args[NPUVP_ELT_OUT];
+    pp->a = (const uint8_t*)(uintptr_t)args[NPUVP_ELT_A];
+    pp->b = (const uint8_t*)(uintptr_t)args[NPUVP_ELT_B];
+    pp->s.rank = args[NPUVP_ELT_RANK];
+    if (pp->s.rank < 1 || pp->s.rank > 4) eltwise_invalid_argument();
+    for (uint64_t d = 0; d < pp->s.rank; ++d) {
+        pp->s.dim[d] = args[NPUVP_ELT_DIM0 + d];
+        pp->s.sa[d] = args[NPUVP_ELT_A_STRIDE0 + d];
+        pp->s.sb[d] = args[NPUVP_ELT_B_STRIDE0 + d];
     }
-    p.scalar0 = (uint32_t)args[NPUVP_ELT_SCALAR0];
-    p.scalar1 = (uint32_t)args[NPUVP_ELT_SCALAR1];
-    normalise(&p.s, op_reads_a(p.op), op_is_binary(p.op));
-    p.inner = p.s.dim[p.s.rank - 1];
-    p.rows = 1;
-    for (uint64_t d = 0; d + 1 < p.s.rank; ++d) p.rows *= p.s.dim[d];
-    p.pieces = ceil_div(p.inner, CHUNK);
+    pp->scalar0 = (uint32_t)args[NPUVP_ELT_SCALAR0];
+    pp->scalar1 = (uint32_t)args[NPUVP_ELT_SCALAR1];
+    normalise(&pp->s, op_reads_a(pp->op), op_is_binary(pp->op));
+    pp->inner = pp->s.dim[pp->s.rank - 1];
+    pp->rows = 1;
+    for (uint64_t d = 0; d + 1 < pp->s.rank; ++d) pp->rows *= pp->s.dim[d];
+    pp->pieces = ceil_div(pp->inner, CHUNK);
     /* an operand that is the same contiguous row everywhere is loaded once */
-    p.a_resident = p.b_resident = 0;
-    if (p.pieces == 1 && p.rows > 1) {
-        int a_same = op_reads_a(p.op) && p.s.sa[p.s.rank - 1] == 1, b_same = op_is_binary(p.op) && p.s.sb[p.s.rank - 1] == 1;
-        for (uint64_t d = 0; d + 1 < p.s.rank; ++d) {
-            a_same = a_same && p.s.sa[d] == 0;
-            b_same = b_same && p.s.sb[d] == 0;
+    pp->a_resident = pp->b_resident = 0;
+    if (pp->pieces == 1 && pp->rows > 1) {
+        int a_same = op_reads_a(pp->op) && pp->s.sa[pp->s.rank - 1] == 1;
+        int b_same = op_is_binary(pp->op) && pp->s.sb[pp->s.rank - 1] == 1;
+        for (uint64_t d = 0; d + 1 < pp->s.rank; ++d) {
+            a_same = a_same && pp->s.sa[d] == 0;
+            b_same = b_same && pp->s.sb[d] == 0;
         }
-        p.a_resident = a_same;
-        p.b_resident = b_same;
+        pp->a_resident = a_same;
+        pp->b_resident = b_same;
     }
-    return p;
 }
 
 void kernel_main(const uint64_t* args) {
-    struct plan p = make_plan(args);
+    struct plan p;
+    make_plan(args, &p);
     const int use_a = op_reads_a(p.op), use_b = op_is_binary(p.op);
     if (p.op == NPUVP_ELT_CLIP) {
-        p.clip_lo16 = (uint16_t)f32_bits_to_f16(p.scalar0);
+        p.clip_lo16 = (uint16_t)f32_bits_to_f16(p.scalar0); /* cube_common.h */
         p.clip_hi16 = (uint16_t)f32_bits_to_f16(p.scalar1);
     }
     if (p.op == NPUVP_ELT_FILL) p.fill16 = (uint16_t)f32_bits_to_f16(p.scalar0);
@@ -397,7 +434,8 @@ void kernel_main(const uint64_t* args) {
 
     /* resident rows: both UB halves' a (b) slot hold the same row, loaded once */
     if (begin < end && (p.a_resident || p.b_resident)) {
-        const struct tile t = make_tile(&p, begin, 1);
+        struct tile t;
+        make_tile(&p, begin, 1, &t);
         for (uint64_t h = 0; h < 2; ++h) {
             if (p.a_resident) load_operand(MODE_ROW, h * HALF_BYTES, p.a, &t, 0);
             if (p.b_resident) load_operand(MODE_ROW, h * HALF_BYTES + TILE_BYTES, p.b, &t, 0);
@@ -408,26 +446,32 @@ void kernel_main(const uint64_t* args) {
     set_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID1);
     uint64_t h = 0;
     for (uint64_t item = begin; item < end; h ^= 1) {
-        const struct tile t = make_tile(&p, item, end - item);
+        struct tile t;
+        make_tile(&p, item, end - item, &t);
         item += p.pieces > 1 ? 1 : t.k;
         const uint64_t ub_a = h * HALF_BYTES, ub_b = ub_a + TILE_BYTES, ub_out = ub_b + TILE_BYTES;
         const uint64_t in = p.s.rank - 1;
-        enum operand_mode ma = operand_mode(&p, &t, use_a, p.s.sa[in], t.a_row);
-        enum operand_mode mb = operand_mode(&p, &t, use_b, p.s.sb[in], t.b_row);
+        enum operand_mode ma = operand_mode(&t, use_a, p.s.sa[in], t.a_row);
+        enum operand_mode mb = operand_mode(&t, use_b, p.s.sb[in], t.b_row);
         if (p.a_resident && ma == MODE_ROWS && t.k > 1) ma = MODE_ROW;
         if (p.b_resident && mb == MODE_ROWS && t.k > 1) mb = MODE_ROW;
 
         WAIT_FLAG01(PIPE_MTE3, PIPE_MTE2, h);
+        /* the per-row values first: the scalar unit waits for them, not for the rows */
+        if (ma == MODE_SCALAR && scalar_values_via_ub(&t, t.a_row))
+            load_scalar_values(VALUES_A, p.a + t.a_offset * 2, &t, t.a_row);
+        if (mb == MODE_SCALAR && scalar_values_via_ub(&t, t.b_row))
+            load_scalar_values(VALUES_B, p.b + t.b_offset * 2, &t, t.b_row);
         if (!p.a_resident) load_operand(ma, ub_a, p.a + t.a_offset * 2, &t, t.a_row);
         if (!p.b_resident) load_operand(mb, ub_b, p.b + t.b_offset * 2, &t, t.b_row);
         SET_FLAG01(PIPE_MTE2, PIPE_V, h);
         WAIT_FLAG01(PIPE_MTE2, PIPE_V, h);
         if (ma == MODE_SCALAR) {
-            fill_scalar_operand(ub_a, p.a + t.a_offset * 2, &t, t.a_row);
+            fill_scalar_operand(ub_a, p.a + t.a_offset * 2, &t, t.a_row, VALUES_A);
             ma = MODE_ROWS;
         }
         if (mb == MODE_SCALAR) {
-            fill_scalar_operand(ub_b, p.b + t.b_offset * 2, &t, t.b_row);
+            fill_scalar_operand(ub_b, p.b + t.b_offset * 2, &t, t.b_row, VALUES_B);
             mb = MODE_ROWS;
         }
         compute_tile(&p, &t, ub_out, ub_a, ma, ub_b, mb);

@@ -6,16 +6,18 @@
  * Rows are split evenly over the task blocks. Rows of up to CHUNK columns
  * are processed k at a time (k = CHUNK / round64(COLS)): one pitched copy
  * loads the k rows (each padded to whole f32 repeats), then the row maxima
- * (rows_reduce), the subtraction of each row's maximum, one vexp over the
- * tile, the row sums, their reciprocals and the scaling, and one copy
- * stores the k rows. The scalar unit reads the k maxima and reciprocals
- * from UB to issue the per-row scalar operations. The next tile is loaded
+ * (rows_reduce), the subtraction of each row's maximum (skipped when all
+ * the tile's maxima lie in [-60, 60]: see maxima_need_shift), one vexp over
+ * the tile, the row sums, their reciprocals and the scaling, and one copy
+ * stores the k rows. The scalar unit reads the k reciprocals (and the k
+ * maxima when they are needed) from UB to issue the per-row operations. The next tile is loaded
  * while this one computes (two UB halves, event-flag tokens as in
  * vector_common.h's stream_f16).
  *
- * Longer rows make three passes over the row in chunks of CHUNK columns,
- * streamed through the same two halves: the maximum, the sum of
- * exp(x - max), then the output.
+ * Longer rows make two passes over the row in chunks of CHUNK columns,
+ * streamed through the same two halves: the maximum and the sum of
+ * exp(x - max) together (the sum rescaled whenever the maximum grows), then
+ * the output.
  */
 #include "npuvp/operator_kernels.h"
 #include "vector_math.h"
@@ -29,7 +31,9 @@ enum {
     STATS_BASE = SCRATCH_BASE + SCRATCH_BYTES, /* maxima, sums: CHUNK / 64 f32 each */
     MAXES = STATS_BASE, SUMS = STATS_BASE + CHUNK / LANES_F32 * 4,
     RUNNING = SUMS + CHUNK / LANES_F32 * 4, /* streaming: running max / sum, one repeat */
-    UB_END = RUNNING + 256,
+    CHECK = RUNNING + 256,                   /* |maxima|: CHUNK / 64 f32 */
+    CHECK_OUT = CHECK + CHUNK / LANES_F32 * 4, /* their maxima: 2 + 1 f32, 32-byte aligned */
+    UB_END = CHECK_OUT + 64,
 };
 _Static_assert(UB_END <= 256 * 1024, "softmax UB layout exceeds the 256 KiB UB");
 
@@ -39,14 +43,30 @@ struct softmax {
     uint64_t cols;
 };
 
-/* MTE2: k rows of `cols` f16 from GM to UB, rows `pitch` elements apart (zero-filled to 32 bytes). */
-static void load_rows(uint64_t ub, const uint8_t* gm, uint64_t k, uint64_t cols, uint64_t pitch) {
-    const uint64_t blocks = ceil_div(cols * 2, 32);
-    copy_gm_to_ubuf_pitched(ub, gm, k, blocks, pitch / 16 - blocks, cols * 2, cols * 2);
-}
-static void store_rows(uint8_t* gm, uint64_t ub, uint64_t k, uint64_t cols, uint64_t pitch) {
-    const uint64_t blocks = ceil_div(cols * 2, 32);
-    copy_ubuf_to_gm_pitched(gm, ub, k, blocks, pitch / 16 - blocks, cols * 2, cols * 2);
+/* Whether exp(x) needs the shift by the row maximum: not when every row's
+ * maximum is within [-60, 60]. Then no term overflows f32 (e^60 times 8192
+ * columns is below 1e30) and each row keeps a term of at least e^-60, far
+ * above f32's smallest normal, so terms that underflow lie below the sum's
+ * f32 precision: exp(x) / sum and exp(x - max) / sum' agree to f32
+ * rounding. The Vector unit reduces the k maxima to max |maximum| (one per
+ * 64 rows), so the scalar unit reads at most two values. Drains the V pipe. */
+#define F32_NO_SHIFT_LIMIT 0x42700000u /* 60.0f */
+static int maxima_need_shift(uint64_t k) {
+    const uint64_t whole = k / LANES_F32, rest = k % LANES_F32;
+    vloop(V_ABS, XD_F32, CHECK, MAXES, 0, k);
+    if (whole) vcmax(CHECK_OUT, CHECK, vector_contiguous(whole, XD_F32));
+    if (rest) {
+        set_mask_lanes(rest);
+        vcmax(CHECK_OUT + 32, CHECK + whole * 256, vector_contiguous(1, XD_F32));
+        set_mask_all();
+    }
+    wait_vector();
+    uint32_t largest = rest ? ub_read32(CHECK_OUT + 32) & 0x7fffffffu : 0; /* NaN bits compare above */
+    for (uint64_t i = 0; i < whole; ++i) {
+        const uint32_t bits = ub_read32(CHECK_OUT + i * 4) & 0x7fffffffu;
+        if (bits > largest) largest = bits;
+    }
+    return largest > F32_NO_SHIFT_LIMIT;
 }
 
 /* V: softmax of the k rows in UB half `ub` (f16, pitch elements per row), in place. */
@@ -55,8 +75,7 @@ static void softmax_tile(uint64_t ub, uint64_t k, uint64_t cols, uint64_t pitch)
     f16_to_f32(X_BASE, ub, n);
     rows_fill_padding(X_BASE, k, pitch, cols, F32_MINUS_INF);
     rows_reduce(V_MAX, MAXES, X_BASE, k, pitch, SCRATCH_BASE);
-    wait_vector();
-    rows_apply_scalars(V_ADDS, X_BASE, k, pitch, MAXES, F32_SIGN);
+    if (maxima_need_shift(k)) rows_apply_scalars(V_ADDS, X_BASE, k, pitch, MAXES, F32_SIGN);
     vloop(V_EXP, XD_F32, X_BASE, X_BASE, 0, n);
     rows_reduce(V_ADD, SUMS, X_BASE, k, pitch, SCRATCH_BASE);
     vloop(V_REC, XD_F32, SUMS, SUMS, 0, k);
@@ -75,21 +94,21 @@ static void softmax_short_rows(const struct softmax* s, uint64_t begin, uint64_t
     uint64_t h = 0, row = begin, k = min_u64(per_tile, end - begin);
     if (row < end) {
         wait_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID0);
-        load_rows(0, s->in + row * s->cols * 2, k, s->cols, pitch);
+        load_rows_f16(0, s->in + row * s->cols * 2, k, s->cols, pitch);
         set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
     }
     while (row < end) {
         const uint64_t next = row + k, next_k = min_u64(per_tile, end - next);
         if (next < end) { /* prefetch into the other half */
             WAIT_FLAG01(PIPE_MTE3, PIPE_MTE2, h ^ 1);
-            load_rows((h ^ 1) * TILE_BYTES, s->in + next * s->cols * 2, next_k, s->cols, pitch);
+            load_rows_f16((h ^ 1) * TILE_BYTES, s->in + next * s->cols * 2, next_k, s->cols, pitch);
             SET_FLAG01(PIPE_MTE2, PIPE_V, h ^ 1);
         }
         WAIT_FLAG01(PIPE_MTE2, PIPE_V, h);
         softmax_tile(h * TILE_BYTES, k, s->cols, pitch);
         SET_FLAG01(PIPE_V, PIPE_MTE3, h);
         WAIT_FLAG01(PIPE_V, PIPE_MTE3, h);
-        store_rows(s->out + row * s->cols * 2, h * TILE_BYTES, k, s->cols, pitch);
+        store_rows_f16(s->out + row * s->cols * 2, h * TILE_BYTES, k, s->cols, pitch);
         SET_FLAG01(PIPE_MTE3, PIPE_MTE2, h);
         row = next;
         k = next_k;
@@ -99,45 +118,92 @@ static void softmax_short_rows(const struct softmax* s, uint64_t begin, uint64_t
     wait_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID1);
 }
 
-enum pass { PASS_MAX, PASS_SUM, PASS_OUTPUT };
+/* f32 bits -> an unsigned key in the order of the (non-NaN) values. */
+static uint32_t f32_order(uint32_t bits) { return (bits >> 31) ? ~bits : (bits | 0x80000000u); }
 
-/* One pass over a long row in chunks (double buffered; the token ring as
- * above, MTE3 storing only in the output pass). PASS_MAX and PASS_SUM fold
- * each chunk into RUNNING lane 0; PASS_OUTPUT writes exp(x - max) * inverse. */
-static void softmax_pass(const struct softmax* s, uint64_t row, enum pass pass, uint32_t neg_max, uint32_t inverse) {
+/* Issues one 1-lane f32 instruction on RUNNING-area scalars. */
+#define ONE_LANE(call)                 \
+    do {                               \
+        set_mask_lanes(1);             \
+        call;                          \
+        set_mask_all();                \
+    } while (0)
+
+/* The first pass over a long row, in chunks: the running maximum M (kept
+ * by the scalar unit, from each chunk's maximum) and the running sum S of
+ * exp(x - M) in RUNNING lane 0, rescaled by exp(M_old - M_new) when the
+ * maximum grows ("online" softmax: one read of the row for both). Chunks are
+ * double buffered with MTE2->V / V->MTE2 tokens (the conversion frees a
+ * chunk's half), the next chunk loaded while this one computes. Returns M. */
+static uint32_t softmax_statistics(const struct softmax* s, uint64_t row) {
+    const uint8_t* in = s->in + row * s->cols * 2;
+    const uint64_t one = vector_contiguous(1, XD_F32);
+    uint32_t max = F32_MINUS_INF;
+    ONE_LANE(vector_dup(RUNNING, 0, one));
+    set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);
+    set_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);
+    wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);
+    load_rows_f16(0, in, 1, min_u64(CHUNK, s->cols), round16(min_u64(CHUNK, s->cols)));
+    set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+    uint64_t h = 0;
+    for (uint64_t col = 0; col < s->cols; col += CHUNK, h ^= 1) {
+        const uint64_t count = min_u64(CHUNK, s->cols - col), next = col + CHUNK;
+        const uint64_t n = (count + LANES_F32 - 1) / LANES_F32 * LANES_F32;
+        if (next < s->cols) {
+            const uint64_t next_count = min_u64(CHUNK, s->cols - next);
+            WAIT_FLAG01(PIPE_V, PIPE_MTE2, h ^ 1);
+            load_rows_f16((h ^ 1) * TILE_BYTES, in + next * 2, 1, next_count, round16(next_count));
+            SET_FLAG01(PIPE_MTE2, PIPE_V, h ^ 1);
+        }
+        WAIT_FLAG01(PIPE_MTE2, PIPE_V, h);
+        f16_to_f32(X_BASE, h * TILE_BYTES, n);
+        SET_FLAG01(PIPE_V, PIPE_MTE2, h);
+        rows_fill_padding(X_BASE, 1, n, count, F32_MINUS_INF);
+        rows_reduce(V_MAX, SUMS, X_BASE, 1, n, SCRATCH_BASE);
+        wait_vector();
+        const uint32_t chunk_max = ub_read32(SUMS);
+        const uint32_t new_max = f32_order(chunk_max) > f32_order(max) ? chunk_max : max;
+        if (new_max == F32_MINUS_INF) continue; /* nothing but -inf so far: S stays 0 */
+        if (new_max != max && max != F32_MINUS_INF) { /* S *= exp(M_old - M_new) */
+            ONE_LANE(vector_dup(CHECK, max, one));
+            ONE_LANE(vadds(CHECK, CHECK, new_max ^ F32_SIGN, one));
+            ONE_LANE(vexp(CHECK, CHECK, one));
+            ONE_LANE(vmul(RUNNING, RUNNING, CHECK, one));
+        }
+        max = new_max;
+        vloop(V_ADDS, XD_F32, X_BASE, X_BASE, max ^ F32_SIGN, n);
+        vloop(V_EXP, XD_F32, X_BASE, X_BASE, 0, n);
+        rows_reduce(V_ADD, SUMS, X_BASE, 1, n, SCRATCH_BASE);
+        ONE_LANE(vadd(RUNNING, RUNNING, SUMS, one));
+    }
+    wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);
+    wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);
+    return max;
+}
+
+/* The second pass: exp(x - max) * inverse, chunk by chunk (double buffered,
+ * the token ring as in softmax_short_rows). */
+static void softmax_output(const struct softmax* s, uint64_t row, uint32_t neg_max, uint32_t inverse) {
     const uint8_t* in = s->in + row * s->cols * 2;
     uint8_t* out = s->out + row * s->cols * 2;
     set_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID0);
     set_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID1);
-    set_mask_lanes(1);
-    vector_dup(RUNNING, pass == PASS_MAX ? F32_MINUS_INF : 0, vector_contiguous(1, XD_F32));
-    set_mask_all();
     uint64_t h = 0;
     for (uint64_t col = 0; col < s->cols; col += CHUNK, h ^= 1) {
         const uint64_t count = min_u64(CHUNK, s->cols - col), pitch = round16(count);
         const uint64_t n = (count + LANES_F32 - 1) / LANES_F32 * LANES_F32, ub = h * TILE_BYTES;
         WAIT_FLAG01(PIPE_MTE3, PIPE_MTE2, h);
-        load_rows(ub, in + col * 2, 1, count, pitch);
+        load_rows_f16(ub, in + col * 2, 1, count, pitch);
         SET_FLAG01(PIPE_MTE2, PIPE_V, h);
         WAIT_FLAG01(PIPE_MTE2, PIPE_V, h);
         f16_to_f32(X_BASE, ub, n);
-        rows_fill_padding(X_BASE, 1, n, count, F32_MINUS_INF);
-        if (pass != PASS_MAX) {
-            vloop(V_ADDS, XD_F32, X_BASE, X_BASE, neg_max, n);
-            vloop(V_EXP, XD_F32, X_BASE, X_BASE, 0, n);
-        }
-        if (pass == PASS_OUTPUT) {
-            vloop(V_MULS, XD_F32, X_BASE, X_BASE, inverse, n);
-            f32_to_f16(ub, X_BASE, n);
-        } else {
-            rows_reduce(pass == PASS_MAX ? V_MAX : V_ADD, SUMS, X_BASE, 1, n, SCRATCH_BASE);
-            set_mask_lanes(1);
-            vop_issue(pass == PASS_MAX ? V_MAX : V_ADD, RUNNING, RUNNING, SUMS, vector_contiguous(1, XD_F32));
-            set_mask_all();
-        }
+        vloop(V_ADDS, XD_F32, X_BASE, X_BASE, neg_max, n);
+        vloop(V_EXP, XD_F32, X_BASE, X_BASE, 0, n);
+        vloop(V_MULS, XD_F32, X_BASE, X_BASE, inverse, n);
+        f32_to_f16(ub, X_BASE, n);
         SET_FLAG01(PIPE_V, PIPE_MTE3, h);
         WAIT_FLAG01(PIPE_V, PIPE_MTE3, h);
-        if (pass == PASS_OUTPUT) store_rows(out + col * 2, ub, 1, count, pitch);
+        store_rows_f16(out + col * 2, ub, 1, count, pitch);
         SET_FLAG01(PIPE_MTE3, PIPE_MTE2, h);
     }
     wait_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID0);
@@ -146,15 +212,10 @@ static void softmax_pass(const struct softmax* s, uint64_t row, enum pass pass, 
 
 static void softmax_long_rows(const struct softmax* s, uint64_t begin, uint64_t end) {
     for (uint64_t row = begin; row < end; ++row) {
-        softmax_pass(s, row, PASS_MAX, 0, 0);
+        const uint32_t max = softmax_statistics(s, row);
+        ONE_LANE(vrec(RUNNING, RUNNING, vector_contiguous(1, XD_F32)));
         wait_vector();
-        const uint32_t neg_max = ub_read32(RUNNING) ^ F32_SIGN;
-        softmax_pass(s, row, PASS_SUM, neg_max, 0);
-        set_mask_lanes(1);
-        vrec(RUNNING, RUNNING, vector_contiguous(1, XD_F32));
-        set_mask_all();
-        wait_vector();
-        softmax_pass(s, row, PASS_OUTPUT, neg_max, ub_read32(RUNNING));
+        softmax_output(s, row, max ^ F32_SIGN, ub_read32(RUNNING));
     }
 }
 

@@ -10,6 +10,11 @@
  * so callers size their buffers in whole repeats and never store the lanes
  * past their data. A "row tile" is k rows of `pitch` f32 elements (pitch a
  * multiple of 64, so every row starts a repeat).
+ *
+ * The row-tile helpers called once per tile are functions (noinline): every
+ * launch fetches the kernel's code into a cold instruction cache while the
+ * DDR is busy with the tiles, so each line costs ~1,000 cycles; the loops
+ * issuing one instruction per row or per chunk stay inline.
  */
 #pragma once
 
@@ -73,6 +78,10 @@ static inline uint64_t lanes_of(uint64_t type) { return type == XD_F16 ? LANES_F
 static inline void vloop(enum vop op, uint64_t type, uint64_t dst, uint64_t src0, uint64_t src1, uint64_t n) {
     const uint64_t repeats = ceil_div(n, lanes_of(type));
     const uint64_t src1_step = vop_is_scalar(op) ? 0 : 256;
+    if (repeats <= REPEAT_CHUNK) { /* the usual case, without the chunk loop's scalar work */
+        vop_issue(op, dst, src0, src1, vector_contiguous(repeats, type));
+        return;
+    }
     for (uint64_t done = 0; done < repeats; done += REPEAT_CHUNK) {
         const uint64_t r = min_u64(REPEAT_CHUNK, repeats - done);
         vop_issue(op, dst + done * 256, src0 + done * 256, src1 + done * src1_step, vector_contiguous(r, type));
@@ -82,6 +91,10 @@ static inline void vloop(enum vop op, uint64_t type, uint64_t dst, uint64_t src0
 static inline void vloop_const(enum vop op, uint64_t type, uint64_t dst, uint64_t src0, uint64_t row,
                                uint64_t n) {
     const uint64_t repeats = ceil_div(n, lanes_of(type));
+    if (repeats <= REPEAT_CHUNK) {
+        vop_issue(op, dst, src0, row, vector_config(repeats, 1, 1, 1, 8, 8, 0, type));
+        return;
+    }
     for (uint64_t done = 0; done < repeats; done += REPEAT_CHUNK) {
         const uint64_t r = min_u64(REPEAT_CHUNK, repeats - done);
         vop_issue(op, dst + done * 256, src0 + done * 256, row, vector_config(r, 1, 1, 1, 8, 8, 0, type));
@@ -109,6 +122,10 @@ static inline void vsel_f32(uint64_t dst, uint64_t src0, uint64_t src1, uint64_t
 /* n f16 at src -> n f32 at dst (exact), and back (nearest even); both dense. */
 static inline void f16_to_f32(uint64_t dst, uint64_t src, uint64_t n) {
     const uint64_t repeats = ceil_div(n, LANES_F32);
+    if (repeats <= REPEAT_CHUNK) {
+        vconv(dst, src, XD_CONV_F16_F32, XD_ROUND_RINT, vector_config(repeats, 1, 1, 0, 8, 4, 0, XD_F32));
+        return;
+    }
     for (uint64_t done = 0; done < repeats; done += REPEAT_CHUNK) {
         const uint64_t r = min_u64(REPEAT_CHUNK, repeats - done);
         vconv(dst + done * 256, src + done * 128, XD_CONV_F16_F32, XD_ROUND_RINT, vector_config(r, 1, 1, 0, 8, 4, 0, XD_F32));
@@ -116,6 +133,10 @@ static inline void f16_to_f32(uint64_t dst, uint64_t src, uint64_t n) {
 }
 static inline void f32_to_f16(uint64_t dst, uint64_t src, uint64_t n) {
     const uint64_t repeats = ceil_div(n, LANES_F32);
+    if (repeats <= REPEAT_CHUNK) {
+        vconv(dst, src, XD_CONV_F32_F16, XD_ROUND_RINT, vector_config(repeats, 1, 1, 0, 4, 8, 0, XD_F32));
+        return;
+    }
     for (uint64_t done = 0; done < repeats; done += REPEAT_CHUNK) {
         const uint64_t r = min_u64(REPEAT_CHUNK, repeats - done);
         vconv(dst + done * 128, src + done * 256, XD_CONV_F32_F16, XD_ROUND_RINT, vector_config(r, 1, 1, 0, 4, 8, 0, XD_F32));
@@ -137,6 +158,18 @@ static inline void ub_write32(uint64_t offset, uint32_t value) {
     *(volatile uint32_t*)(uintptr_t)(((uint64_t)UB_WINDOW << 8) + offset) = value;
 }
 
+/* MTE2: k rows of `cols` f16 from dense rows in GM to UB rows `pitch`
+ * elements apart (pitch a multiple of 16; each row zero-filled to 32 bytes),
+ * and MTE3 back, writing only the cols * 2 bytes of each row. */
+static inline void load_rows_f16(uint64_t ub, const uint8_t* gm, uint64_t k, uint64_t cols, uint64_t pitch) {
+    const uint64_t blocks = ceil_div(cols * 2, 32);
+    copy_gm_to_ubuf_pitched(ub, gm, k, blocks, pitch / 16 - blocks, cols * 2, cols * 2);
+}
+static inline void store_rows_f16(uint8_t* gm, uint64_t ub, uint64_t k, uint64_t cols, uint64_t pitch) {
+    const uint64_t blocks = ceil_div(cols * 2, 32);
+    copy_ubuf_to_gm_pitched(gm, ub, k, blocks, pitch / 16 - blocks, cols * 2, cols * 2);
+}
+
 /* A mask of the f32 lanes [from, 64) of a repeat (0 < from < 64). */
 static inline void set_mask_f32_from(uint64_t from) { set_vector_mask(0, ~(uint64_t)0 << from); }
 
@@ -145,7 +178,7 @@ static inline void set_mask_f32_from(uint64_t from) { set_vector_mask(0, ~(uint6
 /* Lanes [cols, pitch) of every row = bits (padding that a reduction must
  * not see: -inf for a maximum, 0 for a sum). Only the last repeat of a row
  * can hold padding, as pitch = round64(cols). */
-static inline void rows_fill_padding(uint64_t tile, uint64_t k, uint64_t pitch, uint64_t cols, uint32_t bits) {
+static __attribute__((noinline, unused)) void rows_fill_padding(uint64_t tile, uint64_t k, uint64_t pitch, uint64_t cols, uint32_t bits) {
     if (cols % LANES_F32 == 0) return;
     const uint64_t last = tile + (pitch - LANES_F32) * 4, row_blocks = pitch / 8;
     set_mask_f32_from(cols % LANES_F32);
@@ -166,11 +199,19 @@ static inline void rows_fill_padding(uint64_t tile, uint64_t k, uint64_t pitch, 
  * to one repeat each (scratch row i): short rows with one instruction per
  * column repeat across all rows, long rows one at a time, halving in a tree;
  * then one vcadd / vcmax reduces each folded row. The tile is not modified. */
-static inline void rows_reduce(enum vop fold, uint64_t out, uint64_t tile, uint64_t k, uint64_t pitch,
+static __attribute__((noinline, unused)) void rows_reduce(enum vop fold, uint64_t out, uint64_t tile, uint64_t k, uint64_t pitch,
                                uint64_t scratch) {
     const uint64_t m = pitch / LANES_F32, row_blocks = pitch / 8;
     uint64_t src = tile, src_stride = row_blocks;
-    if (m > 1 && row_blocks <= 255 && k > 1) {
+    if (m > 1 && row_blocks <= 255 && k > 1 && k <= REPEAT_CHUNK) {
+        const uint64_t first = vector_config(k, 1, 1, 1, 8, row_blocks, row_blocks, XD_F32);
+        const uint64_t rest = vector_config(k, 1, 1, 1, 8, 8, row_blocks, XD_F32);
+        vop_issue(fold, scratch, tile, tile + 256, first);
+        for (uint64_t j = 2, column = tile + 512; j < m; ++j, column += 256)
+            vop_issue(fold, scratch, scratch, column, rest);
+        src = scratch;
+        src_stride = 8;
+    } else if (m > 1 && row_blocks <= 255 && k > 1) {
         for (uint64_t done = 0; done < k; done += REPEAT_CHUNK) {
             const uint64_t r = min_u64(REPEAT_CHUNK, k - done);
             const uint64_t row0 = tile + done * pitch * 4, acc = scratch + done * 256;
@@ -217,7 +258,8 @@ static inline void rows_reduce(enum vop fold, uint64_t out, uint64_t tile, uint6
  * multiplied by K (2 / s)^i: one vadds and one vrec make t'. erf for
  * |x| < 0.5 is its Taylor series to x^13 (7 odd terms, truncation below
  * 1e-9 relative); above, 1 - erfc(|x|) with the sign of x: max error
- * 2.6e-7 absolute, 4.2e-7 relative, in f32. */
+ * 2.6e-7 absolute, 4.2e-7 relative, in f32. sw/kernels/tools/fit_erfc.py
+ * computes the tables below and these errors. */
 struct erfc_form {
     uint32_t offset;       /* 2 / s */
     uint32_t minus_s2;     /* -s^2 */
@@ -273,10 +315,16 @@ static inline void erf_taylor(uint64_t dst, uint64_t x, uint64_t sq, uint64_t n)
 /* tile row i = op(tile row i, row) for the k rows (row: pitch f32, shared):
  * one instruction per column repeat across the rows (src1 repeat stride 0),
  * or row by row when a row is more than 255 blocks. */
-static inline void rows_apply_row(enum vop op, uint64_t tile, uint64_t k, uint64_t pitch, uint64_t row) {
+static __attribute__((noinline, unused)) void rows_apply_row(enum vop op, uint64_t tile, uint64_t k, uint64_t pitch, uint64_t row) {
     const uint64_t row_blocks = pitch / 8;
     if (row_blocks > 255 || k == 1) {
         for (uint64_t i = 0; i < k; ++i) vloop(op, XD_F32, tile + i * pitch * 4, tile + i * pitch * 4, row, pitch);
+        return;
+    }
+    if (k <= REPEAT_CHUNK) {
+        const uint64_t config = vector_config(k, 1, 1, 1, row_blocks, row_blocks, 0, XD_F32);
+        for (uint64_t col = 0; col < pitch; col += LANES_F32, tile += 256, row += 256)
+            vop_issue(op, tile, tile, row, config);
         return;
     }
     for (uint64_t col = 0; col < pitch; col += LANES_F32)
