@@ -276,6 +276,40 @@ TEST(CompilerNumerics, TransformerEncoderBlock) {
   expect_close(PackageEmulator(model.package).run(x), y);
 }
 
+// The packed-projection form of attention scores (torch's nn.MultiheadAttention export):
+// Q and K are Slices of one projection, split into heads by Reshape + Transpose.
+TEST(CompilerNumerics, SlicedHeadsMatMul) {
+  OnnxBuilder b;
+  const std::int64_t s = 5, heads = 3, dh = 4, d = heads * dh;
+  b.input("x", {s, 1, 2 * d});
+  b.constant_ints("q_start", {1}, {0}); b.constant_ints("k_start", {1}, {d});
+  b.constant_ints("q_end", {1}, {d}); b.constant_ints("k_end", {1}, {2 * d});
+  b.constant_ints("last", {1}, {-1});
+  b.constant_ints("split", {3}, {s, heads, dh});
+  b.node("Slice", {"x", "q_start", "q_end", "last"}, {"q"});
+  b.node("Slice", {"x", "k_start", "k_end", "last"}, {"k"});
+  b.node("Reshape", {"q", "split"}, {"qh"});
+  b.node("Reshape", {"k", "split"}, {"kh"});
+  auto& qt = b.node("Transpose", {"qh"}, {"qt"});
+  OnnxBuilder::attr(qt, "perm", Dims{1, 0, 2});
+  auto& kt = b.node("Transpose", {"kh"}, {"kt"});
+  OnnxBuilder::attr(kt, "perm", Dims{1, 2, 0});
+  b.node("MatMul", {"qt", "kt"}, {"y"});
+  b.output("y", {heads, s, s});
+  const auto x = b.random({s, 1, 2 * d});
+  Tensor y{{heads, s, s}, std::vector<float>(heads * s * s)};
+  for (std::int64_t h = 0; h < heads; ++h)
+    for (std::int64_t i = 0; i < s; ++i)
+      for (std::int64_t j = 0; j < s; ++j) {
+        float acc = 0;
+        for (std::int64_t e = 0; e < dh; ++e) acc += x[i * 2 * d + h * dh + e] * x[j * 2 * d + d + h * dh + e];
+        y.data[(h * s + i) * s + j] = acc;
+      }
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
+  ASSERT_EQ(model.layers.size(), 1u);
+  expect_close(PackageEmulator(model.package).run(x), y);
+}
+
 // MatMul batch broadcasting the kernel's single batch stride cannot express: outer
 // batch axes become separate launches; a shared B folds A's batch into M.
 TEST(CompilerNumerics, MatMulBatchBroadcasting) {

@@ -5,6 +5,7 @@
 
 #include "compiler_test_support.h"
 #include "import.h"
+#include "onnx_attributes.h"
 #include "passes.h"
 
 namespace npuvp::compiler::test {
@@ -266,6 +267,36 @@ TEST(CompilerPasses, TransposesAroundMatMulBecomeViews) {
   EXPECT_EQ(g.nodes[0].inputs[0], g.input);
   EXPECT_EQ(g.nodes[0].inputs[1], g.input);
   EXPECT_EQ(g.nodes[0].outputs[0], g.output);
+}
+
+// A packed Q/K projection sliced on its last axis, split into heads: both MatMul operands
+// become strided windows of the projection (no Slice, Reshape or Transpose left).
+TEST(CompilerPasses, SlicedHeadsAreReadInPlace) {
+  OnnxBuilder b;
+  b.input("x", {6, 1, 16});  // [seq, batch, 2 x 8]
+  b.constant_ints("q_start", {1}, {0}); b.constant_ints("k_start", {1}, {8});
+  b.constant_ints("q_end", {1}, {8}); b.constant_ints("k_end", {1}, {16});
+  b.constant_ints("last", {1}, {-1});
+  b.constant_ints("heads", {3}, {6, 2, 4});
+  b.node("Slice", {"x", "q_start", "q_end", "last"}, {"q"});
+  b.node("Slice", {"x", "k_start", "k_end", "last"}, {"k"});
+  b.node("Reshape", {"q", "heads"}, {"qh"});
+  b.node("Reshape", {"k", "heads"}, {"kh"});
+  auto& qt = b.node("Transpose", {"qh"}, {"qt"});  // [2, 6, 4]
+  OnnxBuilder::attr(qt, "perm", Dims{1, 0, 2});
+  auto& kt = b.node("Transpose", {"kh"}, {"kt"});  // [2, 4, 6]
+  OnnxBuilder::attr(kt, "perm", Dims{1, 2, 0});
+  b.node("MatMul", {"qt", "kt"}, {"y"}, "scores");
+  b.output("y", {2, 6, 6});
+  Graph g = imported(b);
+  fold_constants(g);
+  fold_transposes(g);
+  ASSERT_EQ(g.nodes.size(), 1u);
+  const Node& mm = g.nodes[0];
+  EXPECT_EQ(mm.inputs[0], g.input);
+  EXPECT_EQ(mm.inputs[1], g.input);
+  EXPECT_EQ(attribute_int(mm, "npuvp_view_offset_b", -1), 8);
+  EXPECT_EQ(attribute_ints(mm, "npuvp_view_strides_a", {}), (std::vector<std::int64_t>{16, 4, 1}));
 }
 
 }  // namespace

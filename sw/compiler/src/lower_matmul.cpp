@@ -1,4 +1,7 @@
 // MatMul (batched, broadcast, transposed operands) and Gemm -> the MATMUL kernel.
+#include <algorithm>
+#include <utility>
+
 #include "compile_error.h"
 #include "host_eval.h"
 #include "lowering_context.h"
@@ -75,8 +78,9 @@ struct OperandView {
   std::vector<std::int64_t> strides;
 };
 
-OperandView view_of(const Shape& stored, const std::vector<std::int64_t>& perm) {
-  const auto dense = dense_strides(stored);
+// `strides`: the operand's own element strides (a folded Slice view), empty: dense.
+OperandView view_of(const Shape& stored, const std::vector<std::int64_t>& perm, std::vector<std::int64_t> strides = {}) {
+  const auto dense = strides.empty() ? dense_strides(stored) : strides;
   if (perm.empty()) return {stored, dense};
   OperandView v;
   for (auto p : perm) {
@@ -129,8 +133,24 @@ std::vector<std::int64_t> batch_strides(const OperandView& v, const Shape& batch
 std::uint64_t lower_matmul(LoweringContext& context, const Node& node) {
   const int a_id = node.inputs[0], b_id = node.inputs[1];
   if (context.value(a_id).is_constant()) fail(node, "a constant first operand is not supported");
-  OperandView a = view_of(context.shape(a_id), attribute_ints(node, "npuvp_perm_a", {}));
-  OperandView b = view_of(context.shape(b_id), attribute_ints(node, "npuvp_perm_b", {}));
+  // A folded Slice: the operand is a strided window of a larger tensor (shape, strides, offset as attributes).
+  auto operand_view = [&](int id, const char* k) {
+    const auto shape = attribute_ints(node, std::string("npuvp_view_shape_") + k, {});
+    if (shape.empty()) return view_of(context.shape(id), attribute_ints(node, std::string("npuvp_perm_") + k, {}));
+    return view_of(shape, attribute_ints(node, std::string("npuvp_perm_") + k, {}),
+                   attribute_ints(node, std::string("npuvp_view_strides_") + k, {}));
+  };
+  auto view_offset = [&](const char* k) {
+    return std::uint64_t(attribute_int(node, std::string("npuvp_view_offset_") + k, 0) * 2);
+  };
+  OperandView a = operand_view(a_id, "a");
+  OperandView b = operand_view(b_id, "b");
+  // A window of a larger tensor reads only the window.
+  std::uint64_t bytes_read = 0;
+  for (const auto& [id, view] : {std::pair<int, const OperandView*>{a_id, &a}, {b_id, &b}})
+    if (!context.value(id).is_constant())
+      bytes_read += std::min<std::uint64_t>(context.stored_bytes(id), std::uint64_t(element_count(view->shape)) * 2);
+  context.set_bytes_read(bytes_read);
   if (a.shape.size() == 1) { a.shape.insert(a.shape.begin(), 1); a.strides.insert(a.strides.begin(), 0); }
   if (b.shape.size() == 1) { b.shape.push_back(1); b.strides.push_back(0); }
   const std::int64_t ra = std::int64_t(a.shape.size()), rb = std::int64_t(b.shape.size());
@@ -156,8 +176,9 @@ std::uint64_t lower_matmul(LoweringContext& context, const Node& node) {
   const bool b_constant = context.value(b_id).is_constant();
   const float alpha = node.epilogue.alpha;
   p.alpha = b_constant ? 1.f : alpha;
-  const ArgWord a_base = context.address(a_id);
-  const ArgWord b_base = b_constant ? constant_b(context, *context.value(b_id).constant, alpha) : context.address(b_id);
+  const ArgWord a_base = context.address(a_id, view_offset("a"));
+  const ArgWord b_base = b_constant ? constant_b(context, *context.value(b_id).constant, alpha)
+                                    : context.address(b_id, view_offset("b"));
   const ArgWord c_base = context.address(node.outputs[0]);
   const bool has_residual = node.epilogue.residual >= 0;
   const ArgWord r_base = has_residual ? context.address(node.epilogue.residual) : LoweringContext::literal(0);
