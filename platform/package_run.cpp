@@ -96,6 +96,8 @@ void add_layer_slices(const ModelReport& report, const SocFigures& soc) {
                     {"macs", std::to_string(layer.macs)},
                     {"cycles", std::to_string(static_cast<std::uint64_t>(layer.cycles))},
                     {"cube_utilisation", std::to_string(layer.cube_utilisation)},
+                    {"ddr_bytes", std::to_string(layer.ddr_bytes)},
+                    {"l2_bytes", std::to_string(layer.l2_bytes)},
                     {"roofline_cycles", std::to_string(static_cast<std::uint64_t>(layer.roofline_cycles))},
                     {"bound", Timeline::quoted(layer.compute_bound ? "compute" : "memory")}});
   }
@@ -167,7 +169,7 @@ double roofline_memory_cycles(std::uint64_t min_bytes, const SocFigures& soc) {
   return static_cast<double>(min_bytes) / soc.ddr_bytes_per_second * soc.aicore_clock_hz;
 }
 
-ModelReport make_model_report(const PackageView& package, const SocFigures& soc) {
+ModelReport make_model_report(const PackageView& package, const SocFigures& soc, const LayerProfiler* profiler) {
   ModelReport report;
   const auto& h = package.header();
   report.model = package.string(h.model_name);
@@ -203,6 +205,12 @@ ModelReport make_model_report(const PackageView& package, const SocFigures& soc)
     const double compute = roofline_compute_cycles(row.macs, soc), memory = roofline_memory_cycles(row.min_bytes, soc);
     row.roofline_cycles = std::max(compute, memory);
     row.compute_bound = compute >= memory;
+    if (profiler && i < profiler->layers().size()) {
+      const LayerProfiler::LayerActivity& measured = profiler->layers()[i];
+      row.ddr_bytes = measured.ddr_bytes;
+      row.l2_bytes = measured.l2_bytes;
+      row.measured_macs = measured.macs;
+    }
     if (row.ran) {
       first_start = std::min(first_start, row.ts_start);
       last_end = std::max(last_end, row.ts_end);
@@ -227,31 +235,36 @@ void print_model_report(const ModelReport& report, std::ostream& out) {
   out << "== npuvp infer: " << report.model << ": per-layer report ==\n" << std::left;
   out << std::setw(4) << "#" << std::setw(name_width + 2) << "layer" << std::setw(op_width + 2) << "op"
       << std::setw(shapes_width + 2) << "shapes" << std::right << std::setw(9) << "MACs" << std::setw(11) << "cycles"
-      << std::setw(7) << "cube%" << std::setw(11) << "bound" << std::setw(7) << "ratio" << "  limit\n";
-  std::uint64_t macs = 0;
+      << std::setw(7) << "cube%" << std::setw(9) << "DDR MB" << std::setw(8) << "L2 MB" << std::setw(11) << "bound"
+      << std::setw(7) << "ratio" << "  limit\n";
+  std::uint64_t macs = 0, ddr_bytes = 0, l2_bytes = 0;
   double cycles = 0, bound = 0;
   for (std::size_t i = 0; i < report.layers.size(); ++i) {
     const auto& row = report.layers[i];
     macs += row.macs;
     cycles += row.cycles;
     bound += row.roofline_cycles;
+    ddr_bytes += row.ddr_bytes;
+    l2_bytes += row.l2_bytes;
     out << std::left << std::setw(4) << i << std::setw(name_width + 2) << cut(row.name, name_width)
         << std::setw(op_width + 2) << cut(row.op, op_width) << std::setw(shapes_width + 2) << cut(row.shapes, shapes_width)
         << std::right << std::setw(9) << format_shape_count(static_cast<double>(row.macs));
     if (!row.ran) {
-      out << std::setw(11) << "-" << std::setw(7) << "-" << std::setw(11) << format_shape_count(row.roofline_cycles)
+      out << std::setw(11) << "-" << std::setw(7) << "-" << std::setw(9) << "-" << std::setw(8) << "-"
+          << std::setw(11) << format_shape_count(row.roofline_cycles)
           << std::setw(7) << "-" << "  (did not run)\n";
       continue;
     }
     out << std::setw(11) << format_shape_count(row.cycles) << std::setw(7) << std::fixed << std::setprecision(1)
-        << row.cube_utilisation * 100 << std::setw(11) << format_shape_count(row.roofline_cycles) << std::setw(7)
+        << row.cube_utilisation * 100 << std::setw(9) << std::setprecision(2) << row.ddr_bytes / 1e6 << std::setw(8)
+        << row.l2_bytes / 1e6 << std::setw(11) << format_shape_count(row.roofline_cycles) << std::setw(7)
         << std::setprecision(2) << (row.roofline_cycles > 0 ? row.cycles / row.roofline_cycles : 0.0) << "  "
         << (row.compute_bound ? "compute" : "memory") << "\n";
     out.unsetf(std::ios::fixed);
   }
   out << std::setprecision(4) << "total: " << report.layers.size() << " layers, " << format_shape_count(static_cast<double>(macs))
       << " MACs, " << format_shape_count(cycles) << " layer cycles (roofline " << format_shape_count(bound)
-      << "); latency " << report.latency_seconds * 1e3 << " ms, "
+      << "), DDR " << ddr_bytes / 1e6 << " MB, L2 " << l2_bytes / 1e6 << " MB; latency " << report.latency_seconds * 1e3 << " ms, "
       << (report.latency_seconds > 0 ? 1.0 / report.latency_seconds : 0.0) << " images/s\n";
 }
 
@@ -259,17 +272,18 @@ void write_model_report_csv(const ModelReport& report, const std::string& path) 
   std::ofstream out(path);
   if (!out) throw ConfigError("cannot write the profile to '" + path + "'");
   out << "index,layer,op,shapes,macs,min_bytes,launches,cores_used,ts_start_cycle,ts_end_cycle,cycles,"
-         "cube_utilisation,roofline_cycles,roofline_ratio,bound\n";
+         "cube_utilisation,ddr_bytes,l2_bytes,measured_macs,roofline_cycles,roofline_ratio,bound\n";
   for (std::size_t i = 0; i < report.layers.size(); ++i) {
     const auto& row = report.layers[i];
     out << i << "," << csv_field(row.name) << "," << csv_field(row.op) << "," << csv_field(row.shapes) << "," << row.macs
         << "," << row.min_bytes << "," << row.launches << "," << row.cores_used << "," << row.ts_start << ","
         << row.ts_end << "," << static_cast<std::uint64_t>(row.cycles) << "," << row.cube_utilisation << ","
+        << row.ddr_bytes << "," << row.l2_bytes << "," << row.measured_macs << ","
         << static_cast<std::uint64_t>(row.roofline_cycles) << ","
         << (row.ran && row.roofline_cycles > 0 ? row.cycles / row.roofline_cycles : 0.0) << ","
         << (row.ran ? (row.compute_bound ? "compute" : "memory") : "not run") << "\n";
   }
-  out << "total,,,,,,,,,,,,,,latency_seconds=" << report.latency_seconds << "\n";
+  out << "total,,,,,,,,,,,,,,,,,latency_seconds=" << report.latency_seconds << "\n";
 }
 
 // ---- the run ------------------------------------------------------------------------------
@@ -279,6 +293,7 @@ int run_package(const PackageJob& job, const RunOptions& options) {
   SocFigures soc;
   bool have_report = false;
   ModelReport report;
+  std::unique_ptr<LayerProfiler> profiler;
 
   RunHooks hooks;
   hooks.platform_built = [&](HostPlatform& platform, Scenario& scenario) {
@@ -292,6 +307,7 @@ int run_package(const PackageJob& job, const RunOptions& options) {
                         " bytes, the space for it at " + hex(NPUVP_PACKAGE_ADDRESS) + " " +
                         std::to_string(ddr_end > NPUVP_PACKAGE_ADDRESS ? std::min<std::uint64_t>(ddr_end - NPUVP_PACKAGE_ADDRESS, NPUVP_PACKAGE_MAX_BYTES) : 0) +
                         " bytes (soc.ddr.size " + std::to_string(soc.ddr_bytes) + ")");
+    profiler = std::make_unique<LayerProfiler>(platform, PackageView(*package).header().layer_count);
     Scenario::Preload preload;
     preload.address = NPUVP_PACKAGE_ADDRESS;
     preload.bytes = package;
@@ -301,7 +317,7 @@ int run_package(const PackageJob& job, const RunOptions& options) {
   hooks.after_run = [&](HostPlatform& platform) {
     if (package->empty() || !simulation().exit_requested()) return;
     read_back(platform, *package);
-    report = make_model_report(PackageView(*package), soc);
+    report = make_model_report(PackageView(*package), soc, profiler.get());
     have_report = true;
     add_layer_slices(report, soc);
   };

@@ -8,6 +8,7 @@
 // docs/networks.md "Reading the report", docs/runtime.md.
 #pragma once
 
+#include "platform/layer_profiler.h"
 #include "platform/scenario.h"
 #include "platform/simulator.h"
 
@@ -68,6 +69,9 @@ struct LayerReport {
   double roofline_cycles = 0;               // max(compute bound, memory bound), AI Core cycles
   bool compute_bound = false;               // the compute bound is the larger
   bool ran = false;                         // every launch completed
+  // Measured by the LayerProfiler while the layer's task blocks ran.
+  std::uint64_t ddr_bytes = 0, l2_bytes = 0;  // served by DDR and by the L2 buffer
+  std::uint64_t measured_macs = 0;            // the Cube's useful MACs (equals macs when the plan is exact)
 };
 
 struct ModelReport {
@@ -81,7 +85,9 @@ struct ModelReport {
 double roofline_compute_cycles(std::uint64_t macs, const SocFigures& soc);
 double roofline_memory_cycles(std::uint64_t min_bytes, const SocFigures& soc);
 
-ModelReport make_model_report(const PackageView& package, const SocFigures& soc);
+// `profiler` (may be null) adds the measured bytes and MACs of each layer.
+ModelReport make_model_report(const PackageView& package, const SocFigures& soc,
+                              const LayerProfiler* profiler = nullptr);
 void print_model_report(const ModelReport& report, std::ostream& out);
 // The same rows as CSV (a header line, one line per layer, a total line).
 void write_model_report_csv(const ModelReport& report, const std::string& path);

@@ -12,41 +12,50 @@
  * block b of B takes units [U*b/B, U*(b+1)/B). Defaults: spatial tiles are
  * the rows an image gets when B blocks share N images (split over Cout
  * instead when the weights outweigh an image: deep layers), as high as
- * the input slice fits L1.
+ * the input slice fits L1. A block's consecutive units of the same rows
+ * form one span (adjacent channels): its C tiles are up to 128 channels
+ * wide whatever TILE_COUT is (TILE_COUT only splits the work).
  *
  * Data is loaded once. A unit's input slice (its output rows' input rows
  * with the halo, every channel group: C1in x rows x W x 16 in L1, the map
  * img2col reads with set_fmatrix's padding adjusted to the slice) is loaded
  * progressively: the piece of rows each 256-position M chunk needs beyond
  * the previous ones, so the Cube starts on the first rows while the rest
- * arrive; units of the same rows (other Cout groups) reuse it. Weights: the
- * B matrix columns of a C tile (a "panel", Kc x TN, nd2nz in L1) are
- * resident when all the weights fit (512 KiB), each panel loaded once per
- * block at its first use; otherwise panels stream through two slots, one
- * load per (unit, C tile column), reused by every M chunk of the unit.
+ * arrive; units of the same rows (other Cout groups) reuse it. Weights are
+ * resident when they all fit (512 KiB): the whole Kc x Cout16 matrix as
+ * one nd2nz block in L1, each 16-column group loaded once per block with
+ * the first C tile that needs it. Otherwise they stream in K chunks of 128
+ * rows x 128 columns through a ring of 8 slots (gemm.c's B ring): every C
+ * tile streams its columns, the Cube following chunk by chunk (deep layers
+ * have one M chunk per unit, so weights are read once; with several, once
+ * per M chunk). Rows of 256 bytes keep both DDR channels busy (64-byte
+ * rows at a 1 KiB pitch would all fall on one channel of the 64-byte
+ * interleave).
  *
- * C tiles: up to 256 positions x TN channels (TN <= 128, smaller when a
- * streamed panel must fit 192 KiB), one L0C half; for each tile column of a
- * unit, its M chunks in order (the panel stays while the positions change).
- * K steps of kf fractal columns: img2col straight from the slice into L0A,
- * load_b_zn from the panel into L0B, one mmad; the epilogue (bias by
- * mmad_bias, residual, ReLU / Clip) is cube_common.h's.
+ * C tiles: up to 256 positions x 128 channels, one L0C half; for each tile
+ * column of a span, its M chunks in order. K steps of kf fractal columns
+ * (never across a weight chunk): img2col straight from the slice into L0A,
+ * load_b_zn from the resident matrix or the chunk into L0B, one mmad; the
+ * epilogue (bias by mmad_bias, residual, ReLU / Clip) is cube_common.h's.
  *
- * Pipeline (FLAGS bit 0): loads are issued LOOKAHEAD = 2 tiles ahead of the
- * tile computed; token rings as in gemm.c:
+ * Pipeline (FLAGS bit 0): slice pieces, resident weights and bias rows are
+ * issued LOOKAHEAD = 2 tiles ahead of the tile computed, weight chunks as
+ * far ahead as the ring allows (issued after each chunk the Cube releases);
+ * token rings as in gemm.c:
  *   slice slots       MTE1->MTE2 EVENT_ID2 (free), MTE2->MTE1 EVENT_ID2 (one
  *                     token per loaded piece)
- *   panel slots       MTE1->MTE2 EVENT_ID3 (free, streaming),
- *                     MTE2->MTE1 EVENT_ID3 (loaded)
+ *   weights           MTE2->MTE1 EVENT_ID3 (a tile's resident columns or a chunk
+ *                     loaded), MTE1->MTE2 EVENT_ID3 (a chunk slot free)
  *   L0A/L0B, L0C, UB  as gemm.c (EVENT_ID0/1), bias / residual: Epilogue.
- * A load that must wait for a slot is issued only once the tile releasing
- * the slot has been issued, so every wait refers to a set issued earlier in
- * program order (deadlock-free for any queue depth). Without bit 0 the same
- * plan runs serially (no lookahead, pipe_barrier(PIPE_ALL) after each step).
+ * A load that must wait for a slot is issued only once the instruction
+ * releasing the slot has been issued, so every wait refers to a set issued
+ * earlier in program order (deadlock-free for any queue depth). Without
+ * bit 0 the same plan runs serially (no lookahead, pipe_barrier(PIPE_ALL)
+ * after each step).
  *
- * Limits: pads <= 255 (set_fmatrix), a slice of one output row must fit
- * L1 beside the weights, Kc <= 6144 (a 16-column panel in 192 KiB); beyond
- * them the kernel stops with a scalar-trap fault (ebreak) rather than
+ * Limits: pads, kernel sizes, strides and dilations <= 255 (set_fmatrix,
+ * img2col), a slice of one output row must fit L1 beside the weights;
+ * beyond them the kernel stops with a scalar-trap fault (ebreak) rather than
  * compute a wrong result.
  */
 #include "cube_common.h"
@@ -54,11 +63,12 @@
 enum {
     L1_SIZE = 1 << 20,
     RESIDENT_PANELS_BYTES = 512 << 10,
-    STREAM_PANEL_BYTES = 192 << 10,
+    CHUNK_KF = 8,         /* streamed weights: K chunks of 128 rows x TN (<= 32 KiB) */
+    RING = 8,             /* chunk slots in L1; tokens stay below the counter limit */
     TILE_POSITIONS = 256, /* M chunk: 16 fractal rows */
     MAX_TN = 128,
     LOOKAHEAD = 2,        /* tiles; < BIAS_SLOTS */
-    MAX_PANELS = 256,
+    MAX_GROUPS = 1024,    /* 16-column groups of resident weights (Kc * Cout16 * 2 <= 512 KiB) */
 };
 
 typedef struct {
@@ -70,9 +80,13 @@ typedef struct {
     /* plan */
     uint64_t tile_ho, n_st, group, n_cg, tn;
     uint64_t u_begin, u_end;
-    uint64_t slice_slots, slice_slot_bytes, panel_base, panel_bytes;
+    uint64_t slice_slots, slice_slot_bytes, panel_base;
     int resident, db;
     uint64_t l0_uses;
+    /* streamed weights: chunk q (tile q / n_chunks, K chunk q % n_chunks) in ring slot q % RING */
+    uint64_t n_chunks, chunk_bytes;
+    uint64_t chunks_issued, chunks_released, tiles_described;
+    uint64_t desc_n0[4], desc_cols[4]; /* columns of the tiles issued last (ring by tile number) */
     Epilogue ep;
 } Conv;
 
@@ -81,18 +95,19 @@ typedef struct {
     uint64_t img, st, cg;
     uint64_t oh0, tho, positions, chunks; /* output rows, positions, M chunks */
     uint64_t c0, channels, cols;          /* Cout range; C tile columns */
+    uint64_t span;                        /* units merged: the block's consecutive units of the same rows */
     uint64_t ih_lo, rows, pad_top, pad_bottom; /* the slice */
 } Unit;
 
 typedef struct {
     uint64_t i, u, ct, j; /* tile number in the block; unit; C tile column in the unit; M chunk */
-    uint64_t slice, pass; /* slice and (unit, column) pass numbers in the block */
+    uint64_t slice;       /* slice number in the block */
     int new_slice;        /* the tile's unit starts a slice (its first pass loads it) */
     int first_pass;       /* the tile belongs to the first pass over its slice */
     int done;
     Unit g;
-    uint64_t slice_end[2], pass_end[2]; /* last tile of the slices / passes, ring of 2 (issue side) */
-    uint8_t panel_loaded[MAX_PANELS];   /* resident panels handled (loaded or waited for) */
+    uint64_t slice_end[2];              /* last tile of the slices, ring of 2 (issue side) */
+    uint64_t panel_loaded[MAX_GROUPS / 64]; /* resident 16-column groups handled (loaded or waited for) */
 } Cursor;
 
 static void unit_of(const Conv* c, uint64_t u, Unit* g) {
@@ -103,8 +118,11 @@ static void unit_of(const Conv* c, uint64_t u, Unit* g) {
     g->tho = min_u64(c->tile_ho, c->ho - g->oh0);
     g->positions = g->tho * c->wo;
     g->chunks = ceil_div(g->positions, TILE_POSITIONS);
+    /* the block's following units of the same rows join this one: their
+     * channels are adjacent, so C tiles can be TN wide whatever TILE_COUT is */
+    g->span = min_u64(c->u_end, (u / c->n_cg + 1) * c->n_cg) - u;
     g->c0 = g->cg * c->group;
-    g->channels = min_u64(c->group, c->cout16 - g->c0);
+    g->channels = min_u64((g->cg + g->span) * c->group, c->cout16) - g->c0;
     g->cols = ceil_div(g->channels, c->tn);
     /* input rows of the window, in map coordinates (may lie in the padding) */
     const int64_t top = (int64_t)(g->oh0 * c->sh) - (int64_t)c->pt;
@@ -132,12 +150,12 @@ static uint64_t rows_needed(const Conv* c, const Unit* g, uint64_t j) {
 }
 
 static void cursor_init(const Conv* c, Cursor* k) {
-    k->i = k->ct = k->j = k->slice = k->pass = 0;
+    k->i = k->ct = k->j = k->slice = 0;
     k->u = c->u_begin;
     k->done = k->u >= c->u_end;
     k->new_slice = k->first_pass = 1;
-    k->slice_end[0] = k->slice_end[1] = k->pass_end[0] = k->pass_end[1] = 0;
-    for (uint64_t p = 0; p < MAX_PANELS; ++p) k->panel_loaded[p] = 0;
+    k->slice_end[0] = k->slice_end[1] = 0;
+    for (uint64_t p = 0; p < MAX_GROUPS / 64; ++p) k->panel_loaded[p] = 0; /* words: the scalar unit is slow at bytes */
     if (!k->done) unit_of(c, k->u, &k->g);
 }
 
@@ -145,14 +163,13 @@ static void cursor_next(const Conv* c, Cursor* k) {
     const uint64_t i = k->i++;
     if (++k->j < k->g.chunks) return;
     k->j = 0;
-    k->pass_end[k->pass & 1] = i;
-    k->pass++;
     k->first_pass = 0;
     k->new_slice = 0;
     if (++k->ct < k->g.cols) return;
     k->ct = 0;
     const uint64_t img = k->g.img, st = k->g.st;
-    if (++k->u >= c->u_end) {
+    k->u += k->g.span;
+    if (k->u >= c->u_end) {
         k->slice_end[k->slice & 1] = i;
         k->done = 1;
         return;
@@ -166,18 +183,35 @@ static void cursor_next(const Conv* c, Cursor* k) {
 }
 
 static uint64_t slice_l1(const Conv* c, const Cursor* k) { return k->slice % c->slice_slots * c->slice_slot_bytes; }
-static uint64_t panel_index(const Conv* c, const Cursor* k) { return (k->g.c0 + k->ct * c->tn) / c->tn; }
-static uint64_t panel_l1(const Conv* c, const Cursor* k) {
-    return c->panel_base + (c->resident ? panel_index(c, k) : k->pass % 2) * c->panel_bytes;
-}
 static uint64_t tile_n0(const Conv* c, const Cursor* k) { return k->g.c0 + k->ct * c->tn; }
 static uint64_t tile_cols(const Conv* c, const Cursor* k) {
     return min_u64(c->tn, k->g.c0 + k->g.channels - tile_n0(c, k));
 }
-/* Needs a panel load (or, consuming, a wait for one) at this tile. */
+/* Resident weights: the whole Kc x Cout16 matrix as one nd2nz block (column
+ * group nb at nb * Kc * 32), so any tile's columns are a slice of it. */
+static uint64_t panel_l1(const Conv* c, const Cursor* k) { return c->panel_base + tile_n0(c, k) / 16 * c->kc * 32; }
+static int group_loaded(const Cursor* k, uint64_t nb) { return k->panel_loaded[nb / 64] >> (nb % 64) & 1; }
+/* The tile's first and one past its last column group not loaded yet (first == last: all there). */
+static void groups_missing(const Conv* c, const Cursor* k, uint64_t* first, uint64_t* last) {
+    const uint64_t nb0 = tile_n0(c, k) / 16, nb1 = nb0 + ceil_div(tile_cols(c, k), 16);
+    *first = *last = nb0;
+    for (uint64_t nb = nb0; nb < nb1; ++nb)
+        if (!group_loaded(k, nb)) {
+            if (*first == *last) *first = nb;
+            *last = nb + 1;
+        }
+}
+static void mark_panel_loaded(const Conv* c, Cursor* k) {
+    const uint64_t nb0 = tile_n0(c, k) / 16, nb1 = nb0 + ceil_div(tile_cols(c, k), 16);
+    for (uint64_t nb = nb0; nb < nb1; ++nb) k->panel_loaded[nb / 64] |= (uint64_t)1 << (nb % 64);
+}
+
+/* Needs a weights load (or, consuming, a wait for one) at this tile. */
 static int panel_event(const Conv* c, const Cursor* k) {
-    if (k->j != 0) return 0;
-    return c->resident ? !k->panel_loaded[panel_index(c, k)] : 1;
+    if (!c->resident || k->j != 0) return 0;
+    uint64_t first, last;
+    groups_missing(c, k, &first, &last);
+    return first != last;
 }
 
 static void tile_gm(const Conv* c, const Cursor* k, TileGm* t) {
@@ -200,12 +234,28 @@ static int can_issue(const Conv* c, const Cursor* k, uint64_t now) {
     if (k->new_slice && k->j == 0 && k->ct == 0 && k->slice >= c->slice_slots &&
         k->slice_end[(k->slice - c->slice_slots) & 1] >= now)
         return 0;
-    if (!c->resident && k->j == 0 && k->pass >= 2 && k->pass_end[k->pass & 1] >= now) return 0;
     return 1;
 }
 
+/* MTE2, streamed weights: the next K chunks, as far as the ring allows.
+ * Chunk q waits for the slot chunk q - RING frees, so it is issued only once
+ * that release is issued (released + RING > q), and only for tiles whose
+ * columns are known (issued by the tile cursor). */
+static void issue_chunks(Conv* c) {
+    while (c->chunks_issued < c->tiles_described * c->n_chunks && c->chunks_issued < c->chunks_released + RING) {
+        const uint64_t q = c->chunks_issued++, t = q / c->n_chunks, kb = q % c->n_chunks * CHUNK_KF;
+        const uint64_t rows = min_u64(CHUNK_KF, c->kcf - kb) * 16;
+        wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3);
+        copy_gm_to_cbuf_nd2nz(c->panel_base + q % RING * c->chunk_bytes,
+                              c->w + (kb * 16 * c->cout16 + c->desc_n0[t & 3]) * 2, rows, c->desc_cols[t & 3],
+                              c->cout16 * 2, rows, XD_F16);
+        set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3);
+        if (!c->db) pipe_barrier(PIPE_ALL);
+    }
+}
+
 /* MTE2: the loads of the tile at `k`: its slice piece, its panel, its bias. */
-static void issue_loads(const Conv* c, Cursor* k) {
+static void issue_loads(Conv* c, Cursor* k) {
     const Unit* g = &k->g;
     if (k->first_pass) {
         const uint64_t r0 = k->j ? rows_needed(c, g, k->j - 1) : 0, r1 = rows_needed(c, g, k->j);
@@ -218,12 +268,19 @@ static void issue_loads(const Conv* c, Cursor* k) {
             set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
         }
     }
+    if (!c->resident) { /* its weights stream in chunks (issue_chunks) */
+        c->desc_n0[k->i & 3] = tile_n0(c, k);
+        c->desc_cols[k->i & 3] = tile_cols(c, k);
+        c->tiles_described = k->i + 1;
+    }
     if (panel_event(c, k)) {
-        if (!c->resident) wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3);
-        copy_gm_to_cbuf_nd2nz(panel_l1(c, k), c->w + tile_n0(c, k) * 2, c->kc, tile_cols(c, k), c->cout16 * 2,
+        uint64_t first, last; /* the groups still missing (between them, loaded ones load again) */
+        groups_missing(c, k, &first, &last);
+        copy_gm_to_cbuf_nd2nz(c->panel_base + first * c->kc * 32, c->w + first * 32, c->kc,
+                              min_u64(last * 16, tile_n0(c, k) + tile_cols(c, k)) - first * 16, c->cout16 * 2,
                               c->kc, XD_F16);
         set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3);
-        if (c->resident) k->panel_loaded[panel_index(c, k)] = 1;
+        mark_panel_loaded(c, k);
     }
     TileGm t;
     tile_gm(c, k, &t);
@@ -234,9 +291,9 @@ static void issue_loads(const Conv* c, Cursor* k) {
 /* The last tile of the block that reads the slice of tile `k`. */
 static int last_of_slice(const Conv* c, const Cursor* k) {
     if (k->j + 1 < k->g.chunks || k->ct + 1 < k->g.cols) return 0;
-    if (k->u + 1 >= c->u_end) return 1;
+    if (k->u + k->g.span >= c->u_end) return 1;
     Unit n;
-    unit_of(c, k->u + 1, &n);
+    unit_of(c, k->u + k->g.span, &n);
     return n.img != k->g.img || n.st != k->g.st;
 }
 
@@ -248,9 +305,9 @@ static void compute_tile(Conv* c, Cursor* k) {
     const uint64_t mf = ceil_div(t.rows, 16), nf = ceil_div(t.cols, 16);
     const uint64_t h = c->db ? k->i & 1 : 0;
     const uint64_t kstep = min_u64(64 / mf, 64 / nf);
-    const uint64_t slice = slice_l1(c, k), panel = panel_l1(c, k);
+    const uint64_t slice = slice_l1(c, k);
+    const uint64_t chunk_kf = c->resident ? c->kcf : CHUNK_KF; /* K steps never straddle a chunk */
     const int slice_done = last_of_slice(c, k);
-    const int last_of_pass = k->j + 1 == g->chunks;
 
     epilogue_prefetch(&c->ep, &t, mf);
     if (k->new_slice && k->j == 0 && k->ct == 0)
@@ -259,20 +316,28 @@ static void compute_tile(Conv* c, Cursor* k) {
         wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
     if (panel_event(c, k)) {
         wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3);
-        if (c->resident) k->panel_loaded[panel_index(c, k)] = 1;
+        mark_panel_loaded(c, k);
     }
 
-    for (uint64_t kb = 0; kb < c->kcf; kb += kstep) {
-        const uint64_t kf = min_u64(kstep, c->kcf - kb);
+    for (uint64_t kb = 0; kb < c->kcf;) {
+        const uint64_t chunk = kb / chunk_kf, in_chunk = kb % chunk_kf;
+        const uint64_t rows_kf = min_u64(chunk_kf, c->kcf - chunk * chunk_kf);
+        const uint64_t kf = min_u64(kstep, rows_kf - in_chunk);
+        const int chunk_done = in_chunk + kf == rows_kf;
+        const uint64_t q = k->i * c->n_chunks + chunk;
+        const uint64_t b_l1 = c->resident ? panel_l1(c, k) + kb * FRACTAL
+                                          : c->panel_base + q % RING * c->chunk_bytes + in_chunk * FRACTAL;
+        if (!c->resident && in_chunk == 0) wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3);
         const uint64_t p = c->db ? c->l0_uses & 1 : 0;
         c->l0_uses++;
         WAIT_FLAG01(PIPE_M, PIPE_MTE1, p);
         img2col_cbuf_to_ca(p * L0A_HALF, slice, c->window, k->j * TILE_POSITIONS, kb * 16, mf, kf);
-        load_b_zn(p * L0B_HALF, panel + kb * FRACTAL, kf, nf, c->kcf);
+        load_b_zn(p * L0B_HALF, b_l1, kf, nf, rows_kf);
         SET_FLAG01(PIPE_MTE1, PIPE_M, p);
-        if (kb + kstep >= c->kcf) {
-            if (slice_done) set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID2);
-            if (last_of_pass && !c->resident) set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3);
+        if (kb + kf >= c->kcf && slice_done) set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID2);
+        if (!c->resident && chunk_done) {
+            set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3);
+            c->chunks_released++;
         }
         if (!c->db) pipe_barrier(PIPE_ALL);
 
@@ -282,29 +347,21 @@ static void compute_tile(Conv* c, Cursor* k) {
         else mmad(h * L0C_HALF, p * L0A_HALF, p * L0B_HALF, t.rows, kf * 16, t.cols, XD_F16, 0);
         SET_FLAG01(PIPE_M, PIPE_MTE1, p);
         if (!c->db) pipe_barrier(PIPE_ALL);
+        if (!c->resident && chunk_done) issue_chunks(c);
+        kb += kf;
     }
     SET_FLAG01(PIPE_M, PIPE_V, h);
     epilogue_write_back(&c->ep, &t, h);
 }
 
-static void unsupported(void) { __asm__ volatile("ebreak"); }
-
-/* Largest multiple of 16 that is <= limit and divides `group` (a multiple of 16). */
-static uint64_t column_tile(uint64_t group, uint64_t limit) {
-    for (uint64_t tn = limit / 16 * 16; tn > 16; tn -= 16)
-        if (group % tn == 0) return tn;
-    return 16;
-}
+/* Not inlined: the fault report names it. */
+__attribute__((noinline)) static void conv_geometry_unsupported(void) { __asm__ volatile("ebreak"); }
 
 /* The plan: tile heights, Cout groups, C tile width, L1 partition. Returns 0 if impossible. */
 static int plan(Conv* c, uint64_t tile_ho, uint64_t tile_cout, uint64_t blocks) {
     const uint64_t weights = c->kc * c->cout16 * 2;
     c->resident = weights <= RESIDENT_PANELS_BYTES;
-    uint64_t tn_limit = MAX_TN;
-    if (!c->resident) {
-        tn_limit = min_u64(MAX_TN, STREAM_PANEL_BYTES / (c->kc * 2) / 16 * 16);
-        if (tn_limit < 16) return 0;
-    }
+    const uint64_t tn_limit = MAX_TN;
 
     const uint64_t image_bytes = c->c1in * c->h * c->w_ * 32;
     uint64_t splits = 1, n_cg = 1;
@@ -319,20 +376,32 @@ static int plan(Conv* c, uint64_t tile_ho, uint64_t tile_cout, uint64_t blocks) 
         c->group = round16(ceil_div(c->cout16, n_cg));
     }
     c->n_cg = ceil_div(c->cout16, c->group);
-    c->tn = c->n_cg == 1 ? min_u64(tn_limit, c->group) : column_tile(c->group, tn_limit);
-    if (c->resident && ceil_div(c->cout16, c->tn) > MAX_PANELS) return 0;
-    c->panel_bytes = c->kc * c->tn * 2;
-    const uint64_t panel_area = c->resident ? ceil_div(c->cout16, c->tn) * c->panel_bytes : 2 * c->panel_bytes;
+    c->tn = tn_limit;
+    if (c->resident && c->cout16 / 16 > MAX_GROUPS) return 0;
+    c->n_chunks = ceil_div(c->kcf, CHUNK_KF);
+    c->chunk_bytes = CHUNK_KF * 16 * c->tn * 2;
+    c->chunks_issued = c->chunks_released = c->tiles_described = 0;
+    const uint64_t panel_area = c->resident ? weights : RING * c->chunk_bytes;
 
     /* output rows per spatial tile: as asked / as the split wants, as the slice fits */
     const uint64_t budget = L1_SIZE - panel_area, row_bytes = c->c1in * c->w_ * 32;
     const uint64_t window = (c->kh - 1) * c->dh + 1;
     if (row_bytes * min_u64(window, c->h) > budget) return 0;
+    /* set_fmatrix and the img2col window hold 8-bit pads, kernel sizes, strides, dilations */
+    if (c->pt > 255 || c->pb > 255 || c->pl > 255 || c->pr > 255 || c->kh > 255 || c->kw > 255 || c->sh > 255 ||
+        c->sw > 255 || c->dh > 255 || c->dw > 255 || c->sh == 0 || c->sw == 0 || c->dh == 0 || c->dw == 0)
+        return 0;
     const uint64_t rows_fit = min_u64(budget / row_bytes, c->h);
     uint64_t tho_fit = rows_fit >= window ? (rows_fit - window) / c->sh + 1 : 1;
     if (rows_fit >= c->h) tho_fit = c->ho;
     c->tile_ho = tile_ho ? tile_ho : ceil_div(c->ho, splits);
     c->tile_ho = min_u64(min_u64(c->tile_ho, tho_fit), c->ho);
+    /* a band whose window lies wholly in the padding is read with a top pad
+     * of the window's height (unit_of), which must fit 8 bits */
+    if (c->pt >= window || c->pb >= window) {
+        if (window > 255) return 0;
+        c->tile_ho = min_u64(c->tile_ho, (255 - window) / c->sh + 1);
+    }
     c->n_st = ceil_div(c->ho, c->tile_ho);
     const uint64_t slice_rows = min_u64(c->h, (c->tile_ho - 1) * c->sh + window);
     c->slice_slot_bytes = (slice_rows * row_bytes + FRACTAL - 1) / FRACTAL * FRACTAL;
@@ -389,7 +458,7 @@ void kernel_main(const uint64_t* args) {
 
     const uint64_t blocks = block_dim(), b = block_idx();
     if (!plan(&c, args[NPUVP_CONV_TILE_HO], args[NPUVP_CONV_TILE_COUT], blocks)) {
-        unsupported();
+        conv_geometry_unsupported();
         return;
     }
     const uint64_t units = c.n_img * c.n_st * c.n_cg;
@@ -398,10 +467,8 @@ void kernel_main(const uint64_t* args) {
     if (c.u_begin >= c.u_end) return;
 
     for (uint64_t i = 0; i < c.slice_slots; ++i) set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID2);
-    if (!c.resident) {
-        set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3);
-        set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3);
-    }
+    if (!c.resident)
+        for (uint64_t i = 0; i < RING; ++i) set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3); /* chunk slots free */
     cube_pipeline_open();
     epilogue_open(&c.ep);
 
@@ -414,15 +481,14 @@ void kernel_main(const uint64_t* args) {
             issue_loads(&c, &issue);
             cursor_next(&c, &issue);
         }
+        if (!c.resident) issue_chunks(&c);
         compute_tile(&c, &compute);
         cursor_next(&c, &compute);
     }
 
     for (uint64_t i = 0; i < c.slice_slots; ++i) wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID2);
-    if (!c.resident) {
-        wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3);
-        wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3);
-    }
+    if (!c.resident)
+        for (uint64_t i = 0; i < RING; ++i) wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3);
     epilogue_close(&c.ep);
     cube_pipeline_close();
 }

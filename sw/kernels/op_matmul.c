@@ -10,7 +10,11 @@
  * about deadlock freedom); what differs:
  *  - tiles are numbered row-major over batch x M tiles x N tiles and task
  *    block b of B takes the tiles [T*b/B, T*(b+1)/B); a "tile row" is one
- *    (batch, M tile), whose A block stays resident in L1 when K allows;
+ *    (batch, M tile), whose A block stays resident in L1 whenever it fits
+ *    beside the B ring (K up to 1792 for 256-row tiles, 3584 for 128); with
+ *    more than 14 slots, one "bank free" token per tile row (released after
+ *    the row's last stage) replaces gemm.c's token per slot, which the flag
+ *    counter (15) could not hold;
  *  - the tile is TILE_M x TILE_N (default 256 x 128; at most 512 x 256 and
  *    one L0C half, 128 fractals), K goes through L1 in stages of 128;
  *  - TRANS_A / TRANS_B load the chunk as stored and transpose per fractal on
@@ -18,7 +22,9 @@
  *  - the epilogue (bias via mmad_bias, alpha, residual, ReLU / Clip) is
  *    cube_common.h's Epilogue.
  * FLAGS bit 0 clear runs the same tiling serially (pipe_barrier(PIPE_ALL)
- * after each step).
+ * after each step). A row stride below the row length (LDA < K, or < M
+ * with TRANS_A; likewise LDB; LDC < N) stops the kernel with a scalar-trap
+ * fault at matmul_row_stride_too_small.
  */
 #include "cube_common.h"
 
@@ -29,7 +35,7 @@ enum {
     STREAM_A_SLOTS = 4,
     LOOKAHEAD = 3, /* stages; B_SLOTS - 1 */
     MAX_A_BANKS = 4,
-    MAX_A_SLOTS = 14, /* slot tokens stay below the flag counter limit (15) */
+    MAX_SLOT_TOKENS = 14, /* more resident A slots than this: one token per bank (the flag counter holds 15) */
     MAX_TILE_M = 512, /* the epilogue's f32 scratch holds one column group of 512 rows */
     MAX_TILE_N = 256, /* a bias slot holds 256 f32 */
 };
@@ -45,7 +51,7 @@ typedef struct {
     uint64_t a_slot_bytes, b_slot_bytes;
     uint64_t a_slots, b_slots, a_banks, a_base;
     uint64_t row_begin;
-    int db, resident;
+    int db, resident, bank_tokens;
     uint64_t l0_uses;
     Epilogue ep;
 } MatMul;
@@ -101,7 +107,8 @@ static void load_stage(const MatMul* g, uint64_t s) {
     const uint8_t* a = g->a + st.batch * g->a_bs * 2;
     const uint8_t* b = g->b + st.batch * g->b_bs * 2;
     if (!g->resident || first_of_row(g, st.t)) {
-        wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID1);
+        /* a slot token per chunk, or one bank token per tile row */
+        if (!g->bank_tokens || st.kc == 0) wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID1);
         if (g->trans_a)
             copy_gm_to_cbuf_nd2nz(a_l1_of(g, s, &st), a + (st.k0 * g->lda + st.m0) * 2, st.kv, st.tm,
                                   g->lda * 2, round16(st.kv), XD_F16);
@@ -136,7 +143,8 @@ static void compute_stage(MatMul* g, uint64_t s) {
     const uint64_t kstep = min_u64(STAGE_K / 16, min_u64(64 / ceil_div(g->tile_m, 16), 64 / ceil_div(g->tile_n, 16)));
     const uint64_t a_l1 = a_l1_of(g, s, &st);
     const uint64_t b_l1 = s % g->b_slots * g->b_slot_bytes;
-    const int release_a = !g->resident || last_of_row(g, st.t);
+    const int release_a =
+        !g->resident || (last_of_row(g, st.t) && (!g->bank_tokens || st.kc + 1 == g->n_k));
     TileGm t;
     tile_gm(g, &st, &t);
     if (st.kc + 1 == g->n_k) epilogue_prefetch(&g->ep, &t, tmf);
@@ -173,6 +181,9 @@ static void compute_stage(MatMul* g, uint64_t s) {
         epilogue_write_back(&g->ep, &t, h);
     }
 }
+
+/* Rows that overlap are a caller's error: stop with a fault naming it (not inlined, so the report does). */
+__attribute__((noinline)) static void matmul_row_stride_too_small(void) { __asm__ volatile("ebreak"); }
 
 /* Tile size from the plan (0: 256 x 128), rounded to fractals and kept
  * within one L0C half and the epilogue's buffers. */
@@ -211,6 +222,10 @@ void kernel_main(const uint64_t* args) {
     g.trans_b = args[NPUVP_MATMUL_TRANS_B] != 0;
     g.db = (args[NPUVP_MATMUL_FLAGS] & 1) != 0;
     if (batch == 0 || g.m == 0 || g.k == 0 || g.n == 0) return;
+    if (g.lda < (g.trans_a ? g.m : g.k) || g.ldb < (g.trans_b ? g.k : g.n) || g.ldc < g.n) {
+        matmul_row_stride_too_small();
+        return;
+    }
 
     g.ep.act = args[NPUVP_MATMUL_ACT];
     g.ep.clip_lo = f32_bits_to_f16(args[NPUVP_MATMUL_CLIP_MIN]);
@@ -237,14 +252,16 @@ void kernel_main(const uint64_t* args) {
     g.row_begin = g.t_begin / g.n_nt;
     g.b_slots = g.db ? B_SLOTS : 1;
     g.a_base = g.b_slots * g.b_slot_bytes;
-    const uint64_t a_capacity = min_u64(MAX_A_SLOTS, (L1_SIZE - g.a_base) / g.a_slot_bytes);
+    const uint64_t a_capacity = (L1_SIZE - g.a_base) / g.a_slot_bytes;
     g.resident = g.n_k <= a_capacity;
     g.a_banks = g.db && g.resident ? min_u64(MAX_A_BANKS, a_capacity / g.n_k) : 1;
     g.a_slots = g.resident ? g.a_banks * g.n_k : g.db ? STREAM_A_SLOTS : 1;
+    g.bank_tokens = g.a_slots > MAX_SLOT_TOKENS;
+    const uint64_t a_tokens = g.bank_tokens ? g.a_banks : g.a_slots;
     g.l0_uses = 0;
 
     for (uint64_t i = 0; i < g.b_slots; ++i) set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID0);
-    for (uint64_t i = 0; i < g.a_slots; ++i) set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID1);
+    for (uint64_t i = 0; i < a_tokens; ++i) set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID1);
     cube_pipeline_open();
     epilogue_open(&g.ep);
 
@@ -256,7 +273,7 @@ void kernel_main(const uint64_t* args) {
     }
 
     for (uint64_t i = 0; i < g.b_slots; ++i) wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID0);
-    for (uint64_t i = 0; i < g.a_slots; ++i) wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID1);
+    for (uint64_t i = 0; i < a_tokens; ++i) wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID1);
     epilogue_close(&g.ep);
     cube_pipeline_close();
 }

@@ -12,6 +12,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include <cstring>
 #include <random>
 
@@ -141,6 +143,16 @@ TEST(ModelRuntime, ReportCsvAndTimelineSlicesPerLayer) {
   EXPECT_THAT(csv, HasSubstr("1,add1,Add,\"1x5000, 1x5000 -> 1x5000\",0,30000,1,"));
   EXPECT_THAT(csv, HasSubstr(",memory\n"));
   EXPECT_THAT(csv, HasSubstr("latency_seconds="));
+  // The LayerProfiler's measured traffic: relu1 reads and writes 5000 f16 in DDR
+  // (at least 20,000 bytes; its instruction fills come on top).
+  const std::size_t relu_row = csv.find("\n0,relu1,");
+  ASSERT_NE(relu_row, std::string::npos);
+  std::vector<std::string> fields;
+  std::stringstream row(csv.substr(relu_row + 1, csv.find('\n', relu_row + 1) - relu_row - 1));
+  for (std::string field; std::getline(row, field, ',');) fields.push_back(field);
+  ASSERT_GT(fields.size(), 13u);
+  EXPECT_GE(std::stoull(fields[12]), 20000u) << "ddr_bytes of relu1";
+  EXPECT_EQ(std::stoull(fields[13]), 0u) << "l2_bytes of relu1 (its tensors are in DDR)";
 
   const std::string trace = npuvp::test_support::read_file(options.trace_path);
   EXPECT_THAT(trace, HasSubstr("\"model relu-add\""));

@@ -16,12 +16,15 @@
 #include "npu/numerics.h"
 #include "../../sw/include/npuvp/operator_kernels.h"  // sw/include is not on the tests' include path
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <cstdlib>
+#include <iostream>
 #include <map>
 #include <random>
 #include <string>
@@ -62,6 +65,7 @@ std::uint64_t f32_bits(float value) {
 // Bump allocator for the test's tensors in DDR (4 KiB aligned).
 class Arena {
  public:
+  explicit Arena(std::uint64_t base = kDdrData) : next_(base) {}
   std::uint64_t take(std::size_t bytes) {
     const std::uint64_t address = next_;
     next_ = (next_ + bytes + kGuardHalves * 2 + 4095) / 4096 * 4096;
@@ -69,7 +73,7 @@ class Arena {
   }
 
  private:
-  std::uint64_t next_ = kDdrData;
+  std::uint64_t next_;
 };
 
 double apply_activation(double value, std::uint64_t act, float clip_lo, float clip_hi) {
@@ -106,6 +110,7 @@ Totals totals(KernelRun& run, unsigned cores) {
   }
   t.ddr_read = run.stat("soc.ddr.bytes_read");
   t.ddr_written = run.stat("soc.ddr.bytes_written");
+  if (std::getenv("NPUVP_KERNEL_TEST_STATS")) StatisticsRegistry::instance().print_table(std::cout);
   return t;
 }
 
@@ -122,6 +127,7 @@ struct ConvCase {
   bool double_buffer = true;
   unsigned cores = 1;
   std::uint64_t blocks = 0;
+  std::uint64_t base = kDdrData;
 };
 
 // 5HD index of (image, channel, row, column).
@@ -130,7 +136,8 @@ std::size_t index_5hd(std::size_t img, std::size_t ch, std::size_t y, std::size_
   return (((img * c1 + ch / 16) * h + y) * w + x) * 16 + ch % 16;
 }
 
-void run_conv(const ConvCase& c) {
+// Returns the Cube utilisation (MACs / (cycles x 2048 x cores)).
+double run_conv(const ConvCase& c) {
   const std::size_t ho = (c.h + c.pad_top + c.pad_bottom - c.dilation_h * (c.kh - 1) - 1) / c.stride_h + 1;
   const std::size_t wo = (c.w + c.pad_left + c.pad_right - c.dilation_w * (c.kw - 1) - 1) / c.stride_w + 1;
   const std::size_t c1in = (c.cin + 15) / 16, c1out = (c.cout + 15) / 16, cout16 = c1out * 16;
@@ -165,7 +172,7 @@ void run_conv(const ConvCase& c) {
   std::map<std::string, std::string> parameters;
   if (c.cores > 2) parameters["soc.ai_cores"] = std::to_string(c.cores);
   KernelRun run("op_conv", parameters);
-  Arena arena;
+  Arena arena(c.base);
   const std::size_t out_halves = r5.size();
   const std::uint64_t x_addr = arena.take(x5.size() * 2), w_addr = arena.take(weights.size() * 2),
                       b_addr = arena.take(bias16.size() * 4), r_addr = arena.take(r5.size() * 2),
@@ -205,7 +212,9 @@ void run_conv(const ConvCase& c) {
   args[NPUVP_CONV_FLAGS] = c.double_buffer ? 1 : 0;
   args[NPUVP_OP_ARG_TAG] = 0xdead;  // never read
   run.set_args(args);
-  ASSERT_EQ(run.run(c.cores, c.blocks, sc_core::sc_time(5, sc_core::SC_SEC)), 0) << run.reason();
+  const int status = run.run(c.cores, c.blocks, sc_core::sc_time(5, sc_core::SC_SEC));
+  EXPECT_EQ(status, 0) << run.reason();
+  if (status != 0) return 0;
 
   const auto out = run.read<std::uint16_t>(o_addr, out_halves);
   expect_guard_intact(run, o_addr, out_halves);
@@ -250,11 +259,16 @@ void run_conv(const ConvCase& c) {
   const Totals t = totals(run, c.cores);
   EXPECT_EQ(t.macs, static_cast<double>(c.n * ho * wo * kc * cout16)) << "every output position x Kc x Cout16 once";
   const double bound_bytes = (x5.size() + weights.size() + out_halves * (c.residual ? 2 : 1)) * 2.0;
+  // Bounds on the default SoC: 2048 MACs per cycle per core; DDR 12.8 bytes per cycle.
+  const double compute_bound = static_cast<double>(c.n * ho * wo * kc * cout16) / (2048.0 * c.cores);
+  const double memory_bound = bound_bytes / 12.8;
   std::printf("conv N%zu %zux%zux%zu -> %zu %zux%zu/%zu on %u cores (%s): %.0f cycles, Cube utilisation %.3f, "
-              "DDR read %.0f written %.0f bytes (input + weights%s + output once: %.0f)\n",
+              "DDR read %.0f written %.0f bytes (input + weights%s + output once: %.0f); bounds: compute %.0f, "
+              "memory %.0f cycles\n",
               c.n, c.cin, c.h, c.w, c.cout, c.kh, c.kw, c.stride_h, c.cores,
               c.double_buffer ? "double-buffered" : "serial", t.cycles, t.macs / (t.cycles * 2048.0 * c.cores),
-              t.ddr_read, t.ddr_written, c.residual ? " + residual" : "", bound_bytes);
+              t.ddr_read, t.ddr_written, c.residual ? " + residual" : "", bound_bytes, compute_bound, memory_bound);
+  return t.macs / (t.cycles * 2048.0 * c.cores);
 }
 
 ConvCase pads(ConvCase c, std::size_t top, std::size_t bottom, std::size_t left, std::size_t right) {
@@ -334,6 +348,19 @@ TEST(OperatorConv, ExplicitTiles) {
   c.blocks = 5;
   run_conv(c);
 }
+// One-group Cout units (TILE_COUT 16) over 3 blocks: a block's consecutive
+// units of the same rows form one span of C tiles up to 128 wide, and a
+// block that starts mid-row finds part of the next span's weights resident.
+TEST(OperatorConv, ExplicitNarrowCoutUnitsSpanColumns) {
+  ConvCase c{1, 32, 17, 15, 80, 3, 3};
+  c = pads(c, 1, 1, 1, 1);
+  c.tile_ho = 4;
+  c.tile_cout = 16;
+  c.bias = true;
+  c.cores = 2;
+  c.blocks = 3;
+  run_conv(c);
+}
 TEST(OperatorConv, ExplicitTilesSerial) {
   ConvCase c{2, 32, 17, 19, 80, 3, 3};
   c = pads(c, 1, 1, 1, 1);
@@ -380,12 +407,114 @@ TEST(OperatorConv, ResNet14x14x256To256) {
   c.cores = 2;
   run_conv(c);
 }
+// With every tensor in the L2 buffer (64 GB/s instead of DDR's 12.8) the
+// layer is compute-bound: the Cube must be kept busy (measured 0.69 on 2
+// cores: 41 k cycles against the compute bound of 28 k).
+TEST(OperatorConv, ResNet56x56x64To64InL2KeepsCubeBusy) {
+  ConvCase c{1, 64, 56, 56, 64, 3, 3};
+  c = pads(c, 1, 1, 1, 1);
+  c.bias = true;
+  c.act = NPUVP_ACT_RELU;
+  c.cores = 2;
+  c.base = 0x3000'0000;
+  EXPECT_GT(run_conv(c), 0.6);
+}
+
+// The same layers without double buffering (FLAGS bit 0 clear).
+ConvCase serial(ConvCase c) {
+  c.double_buffer = false;
+  return c;
+}
+ConvCase resnet_stem() {
+  ConvCase c{1, 3, 224, 224, 64, 7, 7};
+  c.stride_h = c.stride_w = 2;
+  c = pads(c, 3, 3, 3, 3);
+  c.bias = true;
+  c.act = NPUVP_ACT_RELU;
+  c.cores = 2;
+  return c;
+}
+ConvCase resnet_3x3(std::size_t size, std::size_t channels) {
+  ConvCase c{1, channels, size, size, channels, 3, 3};
+  c = pads(c, 1, 1, 1, 1);
+  c.bias = true;
+  c.act = NPUVP_ACT_RELU;
+  c.cores = 2;
+  return c;
+}
+ConvCase resnet_1x1_256_to_64() {
+  ConvCase c{1, 256, 56, 56, 64, 1, 1};
+  c.bias = true;
+  c.act = NPUVP_ACT_RELU;
+  c.cores = 2;
+  return c;
+}
+// Deeper ResNet-50 layers: weights resident (28x28 3x3 128; 14x14 1x1
+// 1024 -> 256: exactly 512 KiB) and streamed (7x7 3x3 512: 4.7 MB split
+// over the cores by output channels; 7x7 1x1 2048 -> 512 with a residual).
+TEST(OperatorConv, ResNet28x28x128To128) { run_conv(resnet_3x3(28, 128)); }
+TEST(OperatorConv, ResNet14x14_1x1_1024To256) {
+  ConvCase c{1, 1024, 14, 14, 256, 1, 1};
+  c.bias = true;
+  c.act = NPUVP_ACT_RELU;
+  c.cores = 2;
+  run_conv(c);
+}
+TEST(OperatorConv, ResNet7x7x512To512) { run_conv(resnet_3x3(7, 512)); }
+TEST(OperatorConv, ResNet7x7_1x1_512To2048Residual) {
+  ConvCase c{1, 512, 7, 7, 2048, 1, 1};
+  c.bias = true;
+  c.residual = true;
+  c.act = NPUVP_ACT_RELU;
+  c.cores = 2;
+  run_conv(c);
+}
+TEST(OperatorConv, ResNetStem7x7Stride2Serial) { run_conv(serial(resnet_stem())); }
+TEST(OperatorConv, ResNet56x56x64To64Serial) { run_conv(serial(resnet_3x3(56, 64))); }
+TEST(OperatorConv, ResNet1x1_256To64Serial) { run_conv(serial(resnet_1x1_256_to_64())); }
+TEST(OperatorConv, ResNet14x14x256To256Serial) { run_conv(serial(resnet_3x3(14, 256))); }
+
+// Streamed weights (2304 x 160: 737 KB) with two M chunks per unit, odd
+// output channels, a residual, 3 blocks on one core.
+TEST(OperatorConv, StreamedWeightsSeveralChunks) {
+  ConvCase c{1, 256, 20, 20, 150, 3, 3};
+  c = pads(c, 1, 1, 1, 1);
+  c.residual = true;
+  c.bias = true;
+  c.blocks = 3;
+  run_conv(c);
+}
+
 // A 1 MiB feature map (2 x 128 x 128 x 16 f16) that cannot sit in L1 at once.
 TEST(OperatorConv, FeatureMapLargerThanL1) {
   ConvCase c{1, 32, 128, 128, 32, 3, 3};
   c = pads(c, 1, 1, 1, 1);
   c.bias = true;
   run_conv(c);
+}
+
+// A geometry the hardware cannot express (a pad beyond set_fmatrix's 8
+// bits) stops the kernel with a fault naming the reason's function, instead
+// of computing a wrong result.
+TEST(OperatorConv, PadBeyond255Faults) {
+  KernelRun run("op_conv");
+  std::vector<std::uint64_t> args(NPUVP_OP_ARG_TAG + 1, 0);
+  args[NPUVP_CONV_IN] = kDdrData;
+  args[NPUVP_CONV_WEIGHTS] = kDdrData + 0x10000;
+  args[NPUVP_CONV_OUT] = kDdrData + 0x20000;
+  args[NPUVP_CONV_N] = 1;
+  args[NPUVP_CONV_CIN] = 16;
+  args[NPUVP_CONV_H] = args[NPUVP_CONV_W] = 4;
+  args[NPUVP_CONV_COUT] = 16;
+  args[NPUVP_CONV_KH] = args[NPUVP_CONV_KW] = 1;
+  args[NPUVP_CONV_STRIDE_H] = args[NPUVP_CONV_STRIDE_W] = 1;
+  args[NPUVP_CONV_DILATION_H] = args[NPUVP_CONV_DILATION_W] = 1;
+  args[NPUVP_CONV_PAD_TOP] = 300;
+  args[NPUVP_CONV_FLAGS] = 1;
+  run.set_args(args);
+  EXPECT_NE(run.run(), 0);
+  EXPECT_THAT(run.reason(), ::testing::HasSubstr("conv_geometry_unsupported"));
+  EXPECT_EQ(run.stat("soc.aicore0.blocks_faulted"), 1);
 }
 
 // ---- MatMul ----------------------------------------------------------------
@@ -403,9 +532,11 @@ struct MatMulCase {
   bool double_buffer = true;
   unsigned cores = 1;
   std::uint64_t blocks = 0;
+  std::uint64_t base = kDdrData;
 };
 
-void run_matmul(const MatMulCase& c) {
+// Returns the Cube utilisation (MACs / (cycles x 2048 x cores)).
+double run_matmul(const MatMulCase& c) {
   // Stored shapes: A is M x K (K x M transposed), B is K x N (N x K transposed).
   const std::size_t a_rows = c.trans_a ? c.k : c.m, a_cols = c.trans_a ? c.m : c.k;
   const std::size_t b_rows = c.trans_b ? c.n : c.k, b_cols = c.trans_b ? c.k : c.n;
@@ -421,21 +552,21 @@ void run_matmul(const MatMulCase& c) {
 
   KernelRun run("op_matmul", c.cores > 2 ? std::map<std::string, std::string>{{"soc.ai_cores", std::to_string(c.cores)}}
                                          : std::map<std::string, std::string>{});
-  Arena arena;
+  Arena arena(c.base);
   const std::uint64_t a_addr = arena.take(a.size() * 2), b_addr = arena.take(b.size() * 2),
-                      bias_addr = arena.take(bias.size() * 4), r_addr = arena.take(residual.size() * 2),
-                      c_addr = arena.take(c_halves * 2);
+                      bias_addr = c.bias ? arena.take(bias.size() * 4) : 0,
+                      r_addr = c.residual ? arena.take(residual.size() * 2) : 0, c_addr = arena.take(c_halves * 2);
   run.write(a_addr, a);
   run.write(b_addr, b);
-  run.write(bias_addr, bias);
-  run.write(r_addr, residual);
+  if (c.bias) run.write(bias_addr, bias);
+  if (c.residual) run.write(r_addr, residual);
   run.write(c_addr, std::vector<std::uint16_t>(c_halves + kGuardHalves, kSentinel));
 
   std::vector<std::uint64_t> args(NPUVP_OP_ARG_TAG + 1, 0);
   args[NPUVP_MATMUL_A] = a_addr;
   args[NPUVP_MATMUL_B] = b_addr;
-  args[NPUVP_MATMUL_BIAS] = c.bias ? bias_addr : 0;
-  args[NPUVP_MATMUL_RESIDUAL] = c.residual ? r_addr : 0;
+  args[NPUVP_MATMUL_BIAS] = bias_addr;
+  args[NPUVP_MATMUL_RESIDUAL] = r_addr;
   args[NPUVP_MATMUL_C] = c_addr;
   args[NPUVP_MATMUL_BATCH] = c.batch;
   args[NPUVP_MATMUL_M] = c.m;
@@ -458,7 +589,9 @@ void run_matmul(const MatMulCase& c) {
   args[NPUVP_MATMUL_FLAGS] = c.double_buffer ? 1 : 0;
   args[NPUVP_OP_ARG_TAG] = 0xdead;  // never read
   run.set_args(args);
-  ASSERT_EQ(run.run(c.cores, c.blocks, sc_core::sc_time(5, sc_core::SC_SEC)), 0) << run.reason();
+  const int status = run.run(c.cores, c.blocks, sc_core::sc_time(5, sc_core::SC_SEC));
+  EXPECT_EQ(status, 0) << run.reason();
+  if (status != 0) return 0;
 
   const auto out = run.read<std::uint16_t>(c_addr, c_halves);
   expect_guard_intact(run, c_addr, c_halves);
@@ -496,9 +629,13 @@ void run_matmul(const MatMulCase& c) {
   EXPECT_EQ(bad.count, 0u) << "mismatching elements";
   const Totals t = totals(run, c.cores);
   EXPECT_EQ(t.macs, static_cast<double>(c.batch * c.m * c.k * c.n));
-  std::printf("matmul %zu x %zux%zux%zu on %u cores (%s): %.0f cycles, Cube utilisation %.3f\n", c.batch, c.m, c.k,
-              c.n, c.cores, c.double_buffer ? "double-buffered" : "serial", t.cycles,
-              t.macs / (t.cycles * 2048.0 * c.cores));
+  const double utilization = t.macs / (t.cycles * 2048.0 * c.cores);
+  const double bytes = (c.batch * (c.m * c.k + c.n * c.m * (c.residual ? 2 : 1)) + (c.broadcast_b ? 1 : c.batch) * c.k * c.n) * 2.0;
+  std::printf("matmul %zu x %zux%zux%zu on %u cores (%s): %.0f cycles, Cube utilisation %.3f; DDR read %.0f written %.0f "
+              "bytes; bounds: compute %.0f, memory %.0f cycles\n",
+              c.batch, c.m, c.k, c.n, c.cores, c.double_buffer ? "double-buffered" : "serial", t.cycles, utilization,
+              t.ddr_read, t.ddr_written, t.macs / (2048.0 * c.cores), bytes / 12.8);
+  return utilization;
 }
 
 TEST(OperatorMatMul, BatchedOddSizesBiasRelu) {
@@ -576,6 +713,52 @@ TEST(OperatorMatMul, SerialResidual) {
   run_matmul(c);
 }
 // The planner's tile sizes: tall-narrow and short-wide tiles.
+// 1024^3 on one AI Core with the operands in the L2 buffer, as the gemm
+// kernel's benchmark (tests/bench/gemm_bench.cpp) runs it: the automatic
+// tiling must keep the Cube as busy as the hand-written kernel (docs/kernels.md).
+TEST(OperatorMatMul, Square1024InL2KeepsCubeBusy) {
+  MatMulCase c{1, 1024, 1024, 1024};
+  c.base = 0x3000'0000;
+  const double utilization = run_matmul(c);
+  EXPECT_GT(utilization, 0.85);
+}
+// BERT-base shapes (sequence 128, d 768, 12 heads, FFN 3072) on 2 AI Cores, in DDR.
+TEST(OperatorMatMul, BertFfnUp128x768x3072) {
+  MatMulCase c{1, 128, 768, 3072};
+  c.bias = true;
+  c.cores = 2;
+  run_matmul(c);
+}
+TEST(OperatorMatMul, BertFfnDown128x3072x768Residual) {  // A (128 x 3072) resident: 24 slots
+  MatMulCase c{1, 128, 3072, 768};
+  c.bias = true;
+  c.residual = true;
+  c.cores = 2;
+  run_matmul(c);
+}
+TEST(OperatorMatMul, BertAttentionScores) {  // Q x K^T / sqrt(64) for 12 heads
+  MatMulCase c{12, 128, 64, 128};
+  c.trans_b = true;
+  c.alpha = 0.125f;
+  c.cores = 2;
+  run_matmul(c);
+}
+// Overlapping rows (LDA < K) are a caller's error: a fault naming it.
+TEST(OperatorMatMul, RowStrideBelowKFaults) {
+  KernelRun run("op_matmul");
+  std::vector<std::uint64_t> args(NPUVP_OP_ARG_TAG + 1, 0);
+  args[NPUVP_MATMUL_A] = kDdrData;
+  args[NPUVP_MATMUL_B] = kDdrData + 0x10000;
+  args[NPUVP_MATMUL_C] = kDdrData + 0x20000;
+  args[NPUVP_MATMUL_BATCH] = 1;
+  args[NPUVP_MATMUL_M] = args[NPUVP_MATMUL_K] = args[NPUVP_MATMUL_N] = 32;
+  args[NPUVP_MATMUL_LDA] = 16;
+  args[NPUVP_MATMUL_LDB] = args[NPUVP_MATMUL_LDC] = 32;
+  args[NPUVP_MATMUL_FLAGS] = 1;
+  run.set_args(args);
+  EXPECT_NE(run.run(), 0);
+  EXPECT_THAT(run.reason(), ::testing::HasSubstr("matmul_row_stride_too_small"));
+}
 TEST(OperatorMatMul, ExplicitTiles512x64) {
   MatMulCase c{1, 600, 200, 150};
   c.tile_m = 512;
