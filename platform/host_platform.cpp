@@ -14,7 +14,8 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
     : sc_module(name),
       traffic_generators(child_name(*this, "traffic_generators"), 0, "",
                          "number of traffic generators soc.tg0, soc.tg1, ... (ring stops after periph)"),
-      ai_cores(child_name(*this, "ai_cores"), 2, "", "number of AI Cores soc.aicore0, soc.aicore1, ..."),
+      ai_cores(child_name(*this, "ai_cores"), 2, "",
+               "number of AI Cores soc.aicore0, soc.aicore1, ... (at most " + std::to_string(kMaxAiCores) + ")"),
       ring("ring"),
       cpu("cpu"),
       ts("ts"),
@@ -23,7 +24,7 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
       l2("l2", kL2BufferSize, false, kL2BufferLatency, kL2BufferBandwidth),
       uart0("uart0"),
       clint("clint", mesh_cluster ? 16 : 1),
-      plic("plic", 96, 2),
+      plic("plic", kPlicSources, 2),
       finisher("finisher"),
       mailbox("mailbox") {
   // Ring stops in ring order: cpu, the first half of the AI Cores, the L2
@@ -33,7 +34,14 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
   // one link (with 4 cores that link ran at 95 % and capped a 4-core GEMM at
   // 2.4x, docs/fabric.md "Ring order").
   unsigned cpu_stop = ring.add_stop("cpu");
-  if (ai_cores.get() > kMaxAiCores) throw ConfigError(ai_cores.name() + " must be at most " + std::to_string(kMaxAiCores));
+  if (ai_cores.get() > kMaxAiCores)
+    throw ConfigError(ai_cores.name() + " = " + std::to_string(ai_cores.get()) + ": must be at most " +
+                      std::to_string(kMaxAiCores) + " (two PLIC sources per core, " + std::to_string(kAiCoreDoneSource) +
+                      ".." + std::to_string(kPlicSources - 1) + ")");
+  if (kAiCoreDoneSource + 2 * ai_cores.get() > plic.sources.get())
+    throw ConfigError(ai_cores.name() + " = " + std::to_string(ai_cores.get()) + " needs PLIC sources up to " +
+                      std::to_string(kAiCoreDoneSource + 2 * ai_cores.get() - 1) + ", but " + plic.sources.name() +
+                      " = " + std::to_string(plic.sources.get()) + " gives 1.." + std::to_string(plic.sources.get() - 1));
   std::vector<unsigned> aicore_stops;
   unsigned l2_stop = 0;
   const unsigned before_l2 = static_cast<unsigned>((ai_cores.get() + 1) / 2);

@@ -43,15 +43,23 @@ constexpr std::uint64_t kDdr = 0x8000'0000, kDdrDefaultSize = 1ull << 30;
 // Traffic generators default to DDR above 256 MiB, away from the program.
 constexpr std::uint64_t kTrafficDefaultBase = kDdr + (256ull << 20);
 constexpr unsigned kUart0PlicSource = 10;  // as on QEMU virt
-// NPU control space: AI Core i's control registers at kAiCoreControl + i * 4 KiB.
-constexpr std::uint64_t kNpuControl = 0x2000'0000;
+// NPU control space (16 MiB): AI Core i's control registers at kAiCoreControl + i * 4 KiB.
+constexpr std::uint64_t kNpuControl = 0x2000'0000, kNpuControlSize = 16ull << 20;
 constexpr std::uint64_t kNpuMailbox = kNpuControl;  // host <-> task scheduler doorbells
 constexpr std::uint64_t kAiCoreControl = kNpuControl + 0x10'0000;
 constexpr unsigned kTsDoorbellSource = 20, kTsHostIrqSource = 21;  // PLIC sources
 
+// PLIC source IDs 0..kPlicSources-1 (0 reserved), as QEMU virt; the default of soc.plic.sources.
+constexpr unsigned kPlicSources = 96;
 // AI Core i raises PLIC source kAiCoreDoneSource + 2i (done) and +2i+1 (error).
 constexpr unsigned kAiCoreDoneSource = 32;
-constexpr unsigned kMaxAiCores = 16;
+// The AI Core limit (soc.ai_cores) is what the PLIC's sources hold: 32 cores use
+// sources 32..95. The software side's NPU_MAX_CORES (npu_protocol.h) must equal it
+// (tests/unit/npu_protocol_test.cpp checks).
+constexpr unsigned kMaxAiCores = (kPlicSources - kAiCoreDoneSource) / 2;
+static_assert(kMaxAiCores == 32, "Ascend 910's 32 AI Cores fit the PLIC");
+static_assert(kAiCoreControl + kMaxAiCores * AiCore::kControlSize <= kNpuControl + kNpuControlSize,
+              "every AI Core's control window lies in the NPU control space");
 // Default place of a kernel launch's argument block (docs/memory-map.md).
 constexpr std::uint64_t kKernelArguments = 0x8f00'0000;
 }  // namespace memory_map

@@ -28,7 +28,7 @@
 
 NPUVP_DECLARE_KERNEL_IMAGE(block_probe);
 
-#define MAX_BLOCKS 64u
+#define MAX_BLOCKS (2u * NPU_MAX_CORES + 1u) /* the largest case: 2N + 1 blocks */
 #define LONG_BLOCK_CYCLES 60000u
 #define SHORT_BLOCK_CYCLES 2000u
 /* Long enough that a block outweighs the ~1,000 cycles of dispatch around it (done

@@ -77,7 +77,7 @@ NPUVP_DECLARE_KERNEL_IMAGE(block_probe);
 
 #define MAX_CMDS 256u
 #define MAX_PROBES 64u
-#define PROBE_MAX_BLOCKS 36u /* 2N + 1 blocks on NPU_MAX_CORES, and one more */
+#define PROBE_MAX_BLOCKS (2u * NPU_MAX_CORES + 2u) /* 2N + 1 blocks on NPU_MAX_CORES, and one more */
 
 #define LONG_DELAY 100000u /* AI Core cycles a "long" block spins: 100 us, ten sim quanta */
 #define WAIT_US 20000u     /* bound of every wait (simulated time) */
@@ -888,15 +888,15 @@ static void section_concurrency(void)
     /* One launch of N blocks: one block per idle core, all at once. */
     unsigned w = launch(1, ncores, LONG_DELAY / 2, "stream 1: N-block launch");
     wait_done(w);
-    uint32_t cores_seen = 0;
+    uint64_t cores_seen = 0; /* bit per core: up to NPU_MAX_CORES = 32 of them */
     uint64_t min_end = UINT64_MAX, max_start = 0;
     for (unsigned k = 0; k < ncores; k++) {
-        cores_seen |= 1u << blk(w, k)->core;
+        cores_seen |= 1ull << blk(w, k)->core;
         if (blk(w, k)->end_cycle < min_end) min_end = blk(w, k)->end_cycle;
         if (blk(w, k)->start_cycle > max_start) max_start = blk(w, k)->start_cycle;
     }
-    check(cores_seen == (1u << ncores) - 1, "the %u blocks ran on cores 0x%x, not on one core each",
-          (unsigned)ncores, (unsigned)cores_seen);
+    check(cores_seen == (1ull << ncores) - 1, "the %u blocks ran on cores 0x%lx, not on one core each",
+          (unsigned)ncores, (unsigned long)cores_seen);
     check(max_start < min_end, "the blocks of one launch did not all run at once");
     end();
 }

@@ -225,21 +225,38 @@ static void start_block(unsigned core, unsigned index)
     e->running++;
 }
 
-/* Idle cores take the next block of the oldest running launch that has blocks left. */
+static int has_blocks_to_start(const struct entry *e)
+{
+    return e->cmd.opcode == NPU_CMD_LAUNCH && e->state == ENTRY_RUNNING && !e->failed &&
+           e->next_block < e->cmd.u.launch.block_dim;
+}
+
+/* The k-th core an idle-core pass visits: alternately from the two halves of the
+ * cores, which sit on either side of the L2 stop on the ring (platform/host_platform.cpp,
+ * docs/fabric.md "Ring order"), so a launch of fewer blocks than cores loads both
+ * directions of the ring rather than one. */
+static unsigned dispatch_core(unsigned k)
+{
+    unsigned half = (num_cores + 1) / 2;
+    return (k & 1) ? half + k / 2 : k / 2;
+}
+
+/* Idle cores take the next block of the oldest running launch that has blocks left.
+ * Starting a block can only make its launch run out of blocks, never give an earlier
+ * entry some, so the search for each idle core resumes where the previous one stopped:
+ * one pass over the cores and one over the window (with 32 cores, a fresh search per
+ * core made dispatch the TS's main cost). */
 static int dispatch(void)
 {
     int started = 0;
-    for (unsigned core = 0; core < num_cores; core++) {
+    unsigned pos = 0;
+    for (unsigned k = 0; k < num_cores; k++) {
+        const unsigned core = dispatch_core(k);
         if (cores[core].busy) continue;
-        for (unsigned pos = 0; pos < norder; pos++) {
-            struct entry *e = &entries[order[pos]];
-            if (e->cmd.opcode != NPU_CMD_LAUNCH || e->state != ENTRY_RUNNING || e->failed ||
-                e->next_block >= e->cmd.u.launch.block_dim)
-                continue;
-            start_block(core, order[pos]);
-            started = 1;
-            break;
-        }
+        while (pos < norder && !has_blocks_to_start(&entries[order[pos]])) pos++;
+        if (pos == norder) break;
+        start_block(core, order[pos]);
+        started = 1;
     }
     return started;
 }

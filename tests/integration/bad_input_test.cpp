@@ -142,6 +142,20 @@ TEST(BadInput, CommandLineErrors) {
   EXPECT_THAT(help.out, HasSubstr("npuvp run SCENARIO.yaml"));
 }
 
+// Issue 19: the limit is Ascend 910's 32 AI Cores, two PLIC sources each (32..95).
+TEST(BadInput, MoreAiCoresThanThePlicHoldsIsAOneLineError) {
+  auto result = run_npuvp("run " + scenario("gemm-offload") + " --set soc.ai_cores=33");
+  expect_one_line_error(result, kBadInput, "soc.ai_cores = 33: must be at most 32 (two PLIC sources per core, 32..95)");
+  EXPECT_EQ(result.err.find('\n'), result.err.size() - 1) << "more than one line:\n" << result.err;
+  EXPECT_EQ(result.out, "");
+}
+
+TEST(BadInput, AiCoresNeedingMorePlicSourcesThanConfigured) {
+  auto result = run_npuvp("run " + scenario("gemm-offload") + " --set soc.ai_cores=16 --set soc.plic.sources=63");
+  expect_one_line_error(result, kBadInput,
+                        "soc.ai_cores = 16 needs PLIC sources up to 63, but soc.plic.sources = 63 gives 1..62");
+}
+
 TEST(BadInput, TrafficGeneratorRangeLargerThanItsTarget) {
   auto result = run_npuvp("run " + scenario("hello") + " --set traffic_generators=1 --set tg0.count=10"
                           " --set tg0.base=0x30000000 --set tg0.range=16MiB");

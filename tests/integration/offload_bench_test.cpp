@@ -5,6 +5,7 @@
 #include "scenario_patch.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <map>
 #include <sstream>
@@ -99,4 +100,38 @@ TEST(OffloadBench, SmallRunOnTwoAiCoresPassesWithSaneFigures) {
   EXPECT_GT(number(gemm, "ts_cycles"), 0);
   EXPECT_GE(number(gemm, "kernel_cycles"), number(gemm, "ts_cycles"));  // 2 cores' blocks summed
   EXPECT_THAT(result.out, HasSubstr("sampled elements, 0 differ; 0 unwritten"));
+}
+
+// Issue 19: Ascend 910's 32 AI Cores. A GEMM of 32 C tiles (16 x 4096: one row of 32
+// tiles of 16 x 128) launched as 32 task blocks through the driver and the task
+// scheduler: the TS gives each idle core one block, so every core's own statistics count
+// exactly one block, and the sampled C matches the host reference.
+TEST(OffloadBench, ThirtyTwoBlockGemmRunsOneBlockOnEachOf32AiCores) {
+  const std::string yaml = patched_scenario({{"bench_launches", "0"},
+                                             {"bench_async_launches", "0"},
+                                             {"bench_m", "16"},
+                                             {"bench_k", "64"},
+                                             {"bench_n", "4096"},
+                                             {"bench_blocks", "32"}});
+  const std::string stats = temp_path("offload-bench-32.json");
+  auto result = run_npuvp("run " + yaml + " --quiet --stats " + stats + " --set soc.ai_cores=32");
+  std::remove(yaml.c_str());
+  ASSERT_EQ(result.status, 0) << result.out << result.err;
+  EXPECT_THAT(result.out, HasSubstr("offload-bench: PASS"));
+  auto gemm = fields(result.out, "offload-bench: gemm ");
+  ASSERT_FALSE(gemm.empty()) << result.out;
+  EXPECT_EQ(number(gemm, "cores"), 32);
+  EXPECT_EQ(number(gemm, "blocks"), 32);
+  EXPECT_EQ(number(gemm, "blocks_done"), 32);
+  EXPECT_THAT(result.out, HasSubstr("sampled elements, 0 differ; 0 unwritten"));
+
+  auto json = nlohmann::json::parse(read_file(stats));
+  std::remove(stats.c_str());
+  const auto& s = json["statistics"];
+  for (int core = 0; core < 32; ++core) {
+    const std::string name = "soc.aicore" + std::to_string(core) + ".blocks_done";
+    ASSERT_TRUE(s.contains(name)) << name;
+    EXPECT_EQ(s[name].get<double>(), 1) << name;
+  }
+  EXPECT_FALSE(s.contains("soc.aicore32.blocks_done"));
 }

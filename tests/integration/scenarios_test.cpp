@@ -165,7 +165,7 @@ TEST_P(OffloadScenario, GemmOffloadPassesOnThisManyAiCores) {
   EXPECT_THAT(result.out, HasSubstr("every element matches: PASS"));
 }
 
-INSTANTIATE_TEST_SUITE_P(Cores, OffloadScenario, ::testing::Values(1, 2, 4));
+INSTANTIATE_TEST_SUITE_P(Cores, OffloadScenario, ::testing::Values(1, 2, 4, 32));  // 32: Ascend 910, the limit
 
 // Task-block dispatch (B = 1, B < N, B = N, B > N) and interrupt delivery: the
 // program checks what every block recorded; the statistics show the interrupts
@@ -193,7 +193,7 @@ TEST_P(DispatchScenario, EveryBlockRunsOnceOnAnIdleCoreAndCompletionInterruptsAr
   EXPECT_GT(s["soc.ts.idle_cycles"].get<double>(), 0.5 * s["soc.ts.cycles"].get<double>());
 }
 
-INSTANTIATE_TEST_SUITE_P(Cores, DispatchScenario, ::testing::Values(1, 2, 4, 16));
+INSTANTIATE_TEST_SUITE_P(Cores, DispatchScenario, ::testing::Values(1, 2, 4, 16, 32));
 
 TEST(Scenarios, ConvOffloadPasses) {
   auto result = run_npuvp("run " + scenario("conv-offload") + " --quiet");

@@ -46,7 +46,7 @@ TEST_P(TsProtocol, EverySectionPassesOnThisManyAiCores) {
   EXPECT_THAT(last_line(result.err), HasSubstr("ts-protocol: PASS"));
 }
 
-INSTANTIATE_TEST_SUITE_P(Cores, TsProtocol, ::testing::Values(1, 2, 4));
+INSTANTIATE_TEST_SUITE_P(Cores, TsProtocol, ::testing::Values(1, 2, 4, 32));
 
 // The scenario as written (2 AI Cores) passes its own checks.
 TEST(TsProtocolScenario, PassesWithItsOwnParameters) {

@@ -7,7 +7,9 @@
 //
 // sw/include is not on the unit tests' include path, so the header is included by
 // its path relative to this file (as device_memory_test.cpp does for the driver).
+// The platform's memory map is included to check the two sides agree.
 #include "../../sw/include/npuvp/npu_protocol.h"
+#include "platform/host_platform.h"
 
 #include <gtest/gtest.h>
 
@@ -292,9 +294,9 @@ TEST(NpuQueueHeaderCheck, BadCommandAndCompletionRingSizes) {
   }
 }
 
-TEST(NpuQueueHeaderCheck, NumCoresMustBe1To16) {
+TEST(NpuQueueHeaderCheck, NumCoresMustBe1To32) {
   npu_queue_header h = ValidHeader();
-  for (uint32_t cores : {0u, NPU_MAX_CORES + 1, 0xFFFFFFFFu}) {
+  for (uint32_t cores : {0u, 33u, NPU_MAX_CORES + 1, 0xFFFFFFFFu}) {
     h.num_cores = cores;
     EXPECT_EQ(Check(h), NPU_ATTACH_BAD_NUM_CORES) << cores;
   }
@@ -601,8 +603,10 @@ TEST(NpuProtocolConstants, ValuesTheDocumentStates) {
   EXPECT_EQ(NPU_NO_CORE, 0xFFFFFFFFu);
   EXPECT_EQ(NPU_TS_FLAG_CPL_STALLED, 1u);
 
-  // Limits.
-  EXPECT_EQ(NPU_MAX_CORES, 16u);
+  // Limits. NPU_MAX_CORES was 16 until the PLIC sources 64..95 were given to AI Cores
+  // 16..31 (issue 19: Ascend 910's 32 AI Cores); a header with 17..32 cores was
+  // NPU_ATTACH_BAD_NUM_CORES before, so no valid 1.0 host changes meaning.
+  EXPECT_EQ(NPU_MAX_CORES, 32u);
   EXPECT_EQ(NPU_MAX_STREAMS, 16u);
   EXPECT_EQ(NPU_MAX_EVENTS, 64u);
   EXPECT_EQ(NPU_MAX_BLOCK_DIM, 65535u);
@@ -626,7 +630,25 @@ TEST(NpuProtocolConstants, ValuesTheDocumentStates) {
   EXPECT_EQ(NPU_PLIC_SOURCE_AICORE_ERROR(0), 33u);
   EXPECT_EQ(NPU_PLIC_SOURCE_AICORE_DONE(15), 62u);
   EXPECT_EQ(NPU_PLIC_SOURCE_AICORE_ERROR(15), 63u);
+  EXPECT_EQ(NPU_PLIC_SOURCE_AICORE_DONE(31), 94u);
+  EXPECT_EQ(NPU_PLIC_SOURCE_AICORE_ERROR(31), 95u);
+  EXPECT_EQ(NPU_PLIC_SOURCES, 96u);
+  EXPECT_EQ(NPU_AICORE_CONTROL(31), 0x2011'F000ull);
   EXPECT_EQ(NPU_AICORE_STATUS_CAUSE(0x0000'0504u), 5u);
+}
+
+// The software's limits and addresses (this header) and the hardware's (the platform's
+// memory map) are each defined once, on their own side; they must agree.
+TEST(NpuProtocolConstants, AgreeWithThePlatformsMemoryMap) {
+  namespace map = npuvp::memory_map;
+  EXPECT_EQ(NPU_MAX_CORES, map::kMaxAiCores);
+  EXPECT_EQ(NPU_PLIC_SOURCES, map::kPlicSources);
+  EXPECT_EQ(NPU_PLIC_SOURCE_AICORE_DONE(0), map::kAiCoreDoneSource);
+  EXPECT_EQ(NPU_PLIC_SOURCE_DOORBELL, map::kTsDoorbellSource);
+  EXPECT_EQ(NPU_PLIC_SOURCE_HOST_IRQ, map::kTsHostIrqSource);
+  EXPECT_EQ(NPU_MAILBOX_BASE, map::kNpuMailbox);
+  EXPECT_EQ(NPU_AICORE_CONTROL_BASE, map::kAiCoreControl);
+  EXPECT_EQ(NPU_AICORE_CONTROL_STRIDE, npuvp::AiCore::kControlSize);
 }
 
 TEST(NpuProtocolConstants, TsStateWordPacksStateAndDetail) {

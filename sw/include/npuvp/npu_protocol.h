@@ -86,6 +86,7 @@ extern "C" {
 #define NPU_AICORE_IRQ_CLEAR_ERROR 0x2u
 #define NPU_PLIC_SOURCE_AICORE_DONE(i) (32u + 2u * (unsigned)(i))
 #define NPU_PLIC_SOURCE_AICORE_ERROR(i) (33u + 2u * (unsigned)(i))
+#define NPU_PLIC_SOURCES 96u /* source IDs 0..95 (0 reserved), as QEMU virt */
 
 /* AI Core kernel fault causes (STATUS bits 15:8; the `detail` of a KERNEL_FAULT). */
 #define NPU_FAULT_BUFFER_RANGE 1u
@@ -99,7 +100,7 @@ extern "C" {
 /* ---------------------------------------------------------------------------
  * Limits.
  */
-#define NPU_MAX_CORES 16u            /* AI Cores a TS can drive (PLIC sources 32..63) */
+#define NPU_MAX_CORES 32u            /* AI Cores a TS can drive (PLIC sources 32..95) */
 #define NPU_MAX_STREAMS 16u          /* stream ids 0..15 */
 #define NPU_MAX_EVENTS 64u           /* event ids 0..63 */
 #define NPU_MAX_BLOCK_DIM 65535u     /* task blocks per launch */
@@ -303,6 +304,8 @@ NPU_STATIC_ASSERT(__builtin_offsetof(struct npu_queue_header, cpl_head) == 256, 
 NPU_STATIC_ASSERT(__builtin_offsetof(struct npu_command, u) == 16, "command body at 16");
 NPU_STATIC_ASSERT(__builtin_offsetof(struct npu_completion, fault_pc) == 24, "fault_pc at 24");
 NPU_STATIC_ASSERT(__builtin_offsetof(struct npu_completion, end_cycle) == 56, "end_cycle at 56");
+NPU_STATIC_ASSERT(NPU_PLIC_SOURCE_AICORE_ERROR(NPU_MAX_CORES - 1u) < NPU_PLIC_SOURCES,
+                  "every AI Core's interrupts are PLIC sources");
 
 /* ---------------------------------------------------------------------------
  * Ring arithmetic (free-running 32-bit counters, power-of-two sizes).
