@@ -6,7 +6,7 @@
 //     its seed, torch.no_grad, median of N) and the ratio wall / native; the simulated latency
 //     and images/s (the --profile CSV); the compile time (npuvp-compile, min of R); the
 //     geometric mean over the layers of simulated cycles / roofline bound;
-//   * Scaling/NAME/MEMORY/CORES: simulated latency and images/s at soc.ai_cores = 2, 4, 8, 16,
+//   * Scaling/NAME/MEMORY/CORES: simulated latency and images/s at soc.ai_cores = 2, 4, 8, 16, 32,
 //     with the default DDR and with HBM-class memory (kHbm);
 //   * DoubleBuffering/NAME: simulated latency with --no-double-buffering against the default;
 //   * Hbm/resnet50: an HBM-class configuration (kHbm, 2 AI Cores), where most layers become
@@ -63,7 +63,8 @@ const std::vector<std::string> kNetworkNames = {"lenet5",     "resnet18",   "mob
 // Scaled over kCoreCounts: (network, device memory: "default" or "hbm" (kHbm)).
 const std::vector<std::pair<std::string, std::string>> kScaledConfigurations = {
     {"resnet50", "default"}, {"bert_base", "default"}, {"resnet50", "hbm"}, {"bert_base", "hbm"}};
-const std::vector<int> kCoreCounts = {2, 4, 8, 16};
+// 32: Ascend 910's count.
+const std::vector<int> kCoreCounts = {2, 4, 8, 16, 32};
 // HBM-class device memory: two HBM2 stacks, 2 x 8 channels of 128 bits at 2000 MT/s (burst
 // length 4, so a burst is the 64-byte channel interleave) = 512 GB/s, against the default
 // LPDDR4-3200's 2 x 16 bits = 12.8 GB/s. (Ascend 910: four HBM2 stacks, ~1.2 TB/s for 32 AI
