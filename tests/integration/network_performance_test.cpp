@@ -1,13 +1,17 @@
-// The timing model can never beat the roofline: for ResNet-18 through `npuvp infer`, every
-// layer's simulated cycles in the --profile CSV are at least its roofline bound (the larger
-// of its MACs at the Cube's peak on every AI Core and its minimum bytes at the DDR
-// bandwidth). A layer below it means a bug in the report or in the timing model. Simulated
-// cycles are deterministic, so this is a test; wall time is measured in tests/bench.
+// Simulated performance of a whole network (deterministic cycles, so tests; host wall time is
+// measured in tests/bench/network_bench.cpp), ResNet-18 through `npuvp infer`:
+//  * the timing model can never beat the roofline: every layer's simulated cycles in the
+//    --profile CSV are at least its roofline bound (the larger of its MACs at the Cube's peak
+//    on every AI Core and its minimum bytes at the DDR bandwidth); a layer below it means a
+//    bug in the report or in the timing model;
+//  * --no-double-buffering gives the same answer, later: the serial tiling is correct and
+//    double buffering pays.
 #include "integration/run_npuvp.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -17,6 +21,7 @@ using namespace npuvp::test_support;
 namespace {
 
 const std::string kNetworks = NPUVP_NETWORKS_DIR;
+const std::string kResNet18 = "infer " + kNetworks + "/resnet18.onnx --input " + kNetworks + "/resnet18.input.npy";
 
 // One CSV line; a field in double quotes may hold commas (the shapes column does).
 std::vector<std::string> csv_fields(const std::string& line) {
@@ -46,8 +51,7 @@ std::size_t column(const std::vector<std::string>& header, const std::string& na
 
 TEST(NetworkRoofline, EveryResNet18LayerTakesAtLeastItsRooflineBound) {
   const std::string profile = temp_path("resnet18.csv");
-  const CommandResult result = run_npuvp("infer " + kNetworks + "/resnet18.onnx --input " + kNetworks +
-                                         "/resnet18.input.npy --profile " + profile + " --quiet");
+  const CommandResult result = run_npuvp(kResNet18 + " --profile " + profile + " --quiet");
   ASSERT_EQ(result.status, 0) << result.err;
 
   std::ifstream in(profile);
@@ -77,6 +81,40 @@ TEST(NetworkRoofline, EveryResNet18LayerTakesAtLeastItsRooflineBound) {
   // ResNet-18: 20 convolutions and the classifier carry MACs (more layers when split).
   EXPECT_GE(convolutions_with_macs, 21);
   EXPECT_GE(layers, convolutions_with_macs);
+}
+
+struct Timed {
+  double latency_seconds = 0, cosine = 0;
+};
+
+// ResNet-18 with these options against its reference: the latency (the profile's total line)
+// and the cosine infer prints.
+Timed run_resnet18(const std::string& options) {
+  const std::string profile = temp_path("resnet18_db.csv");
+  const CommandResult result = run_npuvp(kResNet18 + " --reference " + kNetworks + "/resnet18.reference.npy --profile " +
+                                         profile + " --quiet " + options);
+  EXPECT_EQ(result.status, 0) << result.err;
+  Timed timed;
+  const std::string text = read_file(profile);
+  std::remove(profile.c_str());
+  const auto latency = text.find("latency_seconds=");
+  const auto cosine = result.out.find(": cosine ");
+  EXPECT_NE(latency, std::string::npos) << "no latency in the profile";
+  EXPECT_NE(cosine, std::string::npos) << "no comparison line: " << result.out;
+  if (latency != std::string::npos) timed.latency_seconds = std::atof(text.c_str() + latency + 16);
+  if (cosine != std::string::npos) timed.cosine = std::atof(result.out.c_str() + cosine + 9);
+  return timed;
+}
+
+TEST(NetworkDoubleBuffering, ResNet18SerialTilingIsCorrectAndSlower) {
+  const Timed pipelined = run_resnet18("");
+  const Timed serial = run_resnet18("--no-double-buffering");
+  ASSERT_FALSE(HasFailure());
+  EXPECT_GE(pipelined.cosine, 0.999);
+  EXPECT_GE(serial.cosine, 0.999);
+  EXPECT_GT(pipelined.latency_seconds, 0.0);
+  // Measured 4.02 ms against 4.71 ms (docs/networks.md#performance).
+  EXPECT_LT(pipelined.latency_seconds * 1.05, serial.latency_seconds);
 }
 
 }  // namespace
