@@ -13,6 +13,7 @@
 // Besides, every padded output channel of a 5HD result must be zero, and the
 // guard band after each output must be untouched.
 #include "integration/kernel_harness.h"
+#include "integration/kernel_test_support.h"
 #include "npu/numerics.h"
 #include "../../sw/include/npuvp/operator_kernels.h"  // sw/include is not on the tests' include path
 
@@ -35,32 +36,9 @@ namespace {
 
 using numerics::float_to_half;
 using numerics::half_to_float;
-using test_support::KernelRun;
+using namespace test_support;
 
 constexpr std::uint64_t kDdrData = 0x9000'0000;
-constexpr std::uint16_t kSentinel = 0x7e7e;  // a NaN no kernel produces from finite inputs
-constexpr std::size_t kGuardHalves = 64;
-
-std::vector<std::uint16_t> random_halves(std::size_t count, std::uint32_t seed, float low = -1.0f,
-                                         float high = 1.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(low, high);
-  std::vector<std::uint16_t> values(count);
-  for (auto& value : values) value = float_to_half(dist(rng));
-  return values;
-}
-std::vector<float> random_floats(std::size_t count, std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> values(count);
-  for (auto& value : values) value = dist(rng);
-  return values;
-}
-std::uint64_t f32_bits(float value) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &value, 4);
-  return bits;
-}
 
 // Bump allocator for the test's tensors in DDR (4 KiB aligned).
 class Arena {
@@ -68,7 +46,7 @@ class Arena {
   explicit Arena(std::uint64_t base = kDdrData) : next_(base) {}
   std::uint64_t take(std::size_t bytes) {
     const std::uint64_t address = next_;
-    next_ = (next_ + bytes + kGuardHalves * 2 + 4095) / 4096 * 4096;
+    next_ = align_up(next_ + bytes + kGuardHalves * 2, 4096);
     return address;
   }
 
@@ -90,27 +68,16 @@ struct Mismatches {
   }
 };
 
-void expect_guard_intact(KernelRun& run, std::uint64_t address, std::size_t halves) {
-  auto guard = run.read<std::uint16_t>(address + halves * 2, kGuardHalves);
-  for (std::size_t i = 0; i < guard.size(); ++i)
-    ASSERT_EQ(guard[i], kSentinel) << "the kernel wrote past its output, at element " << halves + i;
-}
-
 struct Totals {
   double cycles = 0, macs = 0, ddr_read = 0, ddr_written = 0;
 };
 // Kernel cycles of the slowest core, MACs over all cores, DDR traffic.
 Totals totals(KernelRun& run, unsigned cores) {
   Totals t;
-  for (unsigned i = 0; i < cores; ++i) {
-    const std::string core = "soc.aicore" + std::to_string(i);
-    t.cycles = std::max(t.cycles, run.stat(core + ".kernel_cycles"));
-    t.macs += run.stat(core + ".cube.macs");
-    EXPECT_EQ(run.stat(core + ".blocks_faulted"), 0);
-  }
+  t.cycles = launch_cycles(run, cores);
+  for (unsigned i = 0; i < cores; ++i) t.macs += run.stat("soc.aicore" + std::to_string(i) + ".cube.macs");
   t.ddr_read = run.stat("soc.ddr.bytes_read");
   t.ddr_written = run.stat("soc.ddr.bytes_written");
-  if (std::getenv("NPUVP_KERNEL_TEST_STATS")) StatisticsRegistry::instance().print_table(std::cout);
   return t;
 }
 
@@ -169,9 +136,7 @@ double run_conv(const ConvCase& c) {
   std::vector<float> bias16(cout16, 0.0f);
   std::copy(bias.begin(), bias.end(), bias16.begin());
 
-  std::map<std::string, std::string> parameters;
-  if (c.cores > 2) parameters["soc.ai_cores"] = std::to_string(c.cores);
-  KernelRun run("op_conv", parameters);
+  KernelRun run("op_conv", cores_parameters(c.cores));
   Arena arena(c.base);
   const std::size_t out_halves = r5.size();
   const std::uint64_t x_addr = arena.take(x5.size() * 2), w_addr = arena.take(weights.size() * 2),
@@ -181,7 +146,7 @@ double run_conv(const ConvCase& c) {
   run.write(w_addr, weights);
   run.write(b_addr, bias16);
   run.write(r_addr, r5);
-  run.write(o_addr, std::vector<std::uint16_t>(out_halves + kGuardHalves, kSentinel));
+  prefill_output(run, o_addr, out_halves);
 
   std::vector<std::uint64_t> args(NPUVP_OP_ARG_TAG + 1, 0);
   args[NPUVP_CONV_IN] = x_addr;
@@ -371,107 +336,60 @@ TEST(OperatorConv, ExplicitTilesSerial) {
   c.cores = 2;
   run_conv(c);
 }
-// ResNet's stem: 7x7 stride 2 pad 3 on 224x224 (3 channels in 16), 64 out, ReLU.
-TEST(OperatorConv, ResNetStem7x7Stride2) {
-  ConvCase c{1, 3, 224, 224, 64, 7, 7};
-  c.stride_h = c.stride_w = 2;
-  c = pads(c, 3, 3, 3, 3);
-  c.bias = true;
-  c.act = NPUVP_ACT_RELU;
-  c.cores = 2;
-  run_conv(c);
-}
-// ResNet-50's 56x56 64->64 3x3 layer on 2 AI Cores.
-TEST(OperatorConv, ResNet56x56x64To64) {
-  ConvCase c{1, 64, 56, 56, 64, 3, 3};
-  c = pads(c, 1, 1, 1, 1);
-  c.bias = true;
-  c.act = NPUVP_ACT_RELU;
-  c.cores = 2;
-  run_conv(c);
-}
-// 1x1 256 -> 64 at 56x56 (the first conv of a bottleneck).
-TEST(OperatorConv, ResNet1x1_256To64) {
-  ConvCase c{1, 256, 56, 56, 64, 1, 1};
-  c.bias = true;
-  c.act = NPUVP_ACT_RELU;
-  c.cores = 2;
-  run_conv(c);
-}
-// 14x14 256 -> 256 3x3: 1.2 MB of weights, streamed in panels.
-TEST(OperatorConv, ResNet14x14x256To256) {
-  ConvCase c{1, 256, 14, 14, 256, 3, 3};
-  c = pads(c, 1, 1, 1, 1);
-  c.bias = true;
-  c.act = NPUVP_ACT_RELU;
-  c.cores = 2;
-  run_conv(c);
-}
-// With every tensor in the L2 buffer (64 GB/s instead of DDR's 12.8) the
-// layer is compute-bound: the Cube must be kept busy (measured 0.69 on 2
-// cores: 41 k cycles against the compute bound of 28 k).
-TEST(OperatorConv, ResNet56x56x64To64InL2KeepsCubeBusy) {
-  ConvCase c{1, 64, 56, 56, 64, 3, 3};
-  c = pads(c, 1, 1, 1, 1);
-  c.bias = true;
-  c.act = NPUVP_ACT_RELU;
-  c.cores = 2;
-  c.base = 0x3000'0000;
-  EXPECT_GT(run_conv(c), 0.6);
-}
-
-// The same layers without double buffering (FLAGS bit 0 clear).
+// ResNet layers (bias and ReLU, 2 AI Cores), double-buffered and serial
+// (FLAGS bit 0 clear).
 ConvCase serial(ConvCase c) {
   c.double_buffer = false;
   return c;
 }
+ConvCase resnet_layer(ConvCase c) {
+  c.bias = true;
+  c.act = NPUVP_ACT_RELU;
+  c.cores = 2;
+  return c;
+}
+// The stem: 7x7 stride 2 pad 3 on 224x224 (3 channels in 16), 64 out.
 ConvCase resnet_stem() {
   ConvCase c{1, 3, 224, 224, 64, 7, 7};
   c.stride_h = c.stride_w = 2;
-  c = pads(c, 3, 3, 3, 3);
-  c.bias = true;
-  c.act = NPUVP_ACT_RELU;
-  c.cores = 2;
-  return c;
+  return resnet_layer(pads(c, 3, 3, 3, 3));
 }
 ConvCase resnet_3x3(std::size_t size, std::size_t channels) {
-  ConvCase c{1, channels, size, size, channels, 3, 3};
-  c = pads(c, 1, 1, 1, 1);
-  c.bias = true;
-  c.act = NPUVP_ACT_RELU;
-  c.cores = 2;
-  return c;
+  return resnet_layer(pads(ConvCase{1, channels, size, size, channels, 3, 3}, 1, 1, 1, 1));
 }
-ConvCase resnet_1x1_256_to_64() {
-  ConvCase c{1, 256, 56, 56, 64, 1, 1};
-  c.bias = true;
-  c.act = NPUVP_ACT_RELU;
-  c.cores = 2;
-  return c;
+ConvCase resnet_1x1(std::size_t size, std::size_t cin, std::size_t cout) {
+  return resnet_layer(ConvCase{1, cin, size, size, cout, 1, 1});
+}
+
+TEST(OperatorConv, ResNetStem7x7Stride2) { run_conv(resnet_stem()); }
+// ResNet-50's 56x56 64->64 3x3 layer on 2 AI Cores.
+TEST(OperatorConv, ResNet56x56x64To64) { run_conv(resnet_3x3(56, 64)); }
+// 1x1 256 -> 64 at 56x56 (the first conv of a bottleneck).
+TEST(OperatorConv, ResNet1x1_256To64) { run_conv(resnet_1x1(56, 256, 64)); }
+// 14x14 256 -> 256 3x3: 1.2 MB of weights, streamed in panels.
+TEST(OperatorConv, ResNet14x14x256To256) { run_conv(resnet_3x3(14, 256)); }
+// With every tensor in the L2 buffer (64 GB/s instead of DDR's 12.8) the
+// layer is compute-bound: the Cube must be kept busy (measured 0.69 on 2
+// cores: 41 k cycles against the compute bound of 28 k).
+TEST(OperatorConv, ResNet56x56x64To64InL2KeepsCubeBusy) {
+  ConvCase c = resnet_3x3(56, 64);
+  c.base = 0x3000'0000;
+  EXPECT_GT(run_conv(c), 0.6);
 }
 // Deeper ResNet-50 layers: weights resident (28x28 3x3 128; 14x14 1x1
 // 1024 -> 256: exactly 512 KiB) and streamed (7x7 3x3 512: 4.7 MB split
 // over the cores by output channels; 7x7 1x1 2048 -> 512 with a residual).
 TEST(OperatorConv, ResNet28x28x128To128) { run_conv(resnet_3x3(28, 128)); }
-TEST(OperatorConv, ResNet14x14_1x1_1024To256) {
-  ConvCase c{1, 1024, 14, 14, 256, 1, 1};
-  c.bias = true;
-  c.act = NPUVP_ACT_RELU;
-  c.cores = 2;
-  run_conv(c);
-}
+TEST(OperatorConv, ResNet14x14_1x1_1024To256) { run_conv(resnet_1x1(14, 1024, 256)); }
 TEST(OperatorConv, ResNet7x7x512To512) { run_conv(resnet_3x3(7, 512)); }
 TEST(OperatorConv, ResNet7x7_1x1_512To2048Residual) {
-  ConvCase c{1, 512, 7, 7, 2048, 1, 1};
-  c.bias = true;
+  ConvCase c = resnet_1x1(7, 512, 2048);
   c.residual = true;
-  c.act = NPUVP_ACT_RELU;
-  c.cores = 2;
   run_conv(c);
 }
 TEST(OperatorConv, ResNetStem7x7Stride2Serial) { run_conv(serial(resnet_stem())); }
 TEST(OperatorConv, ResNet56x56x64To64Serial) { run_conv(serial(resnet_3x3(56, 64))); }
-TEST(OperatorConv, ResNet1x1_256To64Serial) { run_conv(serial(resnet_1x1_256_to_64())); }
+TEST(OperatorConv, ResNet1x1_256To64Serial) { run_conv(serial(resnet_1x1(56, 256, 64))); }
 TEST(OperatorConv, ResNet14x14x256To256Serial) { run_conv(serial(resnet_3x3(14, 256))); }
 
 // Streamed weights (2304 x 160: 737 KB) with two M chunks per unit, odd
@@ -550,8 +468,7 @@ double run_matmul(const MatMulCase& c) {
   const auto residual = random_halves(c.batch * c_bs, 44);
   const std::size_t c_halves = c.batch * c_bs;
 
-  KernelRun run("op_matmul", c.cores > 2 ? std::map<std::string, std::string>{{"soc.ai_cores", std::to_string(c.cores)}}
-                                         : std::map<std::string, std::string>{});
+  KernelRun run("op_matmul", cores_parameters(c.cores));
   Arena arena(c.base);
   const std::uint64_t a_addr = arena.take(a.size() * 2), b_addr = arena.take(b.size() * 2),
                       bias_addr = c.bias ? arena.take(bias.size() * 4) : 0,
@@ -560,7 +477,7 @@ double run_matmul(const MatMulCase& c) {
   run.write(b_addr, b);
   if (c.bias) run.write(bias_addr, bias);
   if (c.residual) run.write(r_addr, residual);
-  run.write(c_addr, std::vector<std::uint16_t>(c_halves + kGuardHalves, kSentinel));
+  prefill_output(run, c_addr, c_halves);
 
   std::vector<std::uint64_t> args(NPUVP_OP_ARG_TAG + 1, 0);
   args[NPUVP_MATMUL_A] = a_addr;
