@@ -63,6 +63,21 @@ inline double ulp16(double value) {
   return std::ldexp(1.0, std::ilogb(magnitude) - 10);
 }
 
+// Window geometry (convolution, pooling): the output size over an input of
+// `in` with pads `pad_before` / `pad_after`, and the input coordinate that
+// tap `tap` of output `out` reads (false if it lies in the padding).
+inline std::size_t window_output_size(std::size_t in, std::size_t pad_before, std::size_t pad_after,
+                                      std::size_t dilation, std::size_t kernel, std::size_t stride) {
+  return (in + pad_before + pad_after - dilation * (kernel - 1) - 1) / stride + 1;
+}
+inline bool window_input(std::size_t out, std::size_t tap, std::size_t stride, std::size_t dilation,
+                         std::size_t pad_before, std::size_t in_size, std::size_t& in) {
+  const std::int64_t at = static_cast<std::int64_t>(out * stride + tap * dilation) - static_cast<std::int64_t>(pad_before);
+  if (at < 0 || at >= static_cast<std::int64_t>(in_size)) return false;
+  in = static_cast<std::size_t>(at);
+  return true;
+}
+
 // KernelRun parameters for a launch on `cores` AI Cores (the SoC has 2 by default).
 inline std::map<std::string, std::string> cores_parameters(unsigned cores) {
   if (cores <= 2) return {};

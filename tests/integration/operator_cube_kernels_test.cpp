@@ -105,8 +105,8 @@ std::size_t index_5hd(std::size_t img, std::size_t ch, std::size_t y, std::size_
 
 // Returns the Cube utilisation (MACs / (cycles x 2048 x cores)).
 double run_conv(const ConvCase& c) {
-  const std::size_t ho = (c.h + c.pad_top + c.pad_bottom - c.dilation_h * (c.kh - 1) - 1) / c.stride_h + 1;
-  const std::size_t wo = (c.w + c.pad_left + c.pad_right - c.dilation_w * (c.kw - 1) - 1) / c.stride_w + 1;
+  const std::size_t ho = window_output_size(c.h, c.pad_top, c.pad_bottom, c.dilation_h, c.kh, c.stride_h);
+  const std::size_t wo = window_output_size(c.w, c.pad_left, c.pad_right, c.dilation_w, c.kw, c.stride_w);
   const std::size_t c1in = (c.cin + 15) / 16, c1out = (c.cout + 15) / 16, cout16 = c1out * 16;
   const std::size_t kc = c1in * c.kh * c.kw * 16;
 
@@ -199,11 +199,9 @@ double run_conv(const ConvCase& c) {
           for (std::size_t ch = 0; ch < c.cin; ++ch)
             for (std::size_t i = 0; i < c.kh; ++i)
               for (std::size_t j = 0; j < c.kw; ++j) {
-                const std::int64_t iy = static_cast<std::int64_t>(y * c.stride_h + i * c.dilation_h) -
-                                        static_cast<std::int64_t>(c.pad_top);
-                const std::int64_t ix = static_cast<std::int64_t>(xx * c.stride_w + j * c.dilation_w) -
-                                        static_cast<std::int64_t>(c.pad_left);
-                if (iy < 0 || ix < 0 || iy >= static_cast<std::int64_t>(c.h) || ix >= static_cast<std::int64_t>(c.w))
+                std::size_t iy, ix;
+                if (!window_input(y, i, c.stride_h, c.dilation_h, c.pad_top, c.h, iy) ||
+                    !window_input(xx, j, c.stride_w, c.dilation_w, c.pad_left, c.w, ix))
                   continue;
                 const double term =
                     static_cast<double>(half_to_float(x[((img * c.cin + ch) * c.h + iy) * c.w + ix])) *
@@ -302,14 +300,18 @@ TEST(OperatorConv, PaddingOnlyOutputRows) {
 }
 // The planner's arguments: 3 output rows per spatial tile, 32 channels per
 // Cout group (5 units per image row band, slices double-buffered).
-TEST(OperatorConv, ExplicitTiles) {
+ConvCase explicit_tiles() {
   ConvCase c{2, 32, 17, 19, 80, 3, 3};
   c = pads(c, 1, 1, 1, 1);
   c.tile_ho = 3;
   c.tile_cout = 32;
+  c.cores = 2;
+  return c;
+}
+TEST(OperatorConv, ExplicitTiles) {
+  ConvCase c = explicit_tiles();
   c.bias = true;
   c.act = NPUVP_ACT_RELU;
-  c.cores = 2;
   c.blocks = 5;
   run_conv(c);
 }
@@ -327,13 +329,9 @@ TEST(OperatorConv, ExplicitNarrowCoutUnitsSpanColumns) {
   run_conv(c);
 }
 TEST(OperatorConv, ExplicitTilesSerial) {
-  ConvCase c{2, 32, 17, 19, 80, 3, 3};
-  c = pads(c, 1, 1, 1, 1);
-  c.tile_ho = 3;
-  c.tile_cout = 32;
+  ConvCase c = explicit_tiles();
   c.residual = true;
   c.double_buffer = false;
-  c.cores = 2;
   run_conv(c);
 }
 // ResNet layers (bias and ReLU, 2 AI Cores), double-buffered and serial

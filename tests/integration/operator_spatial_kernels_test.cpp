@@ -325,8 +325,8 @@ struct PoolCase {
 double run_pool(const PoolCase& c) {
   KernelRun run("op_pool", cores_parameters(c.cores));
   const std::uint64_t c1 = (c.channels + 15) / 16;
-  const std::uint64_t ho = (c.h + c.pt + c.pb - c.dh * (c.kh - 1) - 1) / c.sh + 1;
-  const std::uint64_t wo = (c.w + c.pl + c.pr - c.dw * (c.kw - 1) - 1) / c.sw + 1;
+  const std::uint64_t ho = window_output_size(c.h, c.pt, c.pb, c.dh, c.kh, c.sh);
+  const std::uint64_t wo = window_output_size(c.w, c.pl, c.pr, c.dw, c.kw, c.sw);
   const auto in = random_5hd(c.n, c.channels, c.h, c.w, 21, -4.0f, 4.0f);
   const std::uint64_t out_count = c.n * c1 * ho * wo * 16;
   const std::uint64_t in_addr = kDdrData, out_addr = align_up(in_addr + in.size() * 2 + 4096, 4096);
@@ -365,9 +365,8 @@ double run_pool(const PoolCase& c) {
           std::uint64_t count = 0;
           for (std::uint64_t i = 0; i < c.kh; ++i)
             for (std::uint64_t j = 0; j < c.kw; ++j) {
-              const std::int64_t ih = static_cast<std::int64_t>(oh * c.sh + i * c.dh) - static_cast<std::int64_t>(c.pt);
-              const std::int64_t iw = static_cast<std::int64_t>(ow * c.sw + j * c.dw) - static_cast<std::int64_t>(c.pl);
-              if (ih < 0 || iw < 0 || ih >= static_cast<std::int64_t>(c.h) || iw >= static_cast<std::int64_t>(c.w))
+              std::uint64_t ih, iw;
+              if (!window_input(oh, i, c.sh, c.dh, c.pt, c.h, ih) || !window_input(ow, j, c.sw, c.dw, c.pl, c.w, iw))
                 continue;
               const double x = half_to_float(in[((plane * c.h + ih) * c.w + iw) * 16 + c0]);
               max = std::max(max, x);
@@ -523,8 +522,8 @@ struct DwCase {
 double run_dwconv(const DwCase& c) {
   KernelRun run("op_dwconv", cores_parameters(c.cores));
   const std::uint64_t c1 = (c.channels + 15) / 16;
-  const std::uint64_t ho = (c.h + c.pt + c.pb - c.dh * (c.kh - 1) - 1) / c.sh + 1;
-  const std::uint64_t wo = (c.w + c.pl + c.pr - c.dw * (c.kw - 1) - 1) / c.sw + 1;
+  const std::uint64_t ho = window_output_size(c.h, c.pt, c.pb, c.dh, c.kh, c.sh);
+  const std::uint64_t wo = window_output_size(c.w, c.pl, c.pr, c.dw, c.kw, c.sw);
   const auto in = random_5hd(c.n, c.channels, c.h, c.w, 31, -2.0f, 2.0f);
   // Weights [C1][KH][KW][16], zero for padded channels.
   auto weights = random_halves(c1 * c.kh * c.kw * 16, 32, -1.0f, 1.0f);
@@ -586,9 +585,8 @@ double run_dwconv(const DwCase& c) {
           double sum = 0, abs_sum = 0;
           for (std::uint64_t i = 0; i < c.kh; ++i)
             for (std::uint64_t j = 0; j < c.kw; ++j) {
-              const std::int64_t ih = static_cast<std::int64_t>(oh * c.sh + i * c.dh) - static_cast<std::int64_t>(c.pt);
-              const std::int64_t iw = static_cast<std::int64_t>(ow * c.sw + j * c.dw) - static_cast<std::int64_t>(c.pl);
-              if (ih < 0 || iw < 0 || ih >= static_cast<std::int64_t>(c.h) || iw >= static_cast<std::int64_t>(c.w))
+              std::uint64_t ih, iw;
+              if (!window_input(oh, i, c.sh, c.dh, c.pt, c.h, ih) || !window_input(ow, j, c.sw, c.dw, c.pl, c.w, iw))
                 continue;
               const double term = static_cast<double>(half_to_float(in[((plane * c.h + ih) * c.w + iw) * 16 + c0])) *
                                   half_to_float(weights[((g * c.kh + i) * c.kw + j) * 16 + c0]);
