@@ -49,11 +49,17 @@ std::string plain_dtype(const std::string& dtype) {
   return !dtype.empty() && (dtype[0] == '<' || dtype[0] == '|' || dtype[0] == '=') ? dtype.substr(1) : dtype;
 }
 
+// "what PATH: problem", whether or not the reader's message names the file already.
+std::string npy_problem(const std::string& what, const std::string& path, const NpyError& error) {
+  const std::string message = error.what();
+  return message.find(path) == std::string::npos ? what + " " + path + ": " + message : what + " " + message;
+}
+
 NpyArray read_input(const std::string& path, const std::string& what) {
   try {
     return read_npy(path);
   } catch (const NpyError& error) {
-    throw ConfigError(what + " " + path + ": " + error.what());
+    throw ConfigError(npy_problem(what, path, error));
   }
 }
 
@@ -61,7 +67,9 @@ NpyArray read_input(const std::string& path, const std::string& what) {
 void place_input(const NpyArray& input, const std::string& path, const compiler::CompiledModel& model,
                  std::vector<std::uint8_t>& package) {
   const std::string dtype = plain_dtype(input.dtype);
-  if (dtype != "f4" && dtype != "f2" && dtype != "f8")
+  const bool floating = dtype == "f4" || dtype == "f2" || dtype == "f8" || dtype == "float32" || dtype == "float16" ||
+                        dtype == "float64";
+  if (!floating)
     throw ConfigError("input " + path + ": dtype " + input.dtype + ", but the model's input '" + model.input_name +
                       "' is floating point (float32, float16 or float64 .npy)");
   if (input.shape != model.input_shape)
@@ -144,7 +152,9 @@ int run_infer(const InferOptions& infer, const RunOptions& options) {
     try {
       compiled = compiler::compile_onnx_file(infer.model_path, compile_options);
     } catch (const compiler::CompileError& error) {
-      throw ConfigError(infer.model_path + ": " + error.what());
+      // The compiler names the file or the node; a message without the file gets it in front.
+      const std::string message = error.what();
+      throw ConfigError(message.find(infer.model_path) == std::string::npos ? infer.model_path + ": " + message : message);
     }
     place_input(input, infer.input_path, compiled, compiled.package);
     return std::move(compiled.package);
@@ -163,7 +173,7 @@ int run_infer(const InferOptions& infer, const RunOptions& options) {
     try {
       reference = read_npy(infer.reference_path);
     } catch (const NpyError& error) {
-      return {static_cast<int>(ExitStatus::kBadInput), "FAIL: reference " + infer.reference_path + ": " + error.what()};
+      return {static_cast<int>(ExitStatus::kBadInput), "FAIL: " + npy_problem("reference", infer.reference_path, error)};
     }
     if (reference.element_count() != output.size())
       return {static_cast<int>(ExitStatus::kBadInput), "FAIL: reference " + infer.reference_path + ": shape " +

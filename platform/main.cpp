@@ -2,9 +2,7 @@
 #include "core/simulation.h"
 #include "platform/scenario.h"
 #include "platform/simulator.h"
-#ifdef NPUVP_HAVE_INFER
 #include "platform/infer.h"
-#endif
 #include "platform/stats_diff.h"
 
 #include <systemc>
@@ -107,7 +105,6 @@ int stats_command(int argc, char** argv) {
 // npuvp infer MODEL.onnx --input X.npy [--output Y.npy] [--reference R.npy] [--profile F.csv]
 //             [--set N=V]... [--trace F] [--stats F] [--quiet]
 int infer_command(int argc, char** argv) {
-#ifdef NPUVP_HAVE_INFER
   npuvp::InferOptions infer;
   npuvp::RunOptions options;
   for (int i = 2; i < argc; ++i) {
@@ -144,12 +141,6 @@ int infer_command(int argc, char** argv) {
   if (infer.model_path.empty()) return usage_error("`npuvp infer` needs a model (MODEL.onnx)");
   if (infer.input_path.empty()) return usage_error("`npuvp infer` needs --input X.npy");
   return npuvp::run_infer(infer, options);
-#else
-  (void)argc;
-  (void)argv;
-  std::cerr << "npuvp: error: this npuvp was built without the ONNX compiler (sw/compiler): no `npuvp infer`\n";
-  return static_cast<int>(npuvp::ExitStatus::kBadInput);
-#endif
 }
 
 // `npuvp run SCENARIO` of a scenario with an `infer:` section runs it as npuvp infer does.
@@ -161,15 +152,7 @@ int run_command(const npuvp::RunOptions& options) {
       scenario = npuvp::Scenario::from_file(options.scenario_path);
     } catch (const npuvp::SimulationError&) {
     }
-    if (scenario && scenario->infer) {
-#ifdef NPUVP_HAVE_INFER
-      return npuvp::run_infer_scenario(*scenario, options);
-#else
-      std::cerr << "npuvp: error: " << options.scenario_path
-                << ": an infer scenario needs the ONNX compiler (sw/compiler), which this npuvp was built without\n";
-      return static_cast<int>(npuvp::ExitStatus::kBadInput);
-#endif
-    }
+    if (scenario && scenario->infer) return npuvp::run_infer_scenario(*scenario, options);
   }
   return npuvp::run_simulation(options);
 }

@@ -19,6 +19,11 @@ namespace npuvp {
 
 namespace {
 
+// The driver's default DDR pool (sw/driver/npuvp_driver.h: NPUVP_DEFAULT_DDR_BASE .. the
+// package's address) and what its queue takes from it, for the arena's size check.
+constexpr std::uint64_t kDriverPoolBytes = NPUVP_PACKAGE_ADDRESS - 0x9000'0000ull;
+constexpr std::uint64_t kDriverQueueReserve = 64 * 1024;
+
 // The parameter's value as the platform uses it (after --set and the scenario).
 template <typename T>
 T parameter_value(const std::string& name) {
@@ -204,7 +209,7 @@ ModelReport make_model_report(const PackageView& package, const SocFigures& soc,
       row.cube_utilisation = static_cast<double>(row.macs) / (row.cycles * soc.cube_macs_per_cycle * row.cores_used);
     const double compute = roofline_compute_cycles(row.macs, soc), memory = roofline_memory_cycles(row.min_bytes, soc);
     row.roofline_cycles = std::max(compute, memory);
-    row.compute_bound = compute >= memory;
+    row.compute_bound = compute > memory;  // as the compiler's LayerSummary (sw/compiler/src/compiler.cpp)
     if (profiler && i < profiler->layers().size()) {
       const LayerProfiler::LayerActivity& measured = profiler->layers()[i];
       row.ddr_bytes = measured.ddr_bytes;
@@ -302,11 +307,16 @@ int run_package(const PackageJob& job, const RunOptions& options) {
     std::string why;
     if (!PackageView(*package).fits(&why)) throw ConfigError("model package: " + why);
     const std::uint64_t ddr_end = soc.ddr_base + soc.ddr_bytes;
-    if (package->size() > NPUVP_PACKAGE_MAX_BYTES || NPUVP_PACKAGE_ADDRESS + package->size() > ddr_end)
-      throw ConfigError("model too large for device memory: the package is " + std::to_string(package->size()) +
-                        " bytes, the space for it at " + hex(NPUVP_PACKAGE_ADDRESS) + " " +
-                        std::to_string(ddr_end > NPUVP_PACKAGE_ADDRESS ? std::min<std::uint64_t>(ddr_end - NPUVP_PACKAGE_ADDRESS, NPUVP_PACKAGE_MAX_BYTES) : 0) +
-                        " bytes (soc.ddr.size " + std::to_string(soc.ddr_bytes) + ")");
+    const std::uint64_t room =
+        ddr_end > NPUVP_PACKAGE_ADDRESS ? std::min<std::uint64_t>(ddr_end - NPUVP_PACKAGE_ADDRESS, NPUVP_PACKAGE_MAX_BYTES) : 0;
+    if (package->size() > room)
+      throw ConfigError("model too large for device memory: the package (weights, program, io) is " +
+                        std::to_string(package->size()) + " bytes, DDR has room for " + std::to_string(room) +
+                        " at " + hex(NPUVP_PACKAGE_ADDRESS) + " (soc.ddr.size " + std::to_string(soc.ddr_bytes) + ")");
+    const std::uint64_t arena = PackageView(*package).header().arena_bytes;
+    if (arena > kDriverPoolBytes - kDriverQueueReserve)
+      throw ConfigError("model too large for device memory: its activation arena is " + std::to_string(arena) +
+                        " bytes, the driver's device-memory pool " + std::to_string(kDriverPoolBytes) + " bytes");
     profiler = std::make_unique<LayerProfiler>(platform, PackageView(*package).header().layer_count);
     Scenario::Preload preload;
     preload.address = NPUVP_PACKAGE_ADDRESS;
@@ -318,6 +328,7 @@ int run_package(const PackageJob& job, const RunOptions& options) {
     if (package->empty() || !simulation().exit_requested()) return;
     read_back(platform, *package);
     report = make_model_report(PackageView(*package), soc, profiler.get());
+    report.model = job.name;  // the run's name (model file or scenario), not the ONNX graph's (often "torch_jit")
     have_report = true;
     add_layer_slices(report, soc);
   };

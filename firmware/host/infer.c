@@ -19,6 +19,7 @@
 #include <npuvp/csr.h>
 #include <npuvp/operator_kernels.h>
 #include <npuvp/platform.h>
+#include <npuvp/trap.h>
 
 #include "model_runtime.h"
 #include "npuvp_driver.h"
@@ -111,6 +112,37 @@ static void on_layer_done(const struct npuvp_model *model, uint32_t layer, void 
            (unsigned long)microseconds_since(p->start_time));
 }
 
+/* ---- the space the package may occupy ------------------------------------------------ */
+
+static volatile int load_faulted;
+
+static void load_fault_handler(struct npuvp_trap_frame *frame)
+{
+    load_faulted = 1;
+    frame->mepc += npuvp_insn_length(frame->mepc);
+}
+
+/* Whether `address` is backed by memory (a load there does not fault). */
+static int readable(uint64_t address)
+{
+    npuvp_trap_handler_t old = npuvp_set_exception_handler(CAUSE_LOAD_ACCESS, load_fault_handler);
+    load_faulted = 0;
+    (void)mmio_read64(address);
+    const int ok = !load_faulted;
+    npuvp_set_exception_handler(CAUSE_LOAD_ACCESS, old);
+    return ok;
+}
+
+/* Bytes of memory from NPUVP_PACKAGE_ADDRESS on, up to NPUVP_PACKAGE_MAX_BYTES (the DDR
+ * ends at a power of two), so that the package check never reads past the memory: with
+ * a smaller soc.ddr.size there is none at all. */
+static uint64_t package_space(void)
+{
+    uint64_t size = NPUVP_PACKAGE_MAX_BYTES;
+    while (size >= 4096 && !readable(NPUVP_PACKAGE_ADDRESS + size - 8)) size /= 2;
+    return size >= 4096 ? size : 0;
+}
+
 static int exit_status_of(int status)
 {
     switch (status) {
@@ -132,8 +164,14 @@ int main(void)
     struct npuvp_model_kernel_image images[MAX_EMBEDDED_KERNELS];
     const size_t image_count = embedded_kernels(images);
 
+    const uint64_t space = package_space();
+    if (space == 0) {
+        printf("infer: no memory at 0x%lx for the model package (soc.ddr.size must be 2 GiB, as npuvp infer sets it)\n",
+               (unsigned long)NPUVP_PACKAGE_ADDRESS);
+        return NPUVP_EXIT_BAD_PACKAGE;
+    }
     static struct npuvp_model model;
-    status = npuvp_model_open(&model, npuvp_host_ptr(NPUVP_PACKAGE_ADDRESS), NPUVP_PACKAGE_MAX_BYTES);
+    status = npuvp_model_open(&model, npuvp_host_ptr(NPUVP_PACKAGE_ADDRESS), space);
     if (status == NPUVP_MODEL_OK) status = npuvp_model_load_kernels(&model, images, image_count);
     if (status != NPUVP_MODEL_OK) {
         printf("infer: %s\n", npuvp_model_message(&model));

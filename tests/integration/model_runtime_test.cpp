@@ -16,6 +16,7 @@
 
 #include <cstring>
 #include <random>
+#include <sstream>
 
 using namespace npuvp;
 using npuvp::test_support::PackageBuilder;
@@ -119,6 +120,71 @@ TEST(ModelRuntime, HandBuiltPackageRunsThroughInferWithEventsAndProfile) {
   EXPECT_THAT(GuestConsole::instance().transcript(), HasSubstr("infer: done: 2 layers, 2 launches"));
 }
 
+// More launches than the driver's queue holds (64), on three streams joined by events:
+// stream s adds s + 1 sixty times to x (ping-pong buffers in the arena), then stream 0
+// waits for streams 1 and 2 and sums the three chains. Results are collected while the
+// replay goes on, so every launch must have its profile record; the sum checks that
+// every launch ran, in its stream's order, and that the events held the sums back.
+TEST(ModelRuntime, ManyLaunchesOnThreeStreamsWithEvents) {
+  constexpr std::uint64_t n = 1000;
+  constexpr unsigned steps = 60;
+  std::vector<std::uint16_t> x(n);
+  for (std::size_t i = 0; i < n; ++i) x[i] = numerics::float_to_half(static_cast<float>(i % 101));
+  PackageJob job;
+  job.report = false;
+  std::uint64_t output_offset = 0;
+  job.make_package = [&](const SocFigures&) {
+    PackageBuilder b("three-streams");
+    const std::uint64_t input = b.add_tensor("x", NPUVP_TENSOR_INPUT, {n});
+    output_offset = b.add_tensor("y", NPUVP_TENSOR_OUTPUT, {n});
+    auto buffer = [&](unsigned index) { return PackageBuilder::Argument{index * n * 2, NPUVP_RELOC_ARENA}; };
+    std::uint64_t constant[3];
+    for (unsigned s = 0; s < 3; ++s)
+      constant[s] = b.add_constant(std::vector<std::uint16_t>(n, numerics::float_to_half(static_cast<float>(s + 1))));
+    b.set_arena_bytes(7 * n * 2);
+    for (unsigned k = 0; k < steps; ++k) {
+      for (std::uint16_t s = 0; s < 3; ++s) {
+        b.add_layer("add_s" + std::to_string(s) + "_" + std::to_string(k), "Add", "1000 -> 1000");
+        const PackageBuilder::Argument in = k == 0 ? PackageBuilder::Argument{input, NPUVP_RELOC_IO} : buffer(2 * s + (k - 1) % 2);
+        const std::int16_t record = k + 1 == steps && s > 0 ? static_cast<std::int16_t>(s) : -1;
+        b.add_launch(kVectorAdd, 2, {in, {constant[s], NPUVP_RELOC_CONSTANTS}, buffer(2 * s + k % 2), {n}}, s, -1, record);
+      }
+    }
+    const unsigned last = (steps - 1) % 2;
+    b.add_layer("sum01", "Add", "1000, 1000 -> 1000");
+    b.add_launch(kVectorAdd, 2, {buffer(0 + last), buffer(2 + last), buffer(6), {n}}, 0, 1, -1);
+    b.add_layer("sum012", "Add", "1000, 1000 -> 1000");
+    b.add_launch(kVectorAdd, 2, {buffer(6), buffer(4 + last), {output_offset, NPUVP_RELOC_IO}, {n}}, 0, 2, -1);
+    auto image = b.build();
+    std::memcpy(image.data() + npuvp::test_support::header_of(image).io_offset + input, x.data(), n * 2);
+    return image;
+  };
+  job.judge = [&](const PackageView& package, const SocFigures&) -> std::pair<int, std::string> {
+    const auto& h = package.header();
+    EXPECT_EQ(h.launch_count, 3 * steps + 2);
+    unsigned missing = 0;
+    for (std::uint32_t i = 0; i < h.launch_count; ++i)
+      missing += package.profile(i).ticket == 0 || package.profile(i).status != 0 || package.profile(i).blocks_done != 2;
+    EXPECT_EQ(missing, 0u);
+    const auto* base = reinterpret_cast<const std::uint8_t*>(&h) + h.io_offset + output_offset;
+    unsigned wrong = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint16_t y;
+      std::memcpy(&y, base + 2 * i, 2);
+      wrong += numerics::half_to_float(y) != 3.0f * static_cast<float>(i % 101) + steps * 6.0f;
+    }
+    EXPECT_EQ(wrong, 0u);
+    // The sums started after the chains they wait for ended.
+    const auto& sum01 = package.profile(3 * steps), &sum012 = package.profile(3 * steps + 1);
+    EXPECT_GE(sum01.ts_start_cycle, package.profile(3 * steps - 2).ts_end_cycle);   // stream 1's last
+    EXPECT_GE(sum012.ts_start_cycle, package.profile(3 * steps - 1).ts_end_cycle);  // stream 2's last
+    return {missing == 0 && wrong == 0 ? 0 : 1, "checked"};
+  };
+  EXPECT_EQ(run_package(job, quiet_options()), 0);
+  EXPECT_THAT(GuestConsole::instance().transcript(), HasSubstr("infer: layer 19/182"));
+  EXPECT_THAT(GuestConsole::instance().transcript(), HasSubstr("infer: done: 182 layers, 182 launches"));
+}
+
 // The per-layer report of a run: printed, as CSV (--profile) and as one slice per
 // layer on the timeline (--trace), with the layers' MACs and roofline.
 TEST(ModelRuntime, ReportCsvAndTimelineSlicesPerLayer) {
@@ -139,8 +205,8 @@ TEST(ModelRuntime, ReportCsvAndTimelineSlicesPerLayer) {
 
   const std::string csv = npuvp::test_support::read_file(job.profile_csv);
   EXPECT_THAT(csv, HasSubstr("index,layer,op,shapes,macs,min_bytes"));
-  EXPECT_THAT(csv, HasSubstr("0,relu1,Relu,1x5000 -> 1x5000,0,20000,1,"));
-  EXPECT_THAT(csv, HasSubstr("1,add1,Add,\"1x5000, 1x5000 -> 1x5000\",0,30000,1,"));
+  EXPECT_THAT(csv, HasSubstr("0,relu1,Relu,1x5000 -> 1x5000,0,20000,"));
+  EXPECT_THAT(csv, HasSubstr("1,add1,Add,\"1x5000, 1x5000 -> 1x5000\",0,30000,"));
   EXPECT_THAT(csv, HasSubstr(",memory\n"));
   EXPECT_THAT(csv, HasSubstr("latency_seconds="));
   // The LayerProfiler's measured traffic: relu1 reads and writes 5000 f16 in DDR
@@ -153,6 +219,7 @@ TEST(ModelRuntime, ReportCsvAndTimelineSlicesPerLayer) {
   ASSERT_GT(fields.size(), 13u);
   EXPECT_GE(std::stoull(fields[12]), 20000u) << "ddr_bytes of relu1";
   EXPECT_EQ(std::stoull(fields[13]), 0u) << "l2_bytes of relu1 (its tensors are in DDR)";
+  EXPECT_EQ(fields[6], "1") << "launches of relu1";
 
   const std::string trace = npuvp::test_support::read_file(options.trace_path);
   EXPECT_THAT(trace, HasSubstr("\"model relu-add\""));
@@ -198,3 +265,15 @@ TEST(ModelRuntime, BadPackageExitsFourWithTheReason) {
 }
 
 }  // namespace
+
+// host/infer.elf without memory at NPUVP_PACKAGE_ADDRESS (the default 1 GiB of DDR):
+// a one-line reason and NPUVP_EXIT_BAD_PACKAGE, not a load access fault.
+TEST(ModelRuntime, NoMemoryForThePackageIsABadPackage) {
+  using namespace npuvp::test_support;
+  const std::string yaml = temp_path("no-package.yaml");
+  std::ofstream(yaml) << "images:\n  - elf: host/infer.elf\n  - elf: ts/ts.elf\n    core: ts\n"
+                         "checks:\n  exit_code: 4\n  console_contains: \"infer: no memory at 0xc0000000 for the model package\"\n";
+  auto result = run_npuvp("run " + yaml + " --quiet");
+  EXPECT_EQ(result.status, 0) << result.out << result.err;
+  std::remove(yaml.c_str());
+}

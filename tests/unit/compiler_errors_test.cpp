@@ -115,13 +115,25 @@ TEST(CompilerErrors, NonConstantConvWeights) {
       << message;
 }
 
-TEST(CompilerErrors, MatMulBroadcastItCannotExpress) {
+TEST(CompilerErrors, OneDimensionalConv) {
   OnnxBuilder b;
-  b.input("x", {2, 1, 4, 8});
-  b.random_constant("w", {1, 3, 8, 5});
-  b.node("MatMul", {"x", "w"}, {"y"}, "mm");
-  b.output("y", {2, 3, 4, 5});
-  EXPECT_EQ(error_of(b.bytes()), "node 'mm' (MatMul): unsupported broadcast of batch dimensions 2x1x4x8 x 1x3x8x5");
+  b.input("x", {1, 4, 9});
+  b.random_constant("w", {2, 4, 3});
+  b.node("Conv", {"x", "w"}, {"y"}, "conv1d");
+  b.output("y", {1, 2, 7});
+  EXPECT_EQ(error_of(b.bytes()), "node 'conv1d' (Conv): only 2-D convolutions are supported (weights 2x4x3)");
+}
+
+TEST(CompilerErrors, GatherByComputedIndices) {
+  OnnxBuilder b;
+  b.input("x", {4, 3});
+  b.random_constant("table", {10, 3});
+  b.node("Cast", {"x"}, {"i"}, "to_int");
+  auto& cast = b.model().mutable_graph()->mutable_node()->at(0);
+  OnnxBuilder::attr(cast, "to", std::int64_t(onnx::TensorProto::INT64));
+  b.node("Gather", {"table", "i"}, {"y"}, "lookup");
+  b.output("y", {4, 3, 3});
+  EXPECT_EQ(error_of(b.bytes()), "node 'to_int' (Cast): unsupported op");
 }
 
 }  // namespace

@@ -266,9 +266,77 @@ TEST(CompilerNumerics, TransformerEncoderBlock) {
   SCOPED_TRACE(listing);
   EXPECT_EQ(ops["LayerNormalization+(ReduceMean..Div+Mul+Add)"], 1);
   EXPECT_EQ(ops["Gelu+(Div+Erf+Add+Mul+Mul)"], 1);
-  EXPECT_EQ(ops["MatMul+Transpose+Div"], 1);  // K^T read transposed, 1/sqrt(dh) as ALPHA
+  // The head transposes are strided operand views: Q and K^T read in place (1/sqrt(dh) as
+  // ALPHA), V read in place and the context written straight into [1, s, heads, dh].
+  EXPECT_EQ(ops["MatMul+Transpose+Transpose+Div"], 1);
+  EXPECT_EQ(ops["MatMul+Transpose+Transpose"], 1);
+  EXPECT_EQ(ops["Transpose"], 0);
   EXPECT_EQ(ops["MatMul+Add+Add"], 2);        // bias and residual fused
   EXPECT_EQ(model.layout_conversions, 0u);
+  expect_close(PackageEmulator(model.package).run(x), y);
+}
+
+// The packed-projection form of attention scores (torch's nn.MultiheadAttention export):
+// Q and K are Slices of one projection, split into heads by Reshape + Transpose.
+TEST(CompilerNumerics, SlicedHeadsMatMul) {
+  OnnxBuilder b;
+  const std::int64_t s = 5, heads = 3, dh = 4, d = heads * dh;
+  b.input("x", {s, 1, 2 * d});
+  b.constant_ints("q_start", {1}, {0}); b.constant_ints("k_start", {1}, {d});
+  b.constant_ints("q_end", {1}, {d}); b.constant_ints("k_end", {1}, {2 * d});
+  b.constant_ints("last", {1}, {-1});
+  b.constant_ints("split", {3}, {s, heads, dh});
+  b.node("Slice", {"x", "q_start", "q_end", "last"}, {"q"});
+  b.node("Slice", {"x", "k_start", "k_end", "last"}, {"k"});
+  b.node("Reshape", {"q", "split"}, {"qh"});
+  b.node("Reshape", {"k", "split"}, {"kh"});
+  auto& qt = b.node("Transpose", {"qh"}, {"qt"});
+  OnnxBuilder::attr(qt, "perm", Dims{1, 0, 2});
+  auto& kt = b.node("Transpose", {"kh"}, {"kt"});
+  OnnxBuilder::attr(kt, "perm", Dims{1, 2, 0});
+  b.node("MatMul", {"qt", "kt"}, {"y"});
+  b.output("y", {heads, s, s});
+  const auto x = b.random({s, 1, 2 * d});
+  Tensor y{{heads, s, s}, std::vector<float>(heads * s * s)};
+  for (std::int64_t h = 0; h < heads; ++h)
+    for (std::int64_t i = 0; i < s; ++i)
+      for (std::int64_t j = 0; j < s; ++j) {
+        float acc = 0;
+        for (std::int64_t e = 0; e < dh; ++e) acc += x[i * 2 * d + h * dh + e] * x[j * 2 * d + d + h * dh + e];
+        y.data[(h * s + i) * s + j] = acc;
+      }
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
+  ASSERT_EQ(model.layers.size(), 1u);
+  expect_close(PackageEmulator(model.package).run(x), y);
+}
+
+// MatMul batch broadcasting the kernel's single batch stride cannot express: outer
+// batch axes become separate launches; a shared B folds A's batch into M.
+TEST(CompilerNumerics, MatMulBatchBroadcasting) {
+  OnnxBuilder b;
+  b.input("x", {2, 1, 4, 8});
+  auto w = b.random_constant("w", {1, 3, 8, 5}, 0.5f);
+  auto w2 = b.random_constant("w2", {5, 6}, 0.5f);
+  b.node("MatMul", {"x", "w"}, {"h"}, "broadcast");   // [2, 3, 4, 5]
+  b.node("MatMul", {"h", "w2"}, {"y"}, "shared");     // [2, 3, 4, 6]: M = 24
+  b.output("y", {2, 3, 4, 6});
+  const auto x = b.random({2, 1, 4, 8});
+  Tensor y{{2, 3, 4, 6}, {}};
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j) {
+      Tensor xi{{4, 8}, std::vector<float>(x.begin() + i * 32, x.begin() + i * 32 + 32)};
+      Tensor h = ref::matmul(xi, std::vector<float>(w.begin() + j * 40, w.begin() + j * 40 + 40), 5);
+      Tensor yij = ref::matmul(h, w2, 6);
+      y.data.insert(y.data.end(), yij.data.begin(), yij.data.end());
+    }
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
+  ASSERT_EQ(model.layers.size(), 2u);
+  EXPECT_EQ(model.layers[0].launches, 2u);  // batch 3 per launch, 2 launches
+  EXPECT_EQ(model.layers[1].launches, 1u);
+  PackageView view(model.package);
+  const auto shared = view.launch(2);
+  EXPECT_EQ(shared.args[NPUVP_MATMUL_M], 24u);
+  EXPECT_EQ(shared.args[NPUVP_MATMUL_BATCH], 1u);
   expect_close(PackageEmulator(model.package).run(x), y);
 }
 

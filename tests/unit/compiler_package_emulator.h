@@ -38,9 +38,14 @@ class PackageEmulator {
 
  private:
   static float load(const std::uint8_t* p) {
+    static const std::vector<float> table = [] {
+      std::vector<float> t(65536);
+      for (std::uint32_t h = 0; h < 65536; ++h) t[h] = half_to_float(std::uint16_t(h));
+      return t;
+    }();
     std::uint16_t h;
     std::memcpy(&h, p, 2);
-    return half_to_float(h);
+    return table[h];
   }
   static void store(std::uint8_t* p, float v) {
     const std::uint16_t h = float_to_half(v);

@@ -429,3 +429,54 @@ TEST_F(ScenarioTest, ForElf) {
 
 }  // namespace
 }  // namespace npuvp
+
+namespace npuvp {
+namespace {
+
+// The infer: section: model files found next to the scenario or in the networks folder
+// ($NPUVP_NETWORKS_DIR), a reference turning the checks on, and its mistakes.
+class InferScenarioTest : public ScenarioTest {};
+
+TEST_F(InferScenarioTest, ModelInputAndReferenceWithChecks) {
+  write("nets/tiny.onnx", "x");
+  write("nets/tiny.input.npy", "x");
+  write("nets/tiny.reference.npy", "x");
+  setenv("NPUVP_NETWORKS_DIR", (dir_ / "nets").c_str(), 1);
+  Scenario scenario = Scenario::from_file(write("tiny.yaml",
+                                                "infer:\n  model: tiny.onnx\n  input: tiny.input.npy\n"
+                                                "  reference: tiny.reference.npy\n  top1: false\n"
+                                                "params:\n  soc.ai_cores: 4\n"));
+  ASSERT_TRUE(scenario.infer.has_value());
+  EXPECT_EQ(scenario.infer->model, (dir_ / "nets/tiny.onnx").string());
+  EXPECT_EQ(scenario.infer->reference, (dir_ / "nets/tiny.reference.npy").string());
+  EXPECT_EQ(scenario.infer->cosine_min, 0.999);
+  EXPECT_FALSE(scenario.infer->top1);
+  EXPECT_TRUE(scenario.images.empty());
+  ASSERT_EQ(scenario.parameters.size(), 1u);
+
+  Scenario unchecked = Scenario::from_file(write("plain.yaml", "infer:\n  model: nets/tiny.onnx\n  input: nets/tiny.input.npy\n"));
+  EXPECT_FALSE(unchecked.infer->cosine_min.has_value());
+  EXPECT_FALSE(unchecked.infer->top1);
+  unsetenv("NPUVP_NETWORKS_DIR");
+}
+
+TEST_F(InferScenarioTest, Mistakes) {
+  write("m.onnx", "x");
+  write("x.npy", "x");
+  EXPECT_CONTAINS(load_error(write("a.yaml", "infer:\n  model: m.onnx\n")), "infer needs 'model' (.onnx) and 'input'");
+  EXPECT_CONTAINS(load_error(write("b.yaml", "infer:\n  model: nothere.onnx\n  input: x.npy\n")),
+                  "model file 'nothere.onnx' not found");
+  EXPECT_CONTAINS(load_error(write("c.yaml", "infer:\n  model: m.onnx\n  input: x.npy\n  cosine_min: 0.9\n")),
+                  "cosine_min needs a 'reference'");
+  EXPECT_CONTAINS(load_error(write("d.yaml", "infer:\n  model: m.onnx\n  input: x.npy\n  reference: x.npy\n  cosine_min: 2\n")),
+                  "cosine_min must be a number in [-1, 1]");
+  EXPECT_CONTAINS(load_error(write("e.yaml", "infer:\n  model: m.onnx\n  input: x.npy\n  reference: x.npy\n  top1: yes\n")),
+                  "top1 must be true or false");
+  EXPECT_CONTAINS(load_error(write("f.yaml", "infer:\n  model: m.onnx\n  input: x.npy\nimages:\n  - elf: host/hello.elf\n")),
+                  "leave out 'images'");
+  EXPECT_CONTAINS(load_error(write("g.yaml", "infer:\n  model: m.onnx\n  input: x.npy\n  refrence: x.npy\n")),
+                  "did you mean 'reference'");
+}
+
+}  // namespace
+}  // namespace npuvp

@@ -25,9 +25,11 @@ CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
   match_layernorms(graph);
   match_gelus(graph);
   fuse_epilogues(graph);
+  fold_transposes(graph);
   const int conversions = assign_layouts(graph);
 
   Program program = lower_graph(graph, options);
+  graph = Graph();  // the host copies of the weights: the constants region has them now
   plan_memory(program);
 
   CompiledModel model;
@@ -68,11 +70,7 @@ CompiledModel compile_onnx_bytes(const std::string& bytes, const CompileOptions&
 }
 
 CompiledModel compile_onnx_file(const std::string& path, const CompileOptions& options) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw CompileError(path + ": cannot open the file");
-  std::ostringstream bytes;
-  bytes << file.rdbuf();
-  return compile_graph(import_onnx(bytes.str(), path), options);
+  return compile_graph(import_onnx_file(path), options);
 }
 
 }  // namespace npuvp::compiler

@@ -3,6 +3,7 @@
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <fstream>
 #include <set>
 
 #include "compile_error.h"
@@ -80,10 +81,31 @@ void read_inferred_shapes(Graph& graph, const onnx::GraphProto& g) {
 
 }  // namespace
 
+namespace {
+
+Graph import_model(onnx::ModelProto& model, const std::string& where);
+
+}  // namespace
+
 Graph import_onnx(const std::string& bytes, const std::string& where) {
   onnx::ModelProto model;
   if (bytes.empty() || !model.ParseFromString(bytes))
     throw CompileError(where + ": not an ONNX model (protobuf parse failed)");
+  return import_model(model, where);
+}
+
+Graph import_onnx_file(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw CompileError(path + ": cannot open the file");
+  onnx::ModelProto model;
+  if (!model.ParseFromIstream(&file) || model.ByteSizeLong() == 0)
+    throw CompileError(path + ": not an ONNX model (protobuf parse failed)");
+  return import_model(model, path);
+}
+
+namespace {
+
+Graph import_model(onnx::ModelProto& model, const std::string& where) {
   if (!model.has_graph() || model.graph().node_size() == 0)
     throw CompileError(where + ": not an ONNX model (no graph nodes)");
   try {
@@ -101,9 +123,12 @@ Graph import_onnx(const std::string& bytes, const std::string& where) {
     if (opset.domain().empty() || opset.domain() == "ai.onnx") graph.opset = opset.version();
 
   std::set<std::string> initializer_names;
-  for (const auto& init : g.initializer()) {
+  for (auto& init : *model.mutable_graph()->mutable_initializer()) {
     initializer_names.insert(init.name());
     graph.add_constant(init.name(), tensor_from_proto(init, where + ": initializer '" + init.name() + "'"));
+    // The weights now live in the graph: drop the proto's copy (half the peak memory).
+    init.clear_raw_data();
+    init.clear_float_data();
   }
 
   std::vector<const onnx::ValueInfoProto*> inputs;
@@ -160,6 +185,8 @@ Graph import_onnx(const std::string& bytes, const std::string& where) {
   graph.compact();
   return graph;
 }
+
+}  // namespace
 
 void infer_missing_shapes(Graph& graph) {
   bool missing = false;

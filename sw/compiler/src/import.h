@@ -9,6 +9,8 @@
 namespace npuvp::compiler {
 
 Graph import_onnx(const std::string& bytes, const std::string& where);
+// The same, parsing the file as it streams in (no copy of its bytes).
+Graph import_onnx_file(const std::string& path);
 
 // Re-runs ONNX shape inference over the graph's live nodes and fills the
 // shapes that are still unknown (after constant folding made them static).

@@ -1,5 +1,6 @@
 // Conv (dense, grouped, depthwise), standalone BatchNormalization and pooling:
 // the NC1HWC0 feature-map kernels.
+#include <algorithm>
 #include <cmath>
 
 #include "compile_error.h"
@@ -52,6 +53,24 @@ Window window_of(const Node& node, const Shape& in, std::int64_t kh, std::int64_
   w.wo = (in[3] + w.pad_left + w.pad_right - ekw) / w.stride_w + 1;
   if (w.ho < 1 || w.wo < 1) fail(node, "the window is larger than the padded input");
   return w;
+}
+
+// NC1HWC0 bytes of the input pixels some window reads (all of them unless the
+// stride skips rows or columns): the minimum the layer must load.
+std::uint64_t touched_input_bytes(const Shape& in, const Window& w) {
+  auto touched = [](std::int64_t size, std::int64_t out, std::int64_t k, std::int64_t stride, std::int64_t dilation,
+                    std::int64_t pad) {
+    std::vector<bool> used(size, false);
+    for (std::int64_t o = 0; o < out; ++o)
+      for (std::int64_t i = 0; i < k; ++i) {
+        const std::int64_t x = o * stride - pad + i * dilation;
+        if (x >= 0 && x < size) used[x] = true;
+      }
+    return std::int64_t(std::count(used.begin(), used.end(), true));
+  };
+  const std::int64_t rows = touched(in[2], w.ho, w.kh, w.stride_h, w.dilation_h, w.pad_top);
+  const std::int64_t cols = touched(in[3], w.wo, w.kw, w.stride_w, w.dilation_w, w.pad_left);
+  return std::uint64_t(in[0] * ceil_div(in[1], 16) * rows * cols * 32);
 }
 
 const HostTensor& constant_input(const LoweringContext& context, const Node& node, size_t k, const char* what) {
@@ -124,6 +143,7 @@ std::uint64_t lower_conv(LoweringContext& context, const Node& node) {
   const Window w = window_of(node, in, kh, kw, false);
   const std::int64_t cout16 = ceil_div(cout, 16) * 16;
   const std::uint64_t macs = std::uint64_t(in[0] * cout * w.ho * w.wo * cin_g * kh * kw);
+  context.set_bytes_read(touched_input_bytes(in, w));
   if (group > 1 && group == cin && cout == cin) {
     return lower_depthwise(context, node, w, weights, channel_bias(context, node, 2, cout, cout16)), macs;
   }
@@ -213,6 +233,7 @@ std::uint64_t lower_pool(LoweringContext& context, const Node& node) {
     if (kernel.size() != 2) fail(node, "only 2-D pooling is supported");
     w = window_of(node, in, kernel[0], kernel[1], true);
   }
+  context.set_bytes_read(touched_input_bytes(in, w));
   std::uint32_t mode = NPUVP_POOL_MAX;
   if (node.op() == "AveragePool" || node.op() == "GlobalAveragePool")
     mode = attribute_int(node, "count_include_pad", 0) ? NPUVP_POOL_AVERAGE_INCLUDE_PAD : NPUVP_POOL_AVERAGE;

@@ -173,6 +173,7 @@ std::uint64_t lower_slice(LoweringContext& context, const Node& node) {
     strides[axis] = in_strides[axis] * step;
   }
   if (dims != context.shape(node.outputs[0])) fail(node, "internal: slice shape mismatch");
+  context.set_bytes_read(context.stored_bytes(node.outputs[0]));
   ArgWord in_address = context.address(node.inputs[0]);
   in_address.value += std::uint64_t(offset * 2);
   context.emit_copy(context.address(node.outputs[0]), in_address, dims, dense_strides(dims), strides);
@@ -186,6 +187,7 @@ std::uint64_t lower_gather(LoweringContext& context, const Node& node) {
   if (context.value(node.inputs[0]).is_constant()) fail(node, "gathering from a constant by a computed index is not supported");
   const auto indices = constant_ints(context, node, 1, "indices");
   if (indices.size() > 64) fail(node, "more than 64 constant indices are not supported");
+  context.set_bytes_read(context.stored_bytes(node.outputs[0]));
   // Output = in with `axis` replaced by the indices' shape: copy slab by slab.
   Shape out_view = in;
   out_view[axis] = std::int64_t(indices.size());
@@ -202,6 +204,10 @@ std::uint64_t lower_split(LoweringContext& context, const Node& node) {
   const Shape& in = context.shape(node.inputs[0]);
   const std::int64_t axis = normalized_axis(node, attribute_int(node, "axis", 0), std::int64_t(in.size()));
   const ArgWord src = context.address(node.inputs[0]);
+  std::uint64_t read = 0;
+  for (int out : node.outputs)
+    if (out >= 0) read += context.stored_bytes(out);
+  context.set_bytes_read(read);
   std::int64_t at = 0;
   for (int out : node.outputs) {
     if (out < 0) continue;

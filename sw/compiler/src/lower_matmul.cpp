@@ -1,5 +1,9 @@
 // MatMul (batched, broadcast, transposed operands) and Gemm -> the MATMUL kernel.
+#include <algorithm>
+#include <utility>
+
 #include "compile_error.h"
+#include "host_eval.h"
 #include "lowering_context.h"
 #include "onnx_attributes.h"
 
@@ -11,6 +15,7 @@ struct MatmulOperands {
   std::int64_t batch = 1, m = 0, k = 0, n = 0;
   std::int64_t lda = 0, ldb = 0, ldc = 0, a_batch_stride = 0, b_batch_stride = 0, c_batch_stride = 0;
   bool trans_a = false, trans_b = false, b_shared = true;
+  ArgWord c = LoweringContext::literal(0);  // literal 0: the node's output
   float alpha = 1;               // applied by the kernel (1 when folded into B)
   std::vector<float> bias;       // f32[N] or empty
   ArgWord residual = LoweringContext::literal(0);
@@ -24,7 +29,7 @@ std::uint64_t emit_matmul(LoweringContext& context, const Node& node, const Matm
   l.args[NPUVP_MATMUL_B] = p.b;
   if (!p.bias.empty()) l.args[NPUVP_MATMUL_BIAS] = LoweringContext::constant(context.add_f32(p.bias));
   l.args[NPUVP_MATMUL_RESIDUAL] = p.residual;
-  l.args[NPUVP_MATMUL_C] = context.address(node.outputs[0]);
+  l.args[NPUVP_MATMUL_C] = p.c.kind == ArgWord::Kind::Buffer ? p.c : context.address(node.outputs[0]);
   l.args[NPUVP_MATMUL_BATCH] = lit(p.batch);
   l.args[NPUVP_MATMUL_M] = lit(p.m);
   l.args[NPUVP_MATMUL_K] = lit(p.k);
@@ -66,60 +71,150 @@ ArgWord constant_b(LoweringContext& context, const HostTensor& b, float alpha) {
   return LoweringContext::constant(context.add_f16(values));
 }
 
-Shape batch_dims(const Shape& s) { return Shape(s.begin(), s.end() - 2); }
+// An operand as the kernel reads it: a logical [batch..., rows, cols] shape and
+// element strides per logical axis (a Transpose folded into it permutes them).
+struct OperandView {
+  Shape shape;
+  std::vector<std::int64_t> strides;
+};
+
+// `strides`: the operand's own element strides (a folded Slice view), empty: dense.
+OperandView view_of(const Shape& stored, const std::vector<std::int64_t>& perm, std::vector<std::int64_t> strides = {}) {
+  const auto dense = strides.empty() ? dense_strides(stored) : strides;
+  if (perm.empty()) return {stored, dense};
+  OperandView v;
+  for (auto p : perm) {
+    v.shape.push_back(stored[p]);
+    v.strides.push_back(dense[p]);
+  }
+  return v;
+}
+
+// C's view when the result is written through Y = Transpose(C, perm): C's axis d
+// lands on Y's axis j with perm[j] = d.
+OperandView result_view(const Shape& y, const std::vector<std::int64_t>& perm) {
+  const auto dense = dense_strides(y);
+  if (perm.empty()) return {y, dense};
+  OperandView v{Shape(perm.size()), std::vector<std::int64_t>(perm.size())};
+  for (size_t j = 0; j < perm.size(); ++j) {
+    v.shape[perm[j]] = y[j];
+    v.strides[perm[j]] = dense[j];
+  }
+  return v;
+}
+
+// How the kernel reads a rows x cols matrix with element strides (rs, cs):
+// row-major with row stride ld, or transposed (stored cols x rows) with row stride ld.
+bool matrix_layout(std::int64_t rows, std::int64_t cols, std::int64_t rs, std::int64_t cs, bool& trans, std::int64_t& ld) {
+  if (cs == 1 || cols == 1) {
+    trans = false;
+    ld = rows == 1 ? cols : rs;
+    return true;
+  }
+  if (rs == 1 || rows == 1) {
+    trans = true;
+    ld = cs;
+    return true;
+  }
+  return false;
+}
+
+// Batch strides of an operand broadcast to the output batch (0 on broadcast axes).
+std::vector<std::int64_t> batch_strides(const OperandView& v, const Shape& batch) {
+  std::vector<std::int64_t> strides(batch.size(), 0);
+  const auto rank = std::int64_t(v.shape.size()) - 2;
+  for (std::int64_t k = rank - 1, o = std::int64_t(batch.size()) - 1; k >= 0 && o >= 0; --k, --o)
+    strides[o] = v.shape[k] == 1 ? 0 : v.strides[k];
+  return strides;
+}
 
 }  // namespace
 
 std::uint64_t lower_matmul(LoweringContext& context, const Node& node) {
   const int a_id = node.inputs[0], b_id = node.inputs[1];
-  Shape a = context.shape(a_id), b = context.shape(b_id);
   if (context.value(a_id).is_constant()) fail(node, "a constant first operand is not supported");
-  if (a.size() == 1) a.insert(a.begin(), 1);
-  if (b.size() == 1) b.push_back(1);
-  const bool trans_a = attribute_int(node, "npuvp_trans_a", 0) != 0;
-  const bool trans_b = attribute_int(node, "npuvp_trans_b", 0) != 0;
+  // A folded Slice: the operand is a strided window of a larger tensor (shape, strides, offset as attributes).
+  auto operand_view = [&](int id, const char* k) {
+    const auto shape = attribute_ints(node, std::string("npuvp_view_shape_") + k, {});
+    if (shape.empty()) return view_of(context.shape(id), attribute_ints(node, std::string("npuvp_perm_") + k, {}));
+    return view_of(shape, attribute_ints(node, std::string("npuvp_perm_") + k, {}),
+                   attribute_ints(node, std::string("npuvp_view_strides_") + k, {}));
+  };
+  auto view_offset = [&](const char* k) {
+    return std::uint64_t(attribute_int(node, std::string("npuvp_view_offset_") + k, 0) * 2);
+  };
+  OperandView a = operand_view(a_id, "a");
+  OperandView b = operand_view(b_id, "b");
+  // A window of a larger tensor reads only the window.
+  std::uint64_t bytes_read = 0;
+  for (const auto& [id, view] : {std::pair<int, const OperandView*>{a_id, &a}, {b_id, &b}})
+    if (!context.value(id).is_constant())
+      bytes_read += std::min<std::uint64_t>(context.stored_bytes(id), std::uint64_t(element_count(view->shape)) * 2);
+  context.set_bytes_read(bytes_read);
+  if (a.shape.size() == 1) { a.shape.insert(a.shape.begin(), 1); a.strides.insert(a.strides.begin(), 0); }
+  if (b.shape.size() == 1) { b.shape.push_back(1); b.strides.push_back(0); }
+  const std::int64_t ra = std::int64_t(a.shape.size()), rb = std::int64_t(b.shape.size());
   MatmulOperands p;
-  p.trans_a = trans_a;
-  p.trans_b = trans_b;
-  const std::int64_t ra = std::int64_t(a.size()), rb = std::int64_t(b.size());
-  p.m = trans_a ? a[ra - 1] : a[ra - 2];
-  p.k = trans_a ? a[ra - 2] : a[ra - 1];
-  p.n = trans_b ? b[rb - 2] : b[rb - 1];
-  const std::int64_t kb = trans_b ? b[rb - 1] : b[rb - 2];
-  if (kb != p.k) fail(node, "inner dimensions differ: " + shape_text(a) + " x " + shape_text(b));
-  const Shape batch_a = batch_dims(a), batch_b = batch_dims(b);
-  const std::int64_t na = element_count(batch_a), nb = element_count(batch_b);
+  p.m = a.shape[ra - 2];
+  p.k = a.shape[ra - 1];
+  p.n = b.shape[rb - 1];
+  if (b.shape[rb - 2] != p.k) fail(node, "inner dimensions differ: " + shape_text(a.shape) + " x " + shape_text(b.shape));
+  Shape batch = broadcast_shapes(node, Shape(a.shape.begin(), a.shape.end() - 2), Shape(b.shape.begin(), b.shape.end() - 2));
+  // C: [batch..., M, N], written densely or through the folded Transpose.
+  const auto perm_c = attribute_ints(node, "npuvp_perm_c", {});
+  Shape c_shape = batch;
+  c_shape.push_back(p.m);
+  c_shape.push_back(p.n);
+  OperandView c = perm_c.empty() ? OperandView{c_shape, dense_strides(c_shape)}
+                                 : result_view(context.shape(node.outputs[0]), perm_c);
+  bool c_trans = false;
+  if (!matrix_layout(p.m, p.k, a.strides[ra - 2], a.strides[ra - 1], p.trans_a, p.lda) ||
+      !matrix_layout(p.k, p.n, b.strides[rb - 2], b.strides[rb - 1], p.trans_b, p.ldb) ||
+      !matrix_layout(p.m, p.n, c.strides[c.strides.size() - 2], c.strides.back(), c_trans, p.ldc) || c_trans)
+    fail(node, "internal: an operand view without a unit-stride axis");
+
   const bool b_constant = context.value(b_id).is_constant();
   const float alpha = node.epilogue.alpha;
   p.alpha = b_constant ? 1.f : alpha;
-  p.a = context.address(a_id);
-  p.b = b_constant ? constant_b(context, *context.value(b_id).constant, alpha) : context.address(b_id);
-  p.lda = a[ra - 1];
-  p.ldb = b[rb - 1];
-  p.ldc = p.n;
-  if (nb == 1 && !trans_a) {
-    // One B for every row block: fold A's batch into M.
-    p.m *= na;
-    p.batch = 1;
-  } else if (nb == 1) {
-    p.batch = na;
-    p.a_batch_stride = p.m * p.k;
-    p.c_batch_stride = p.m * p.n;
-  } else if (na == 1 || batch_a == batch_b ||
-             (element_count(batch_a) == na && na == nb &&
-              Shape(batch_a.end() - std::min(batch_a.size(), batch_b.size()), batch_a.end()) ==
-                  Shape(batch_b.end() - std::min(batch_a.size(), batch_b.size()), batch_b.end()))) {
-    p.batch = nb;
-    p.a_batch_stride = na == 1 ? 0 : p.m * p.k;
-    p.b_batch_stride = p.k * p.n;
-    p.c_batch_stride = p.m * p.n;
-    p.b_shared = false;
-  } else {
-    fail(node, "unsupported broadcast of batch dimensions " + shape_text(a) + " x " + shape_text(b));
-  }
+  const ArgWord a_base = context.address(a_id, view_offset("a"));
+  const ArgWord b_base = b_constant ? constant_b(context, *context.value(b_id).constant, alpha)
+                                    : context.address(b_id, view_offset("b"));
+  const ArgWord c_base = context.address(node.outputs[0]);
+  const bool has_residual = node.epilogue.residual >= 0;
+  const ArgWord r_base = has_residual ? context.address(node.epilogue.residual) : LoweringContext::literal(0);
   p.bias = fused_bias(context, node, p.n, 1.f);
-  if (node.epilogue.residual >= 0) p.residual = context.address(node.epilogue.residual);
-  return emit_matmul(context, node, p);
+
+  // Batch axes: coalesced; a B shared by contiguous A rows folds into M; the
+  // innermost axis is the kernel's BATCH, outer ones are separate launches.
+  auto sa = batch_strides(a, batch), sb = batch_strides(b, batch), sc = batch_strides(c, batch);
+  Shape dims = batch;
+  coalesce_axes(dims, {&sa, &sb, &sc}, false);
+  if (!dims.empty() && sb.back() == 0 && !p.trans_a && sa.back() == p.m * p.lda && sc.back() == p.m * p.ldc &&
+      p.lda == p.k && p.ldc == p.n) {
+    p.m *= dims.back();
+    dims.pop_back(); sa.pop_back(); sb.pop_back(); sc.pop_back();
+  }
+  if (!dims.empty()) {
+    p.batch = dims.back();
+    p.a_batch_stride = sa.back();
+    p.b_batch_stride = sb.back();
+    p.c_batch_stride = sc.back();
+    p.b_shared = sb.back() == 0;
+    dims.pop_back(); sa.pop_back(); sb.pop_back(); sc.pop_back();
+  }
+  std::uint64_t macs = 0;
+  for_each_index(dims, [&](const Shape& index) {
+    std::int64_t oa = 0, ob = 0, oc = 0;
+    for (size_t d = 0; d < dims.size(); ++d) { oa += index[d] * sa[d]; ob += index[d] * sb[d]; oc += index[d] * sc[d]; }
+    MatmulOperands launch = p;
+    launch.a = a_base; launch.a.value += std::uint64_t(oa * 2);
+    launch.b = b_base; launch.b.value += std::uint64_t(ob * 2);
+    launch.c = c_base; launch.c.value += std::uint64_t(oc * 2);
+    launch.residual = r_base;
+    if (has_residual) launch.residual.value += std::uint64_t(oc * 2);
+    macs += emit_matmul(context, node, launch);
+  });
+  return macs;
 }
 
 std::uint64_t lower_gemm(LoweringContext& context, const Node& node) {

@@ -119,6 +119,7 @@ void LoweringContext::begin_layer(const Node& node) {
   record.first_launch = std::uint32_t(program.launches.size());
   program.layers.push_back(record);
   layer_constants_start_ = program.constants.size();
+  bytes_read_ = ~std::uint64_t(0);
 }
 
 void LoweringContext::end_layer(const Node& node, std::uint64_t macs) {
@@ -127,8 +128,12 @@ void LoweringContext::end_layer(const Node& node, std::uint64_t macs) {
   record.macs = macs;
   // Minimum DDR bytes: every activation read and written once, every constant read once.
   std::uint64_t bytes = program.constants.size() - layer_constants_start_;
-  for (int id : node.inputs)
-    if (id >= 0 && !value(id).is_constant()) bytes += stored_bytes(id);
+  if (bytes_read_ != ~std::uint64_t(0)) {
+    bytes += bytes_read_;
+  } else {
+    for (int id : node.inputs)
+      if (id >= 0 && !value(id).is_constant()) bytes += stored_bytes(id);
+  }
   if (node.epilogue.residual >= 0) bytes += stored_bytes(node.epilogue.residual);
   for (int id : node.outputs)
     if (id >= 0) bytes += stored_bytes(id);
@@ -140,10 +145,7 @@ std::uint32_t LoweringContext::eltwise_blocks(std::int64_t elements) const {
   return balanced_blocks(soc, ceil_div(elements, 8192));
 }
 
-namespace {
-
-// Coalesces adjacent dims that every operand walks contiguously and drops size-1 dims.
-void coalesce(Shape& dims, std::vector<std::vector<std::int64_t>*> strides) {
+void coalesce_axes(Shape& dims, std::vector<std::vector<std::int64_t>*> strides, bool keep_one) {
   Shape out_dims;
   std::vector<std::vector<std::int64_t>> out_strides(strides.size());
   for (size_t d = 0; d < dims.size(); ++d) {
@@ -159,7 +161,7 @@ void coalesce(Shape& dims, std::vector<std::vector<std::int64_t>*> strides) {
       for (size_t k = 0; k < strides.size(); ++k) out_strides[k].push_back((*strides[k])[d]);
     }
   }
-  if (out_dims.empty()) {
+  if (out_dims.empty() && keep_one) {
     out_dims.push_back(1);
     for (auto& s : out_strides) s.push_back(0);
   }
@@ -167,24 +169,30 @@ void coalesce(Shape& dims, std::vector<std::vector<std::int64_t>*> strides) {
   for (size_t k = 0; k < strides.size(); ++k) *strides[k] = out_strides[k];
 }
 
-ArgWord offset_by(ArgWord word, std::int64_t bytes) {
-  if (word.kind != ArgWord::Kind::Literal || word.value != 0) word.value += std::uint64_t(bytes);
-  return word;
-}
-
-// Calls f(outer index offsets) for every index of the dims beyond `keep` innermost.
-void for_outer(const Shape& dims, size_t keep, const std::function<void(const Shape&)>& f) {
-  const size_t outer = dims.size() > keep ? dims.size() - keep : 0;
-  Shape index(outer, 0);
+void for_each_index(const Shape& dims, const std::function<void(const Shape&)>& f) {
+  Shape index(dims.size(), 0);
   while (true) {
     f(index);
-    int d = int(outer) - 1;
+    int d = int(dims.size()) - 1;
     for (; d >= 0; --d) {
       if (++index[d] < dims[d]) break;
       index[d] = 0;
     }
     if (d < 0) return;
   }
+}
+
+namespace {
+
+ArgWord offset_by(ArgWord word, std::int64_t bytes) {
+  if (word.kind != ArgWord::Kind::Literal || word.value != 0) word.value += std::uint64_t(bytes);
+  return word;
+}
+
+// Calls f(index) for every index of the dims beyond the `keep` innermost.
+void for_outer(const Shape& dims, size_t keep, const std::function<void(const Shape&)>& f) {
+  const size_t outer = dims.size() > keep ? dims.size() - keep : 0;
+  for_each_index(Shape(dims.begin(), dims.begin() + outer), f);
 }
 
 }  // namespace
@@ -195,7 +203,7 @@ void LoweringContext::emit_eltwise(std::uint32_t opcode, ArgWord out, const Shap
   auto out_strides = dense_strides(space), a_strides = a.strides, b_strides = b.strides;
   if (a_strides.empty()) a_strides.assign(dims.size(), 0);
   if (b_strides.empty()) b_strides.assign(dims.size(), 0);
-  coalesce(dims, {&out_strides, &a_strides, &b_strides});
+  coalesce_axes(dims, {&out_strides, &a_strides, &b_strides}, true);
   const size_t rank = std::min<size_t>(dims.size(), 4), outer = dims.size() - rank;
   std::int64_t inner_elements = 1;
   for (size_t d = outer; d < dims.size(); ++d) inner_elements *= dims[d];
@@ -231,7 +239,7 @@ void LoweringContext::emit_copy(ArgWord out, ArgWord in, const Shape& dims_in, c
                                 const std::vector<std::int64_t>& in_strides_in) {
   Shape dims = dims_in;
   auto out_strides = out_strides_in, in_strides = in_strides_in;
-  coalesce(dims, {&out_strides, &in_strides});
+  coalesce_axes(dims, {&out_strides, &in_strides}, true);
   const size_t rank = std::min<size_t>(dims.size(), NPUVP_COPY_MAX_RANK), outer = dims.size() - rank;
   std::int64_t inner_elements = 1;
   for (size_t d = outer; d < dims.size(); ++d) inner_elements *= dims[d];
@@ -284,6 +292,23 @@ Lowering lowering_for(const std::string& op) {
   return it == table.end() ? nullptr : it->second;
 }
 
+// A model whose output is a view of its input (Reshape, Flatten, ...) still
+// writes its output tensor: one dense copy.
+void copy_input_to_output(LoweringContext& context) {
+  const Graph& graph = context.graph;
+  Node copy;
+  copy.proto.set_op_type("Copy");
+  copy.proto.set_name(graph.values[graph.output].name);
+  copy.inputs = {graph.input};
+  copy.outputs = {graph.output};
+  const ArgWord in = context.address(graph.input);
+  context.define_buffer(graph.output);
+  context.begin_layer(copy);
+  const Shape shape = {element_count(graph.values[graph.output].shape)};
+  context.emit_copy(context.address(graph.output), in, shape, {1}, {1});
+  context.end_layer(copy, 0);
+}
+
 void compute_lifetimes(Program& program) {
   for (int l = 0; l < int(program.launches.size()); ++l)
     for (const auto& arg : program.launches[l].args) {
@@ -314,11 +339,10 @@ Program lower_graph(const Graph& graph, const CompileOptions& options) {
     const std::uint64_t macs = lowering_for(node.op())(context, node);
     context.end_layer(node, macs);
   }
+  if (context.address(graph.output).buffer == input_buffer) copy_input_to_output(context);
   Program& program = context.program;
   program.input_buffer = input_buffer;
   program.output_buffer = context.address(graph.output).buffer;
-  if (program.output_buffer == input_buffer)
-    throw CompileError(graph.model_name + ": the model output is its input (nothing to run)");
   program.buffers[program.output_buffer].home = DeviceBuffer::Home::Output;
   program.input_name = graph.values[graph.input].name;
   program.output_name = graph.values[graph.output].name;

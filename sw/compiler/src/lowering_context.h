@@ -50,6 +50,9 @@ class LoweringContext {
   void begin_layer(const Node& node);
   void end_layer(const Node& node, std::uint64_t macs);
   LayerRecord& layer() { return program.layers.back(); }
+  // The activation bytes the layer must read when it reads only part of its
+  // inputs (a slice, a strided window); the default is all of them.
+  void set_bytes_read(std::uint64_t bytes) { bytes_read_ = bytes; }
   std::uint32_t eltwise_blocks(std::int64_t elements) const;
 
   // ---- emitters shared by the families
@@ -66,6 +69,7 @@ class LoweringContext {
   std::vector<int> buffer_of_;
   std::map<int, std::uint64_t> constant_cache_;
   std::uint64_t layer_constants_start_ = 0;
+  std::uint64_t bytes_read_ = ~std::uint64_t(0);
 };
 
 // Element strides of a dense row-major shape.
@@ -73,6 +77,11 @@ std::vector<std::int64_t> dense_strides(const Shape& shape);
 // Strides reading `in` broadcast to `out` (0 on broadcast axes).
 std::vector<std::int64_t> broadcast_strides(const Shape& in, const Shape& out);
 std::int64_t ceil_div(std::int64_t a, std::int64_t b);
+// Merges adjacent axes every stride list walks contiguously and drops size-1
+// axes (keep_one: leave one axis of size 1 when nothing remains).
+void coalesce_axes(Shape& dims, std::vector<std::vector<std::int64_t>*> strides, bool keep_one);
+// Calls f(index) for every index of `dims` (once for no dims).
+void for_each_index(const Shape& dims, const std::function<void(const Shape&)>& f);
 
 // The op families (lower_*.cpp). Each returns the layer's MACs.
 std::uint64_t lower_conv(LoweringContext& context, const Node& node);

@@ -108,27 +108,25 @@ bool try_fuse_one(Graph& graph, int index) {
   return false;
 }
 
-// MatMul reading a Transpose that swaps the last two axes reads the original with TRANS_A / TRANS_B.
-void fold_transposes(Graph& graph, int index) {
-  Node& node = graph.nodes[index];
+// MatMul(s * a, b) = s * MatMul(a, b): a scalar Mul / Div of an operand becomes ALPHA.
+bool fuse_operand_scale(Graph& graph, Node& matmul) {
   for (int k = 0; k < 2; ++k) {
-    Node* transpose = producer_of(graph, node.inputs[k], "Transpose");
-    if (!transpose) continue;
-    const auto rank = std::int64_t(graph.values[node.inputs[k]].shape.size());
-    if (rank < 2) continue;
-    auto perm = attribute_ints(*transpose, "perm", {});
-    bool swaps_last = std::int64_t(perm.size()) == rank;
-    for (std::int64_t d = 0; d < rank && swaps_last; ++d)
-      swaps_last = perm[d] == (d < rank - 2 ? d : d == rank - 2 ? rank - 1 : rank - 2);
-    if (!swaps_last) continue;
-    const char* flag = k == 0 ? "npuvp_trans_a" : "npuvp_trans_b";
-    if (attribute_int(node, flag, 0)) continue;
-    set_attribute_int(node, flag, 1);
-    const int transposed = node.inputs[k];
-    node.inputs[k] = transpose->inputs[0];
-    node.fused_ops.insert(node.fused_ops.begin(), "Transpose");
-    if (graph.consumers(transposed).empty() && !graph.is_graph_output(transposed)) transpose->removed = true;
+    const int operand = matmul.inputs[k];
+    Node* scale = producer_of(graph, operand, "Mul");
+    if (!scale) scale = producer_of(graph, operand, "Div");
+    if (!scale || only_consumer(graph, operand) != &matmul) continue;
+    int x = scale->inputs[0], s = scale->inputs[1];
+    if (scale->op() == "Mul" && graph.values[x].is_constant()) std::swap(x, s);
+    if (graph.values[x].is_constant() || !graph.values[s].is_constant() || graph.values[s].constant->size() != 1) continue;
+    const double value = graph.values[s].constant->at(0);
+    if (scale->op() == "Div" && value == 0) continue;
+    matmul.epilogue.alpha *= float(scale->op() == "Mul" ? value : 1.0 / value);
+    matmul.inputs[k] = x;
+    matmul.fused_ops.insert(matmul.fused_ops.begin(), scale->op());
+    scale->removed = true;
+    return true;
   }
+  return false;
 }
 
 // LayerNormalization(a + b) reads a and adds b as its residual.
@@ -153,8 +151,9 @@ int fuse_epilogues(Graph& graph) {
   for (int index = 0; index < int(graph.nodes.size()); ++index) {
     Node& node = graph.nodes[index];
     if (node.removed) continue;
-    if (node.op() == "MatMul") fold_transposes(graph, index);
     if (node.op() == "LayerNormalization" && fuse_layernorm_residual(graph, node)) ++fused;
+    if (node.op() == "MatMul")
+      while (fuse_operand_scale(graph, node)) ++fused;
     if (!is_producer_op(node.op())) continue;
     while (try_fuse_one(graph, index)) ++fused;
   }

@@ -32,6 +32,13 @@ int match_gelus(Graph& graph);
 // before a LayerNormalization becomes its residual.
 int fuse_epilogues(Graph& graph);
 
+// Transposes around a MatMul become strided operand views (the kernel reads A
+// and B through row strides, batch strides and TRANS_A/B, and writes C through
+// LDC and the batch stride): a Transpose feeding A or B that keeps or swaps the
+// last axis, and one consuming the result that keeps the last axis, disappear.
+// Transpose(Transpose(x)) becomes one. Returns the transposes removed.
+int fold_transposes(Graph& graph);
+
 // Chooses ND or NC1HWC0 for every activation and inserts layout conversions
 // (LayoutConvert nodes) at the boundaries. Returns the conversions inserted.
 int assign_layouts(Graph& graph);

@@ -28,6 +28,7 @@ SocBuffers build_soc_buffers(const SocDescription& soc) {
   registry.cube_macs_per_cycle = soc.cube_macs_per_cycle;
   registry.ai_cores = soc.ai_cores;
   registry.ddr_bytes_per_cycle = soc.ddr_bytes_per_second / hz;
+  registry.clock_hz = hz;
   return registry;
 }
 

@@ -26,6 +26,7 @@ struct SocBuffers {
   double cube_macs_per_cycle = 0;   // one AI Core
   unsigned ai_cores = 1;
   double ddr_bytes_per_cycle = 0;   // the SoC's DDR bandwidth in AI Core cycles (shared by all cores)
+  double clock_hz = 0;              // AI Core clock
 };
 
 SocBuffers build_soc_buffers(const SocDescription& soc);

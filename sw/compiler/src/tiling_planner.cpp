@@ -9,22 +9,42 @@ namespace {
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 std::int64_t round16(std::int64_t v) { return ceil_div(v, 16) * 16; }
 
-// The modelled time of `units` tiles on `blocks` cores: the Cube and the DDR
-// overlap when double buffered; each tile pays the DDR latency once.
-double modelled_cycles(const SocBuffers& soc, double padded_macs, double ddr_bytes, std::int64_t units,
-                       std::uint32_t blocks, bool double_buffering) {
+// The modelled time of `units` tiles on `blocks` cores. Double buffered, the Cube
+// and the DDR overlap except for one tile's worth per core: the first tile's
+// loads before the Cube starts and the last tile's results after it stops (the
+// software pipeline's fill and drain, DLIR's focus window). Serial, they add up.
+// Each tile pays the DDR latency once (DLIR's seg / B + L per load) and the
+// kernels' fixed cost of a tile (kTileOverheadCycles).
+// The Cube is fed from L1 through MTE1 (L0A / L0B): `mte1_bytes` of fractals
+// that overlap the Cube, so a core computes at the slower of the two.
+double modelled_cycles(const SocBuffers& soc, double padded_macs, double mte1_bytes, double ddr_bytes,
+                       std::int64_t units, std::uint32_t blocks, bool double_buffering) {
   const double per_core_units = double(ceil_div(units, blocks));
   const double imbalance = per_core_units * blocks / double(units);
-  const double compute = padded_macs / (soc.cube_macs_per_cycle * blocks) * imbalance;
-  const double memory = ddr_bytes / soc.ddr_bytes_per_cycle;
-  const double latency = per_core_units * soc.get("DDR").latency_cycles;
-  return (double_buffering ? std::max(compute, memory) : compute + memory) + latency;
+  const double cube = padded_macs / soc.cube_macs_per_cycle, feed = mte1_bytes / soc.get("L0A").bytes_per_cycle;
+  const double compute = std::max(cube, feed) / blocks * imbalance;
+  // Concurrent streams beyond the DDR's channels cost row misses and bank conflicts.
+  const double channels = std::max(2.0, std::round(soc.ddr_bytes_per_cycle * soc.clock_hz / kDdrChannelBytesPerSecond));
+  const double contention = 1 + kDdrStreamPenalty * std::max(0.0, double(blocks) - channels);
+  const double memory = ddr_bytes / soc.ddr_bytes_per_cycle * contention;
+  const double latency = per_core_units * (soc.get("DDR").latency_cycles + kTileOverheadCycles);
+  if (!double_buffering) return compute + memory + latency;
+  const double fill = (compute + memory) / per_core_units;
+  return std::max(compute, memory) + fill + latency;
 }
 
 }  // namespace
 
 std::uint32_t balanced_blocks(const SocBuffers& soc, std::int64_t units) {
   return std::uint32_t(std::clamp<std::int64_t>(units, 1, soc.ai_cores));
+}
+
+std::vector<std::uint32_t> block_candidates(const SocBuffers& soc, std::int64_t units) {
+  const std::uint32_t most = balanced_blocks(soc, units);
+  std::vector<std::uint32_t> candidates;
+  for (std::uint32_t b = 1; b < most; b *= 2) candidates.push_back(b);
+  candidates.push_back(most);
+  return candidates;
 }
 
 std::string ConvTiling::text() const {
@@ -39,44 +59,57 @@ std::string MatmulTiling::text() const {
 
 ConvTiling plan_conv(const SocBuffers& soc, const ConvProblem& p, bool double_buffering) {
   const std::uint64_t sets = double_buffering ? 2 : 1;
-  const std::uint64_t l1 = soc.get("L1").bytes, l0c = soc.get("L0C").bytes;
+  const std::uint64_t l1 = soc.get("L1").bytes;
   const std::int64_t kc = p.c1in * p.kh * p.kw * 16, cout16 = round16(p.cout);
   const std::int64_t c1out = cout16 / 16;
   const double true_macs = double(p.n) * p.ho * p.wo * p.cout * (p.c1in * 16) * p.kh * p.kw;
   const double out_bytes = double(p.n) * c1out * p.ho * p.wo * 32;
+  const std::uint64_t weight_bytes = std::uint64_t(kc * cout16 * 2);
+  // All weight panels stay in L1 when they take at most half of it; otherwise
+  // two panel slots stream them (one load per unit and panel).
+  const bool resident = weight_bytes <= l1 / 2;
   ConvTiling best;
-  for (std::int64_t tile_ho = 1; tile_ho <= p.ho; ++tile_ho) {
-    const std::int64_t in_rows =
-        std::min<std::int64_t>(p.h, (tile_ho - 1) * p.stride_h + (p.kh - 1) * p.dilation_h + 1);
-    const std::uint64_t in_tile = std::uint64_t(p.c1in * in_rows * p.w * 32);
-    const std::int64_t m16 = round16(tile_ho * p.wo);
-    const std::int64_t n_ho = ceil_div(p.ho, tile_ho);
-    // Rows of the M dimension the Cube computes, padding included.
-    const std::int64_t last_rows = p.ho - (n_ho - 1) * tile_ho;
-    const double padded_rows = double((n_ho - 1) * m16 + round16(last_rows * p.wo));
-    for (std::int64_t tile_cout = 16; tile_cout <= cout16; tile_cout += 16) {
-      const std::uint64_t w_stage = std::uint64_t(std::min(kc, kPlannerKStage) * tile_cout * 2);
-      const std::uint64_t l1_use = in_tile + w_stage, l0c_use = std::uint64_t(m16 * tile_cout * 4);
-      if (sets * l1_use > l1 || sets * l0c_use > l0c) continue;
+  // Largest tiles first; a smaller one must be modelled 0.5 % faster to win (the
+  // model has no per-tile scalar overhead, which favours fewer, larger tiles).
+  for (std::int64_t tile_cout = cout16; tile_cout >= 16; tile_cout -= 16) {
+    const std::int64_t tn = std::min<std::int64_t>(tile_cout, kConvMaxColumns);
+    const std::uint64_t panel_area = resident ? weight_bytes : std::uint64_t(2 * kc * tn * 2);
+    if (panel_area >= l1) continue;
+    const std::int64_t n_co = ceil_div(cout16, tile_cout);
+    for (std::int64_t tile_ho = p.ho; tile_ho >= 1; --tile_ho) {
+      const std::int64_t in_rows =
+          std::min<std::int64_t>(p.h, (tile_ho - 1) * p.stride_h + (p.kh - 1) * p.dilation_h + 1);
+      const std::uint64_t slice = std::uint64_t(p.c1in * in_rows * p.w * 32);
+      if (sets * slice + panel_area > l1) continue;
       ++best.candidates;
-      const std::int64_t n_co = ceil_div(cout16, tile_cout);
+      const std::int64_t n_ho = ceil_div(p.ho, tile_ho);
       const std::int64_t units = p.n * n_ho * n_co;
-      const std::uint32_t blocks = balanced_blocks(soc, units);
+      for (const std::uint32_t blocks : block_candidates(soc, units)) {
       const std::int64_t per_block = ceil_div(units, blocks);
+      // A slice is loaded once per block that computes one of its Cout groups.
       const double input_reads = double(ceil_div(n_co, std::min(per_block, n_co)));
-      const double ddr = double(p.n) * n_ho * in_tile * input_reads + double(units) * kc * tile_cout * 2 + out_bytes;
+      const double panel = double(kc) * tile_cout * 2;
+      const double weights = resident ? double(blocks) * double(std::min(n_co, per_block + 1)) * panel
+                                      : double(units) * panel;
+      const double ddr = double(p.n) * n_ho * slice * input_reads + weights + out_bytes;
+      // The Cube computes each unit's positions rounded up to 16 (M chunks of 256).
+      const std::int64_t last_rows = p.ho - (n_ho - 1) * tile_ho;
+      const double padded_rows = double((n_ho - 1) * round16(tile_ho * p.wo) + round16(last_rows * p.wo));
       const double padded_macs = double(p.n) * padded_rows * kc * (n_co * tile_cout);
-      const double cycles = modelled_cycles(soc, padded_macs, ddr, units, blocks, double_buffering);
-      if (best.tile_ho == 0 || cycles < best.cycles) {
+      // MTE1: the im2col rows once per C tile column (tn wide), the B panel once per M chunk of 256.
+      const double columns = double(n_co) * double(ceil_div(tile_cout, tn));
+      const double chunks = double(p.n) * double(n_ho) * double(ceil_div(tile_ho * p.wo, 256));
+      const double mte1 = double(p.n) * padded_rows * kc * 2 * columns + chunks * kc * 2 * double(n_co * tile_cout);
+      const double cycles = modelled_cycles(soc, padded_macs, mte1, ddr, units, blocks, double_buffering);
+      if (best.tile_ho == 0 || cycles < best.cycles * 0.995) {
         const int candidates = best.candidates;
-        best = {tile_ho, tile_cout, blocks, l1_use, l0c_use, std::uint64_t(ddr), cycles,
+        best = {tile_ho, tile_cout, blocks, sets * slice + panel_area, 0, std::uint64_t(ddr), cycles,
                 true_macs / (cycles * soc.cube_macs_per_cycle * soc.ai_cores), candidates};
+      }
       }
     }
   }
-  if (best.tile_ho == 0) {  // nothing fits the model: let the kernel choose
-    best.tile_ho = 0;
-    best.tile_cout = 0;
+  if (best.tile_ho == 0) {  // nothing fits the model: the kernel chooses (and reports what it cannot do)
     best.blocks = balanced_blocks(soc, p.n * p.ho);
   }
   return best;
@@ -87,26 +120,35 @@ MatmulTiling plan_matmul(const SocBuffers& soc, const MatmulProblem& p, bool dou
   const std::uint64_t l1 = soc.get("L1").bytes, l0c = soc.get("L0C").bytes;
   const std::int64_t k_stage = round16(std::min(p.k, kPlannerKStage));
   const std::int64_t m16 = round16(p.m), n16 = round16(p.n), k16 = round16(p.k);
+  const std::int64_t max_m = std::min<std::int64_t>(m16, kMatmulMaxTileM), max_n = std::min<std::int64_t>(n16, kMatmulMaxTileN);
   const double true_macs = double(p.batch) * p.m * p.k * p.n;
   MatmulTiling best;
-  for (std::int64_t tile_m = 16; tile_m <= std::min<std::int64_t>(m16, 1024); tile_m += 16) {
-    for (std::int64_t tile_n = 16; tile_n <= std::min<std::int64_t>(n16, 1024); tile_n += 16) {
+  for (std::int64_t tile_m = max_m; tile_m >= 16; tile_m -= 16) {
+    for (std::int64_t tile_n = max_n; tile_n >= 16; tile_n -= 16) {
       const std::uint64_t l1_use = std::uint64_t((tile_m + tile_n) * k_stage * 2);
       const std::uint64_t l0c_use = std::uint64_t(tile_m * tile_n * 4);
-      if (sets * l1_use > l1 || sets * l0c_use > l0c) continue;
+      // The accumulators take one L0C half (the other holds the tile being written back).
+      if (sets * l1_use > l1 || 2 * l0c_use > l0c) continue;
       ++best.candidates;
       const std::int64_t n_m = ceil_div(p.m, tile_m), n_n = ceil_div(p.n, tile_n);
       const std::int64_t units = p.batch * n_m * n_n;
-      const std::uint32_t blocks = balanced_blocks(soc, units);
+      for (const std::uint32_t blocks : block_candidates(soc, units)) {
       const double a_bytes = double(p.batch) * p.m * p.k * 2;
       const double b_bytes = double(p.b_shared ? 1 : p.batch) * p.k * p.n * 2;
-      const double ddr = a_bytes * n_n + b_bytes * n_m * (p.b_shared ? p.batch : 1) + double(p.batch) * p.m * p.n * 2;
+      // A tile row's A block stays in L1 when its K stages fit the kernel's A slots
+      // (and half of L1): A is then read once, otherwise once per N tile.
+      const bool a_resident = ceil_div(p.k, kPlannerKStage) <= kMatmulResidentKStages &&
+                              std::uint64_t(tile_m * p.k * 2) <= l1 / 2;
+      const double ddr = a_bytes * (a_resident ? 1 : n_n) + b_bytes * n_m * (p.b_shared ? p.batch : 1) +
+                         double(p.batch) * p.m * p.n * 2;
       const double padded_macs = double(p.batch) * (n_m * tile_m) * k16 * (n_n * tile_n);
-      const double cycles = modelled_cycles(soc, padded_macs, ddr, units, blocks, double_buffering);
-      if (best.tile_m == 0 || cycles < best.cycles) {
+      const double mte1 = double(units) * double(tile_m + tile_n) * double(k16) * 2;
+      const double cycles = modelled_cycles(soc, padded_macs, mte1, ddr, units, blocks, double_buffering);
+      if (best.tile_m == 0 || cycles < best.cycles * 0.995) {
         const int candidates = best.candidates;
         best = {tile_m, tile_n, blocks, l1_use, l0c_use, std::uint64_t(ddr), cycles,
                 true_macs / (cycles * soc.cube_macs_per_cycle * soc.ai_cores), candidates};
+      }
       }
     }
   }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "soc_buffers.h"
 
@@ -17,7 +18,7 @@ struct ConvProblem {
 struct ConvTiling {
   std::int64_t tile_ho = 0, tile_cout = 0;  // cout a multiple of 16
   std::uint32_t blocks = 1;
-  std::uint64_t l1_bytes = 0, l0c_bytes = 0;  // per buffer set (doubled with double buffering)
+  std::uint64_t l1_bytes = 0, l0c_bytes = 0;  // L1: input slices (two with double buffering) + weight panels
   std::uint64_t ddr_bytes = 0;                // modelled traffic
   double cycles = 0, cube_utilisation = 0;    // modelled
   int candidates = 0;                         // tilings evaluated
@@ -37,8 +38,29 @@ struct MatmulTiling {
   std::string text() const;
 };
 
-// K rows of a weight panel staged through L1 at a time (the kernels stream K).
-constexpr std::int64_t kPlannerKStage = 256;
+// The operator kernels' own limits the plan respects (sw/kernels/op_conv.c,
+// op_matmul.c): K staged through L1 128 rows at a time, Conv C tiles at most
+// 128 columns wide, MatMul tiles at most 512 x 256.
+constexpr std::int64_t kPlannerKStage = 128;
+constexpr std::int64_t kConvMaxColumns = 128;
+constexpr std::int64_t kMatmulMaxTileM = 512, kMatmulMaxTileN = 256;
+// op_matmul.c keeps a tile row's A block in L1 only up to 14 K stages (K <= 1792).
+constexpr std::int64_t kMatmulResidentKStages = 14;
+// The fixed cost of one tile in the operator kernels (scalar loop, the start and
+// drain of the MTE2 / MTE1 / Cube / Vector / MTE3 pipeline, the epilogue's
+// bias load), AI Core cycles. Calibrated on the simulated kernels: ResNet-50 and
+// a 2-layer BERT encoder run fastest from 3000 up (1000: 1.01x / 2.1x slower;
+// 0: 1.13x / 3.1x slower, the model then splits memory-bound layers into
+// 16-wide tiles).
+constexpr double kTileOverheadCycles = 3000;
+// DDR time grows by this fraction per concurrent block beyond the DDR's channels
+// (bandwidth / 6.4 GB/s, one LPDDR4-3200 x16 channel; at least 2): row misses
+// and bank conflicts of interleaved streams. Calibrated on
+// ResNet-50 at 8 AI Cores: memory-bound layers on 2 / 4 / 8 blocks took 13.2 /
+// 14.8 / 16.7 ms, so the planner gives a memory-bound layer only the blocks that
+// hide its Cube time.
+constexpr double kDdrStreamPenalty = 0.045;
+constexpr double kDdrChannelBytesPerSecond = 6.4e9;
 
 ConvTiling plan_conv(const SocBuffers& soc, const ConvProblem& problem, bool double_buffering);
 MatmulTiling plan_matmul(const SocBuffers& soc, const MatmulProblem& problem, bool double_buffering);
@@ -46,5 +68,7 @@ MatmulTiling plan_matmul(const SocBuffers& soc, const MatmulProblem& problem, bo
 // Task blocks for `units` independent pieces of work: min(units, ai_cores)
 // balances them (each core gets ceil or floor of units / cores).
 std::uint32_t balanced_blocks(const SocBuffers& soc, std::int64_t units);
+// The block counts the planner tries: 1, 2, 4, ... and min(units, ai_cores).
+std::vector<std::uint32_t> block_candidates(const SocBuffers& soc, std::int64_t units);
 
 }  // namespace npuvp::compiler

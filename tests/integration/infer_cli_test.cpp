@@ -1,0 +1,108 @@
+// `npuvp infer` as a user runs it: a small ONNX model (written by the test)
+// end to end with its output checked, and every kind of bad input a one-line
+// error with exit status 125 (docs/cli.md).
+#include "integration/run_npuvp.h"
+#include "model_files.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+using namespace npuvp::test_support;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+namespace {
+
+constexpr int kBadInput = 125;
+
+// The verdict is one line starting with "npuvp: error:" and nothing else is on stderr (--quiet).
+void expect_one_line_error(const CommandResult& result, const std::string& text) {
+  EXPECT_EQ(result.status, kBadInput) << result.err;
+  EXPECT_THAT(last_line(result.err), StartsWith("npuvp: error: "));
+  EXPECT_THAT(last_line(result.err), HasSubstr(text));
+  std::size_t lines = 0;
+  for (char c : result.err) lines += c == '\n';
+  EXPECT_EQ(lines, 1u) << result.err;
+}
+
+struct Files {
+  std::string model = temp_path("relu.onnx"), input = temp_path("x.npy"), output = temp_path("y.npy");
+  std::vector<float> x;
+  Files() {
+    std::ofstream(model, std::ios::binary) << onnx_unary_model("Relu", {1, 4, 8, 8});
+    for (int i = 0; i < 256; ++i) x.push_back(static_cast<float>((i * 37) % 19) / 4.0f - 2.0f);
+    write_float_npy(input, {1, 4, 8, 8}, x);
+  }
+  ~Files() {
+    for (const auto& path : {model, input, output}) std::remove(path.c_str());
+  }
+};
+
+}  // namespace
+
+TEST(InferCli, ASmallModelRunsEndToEnd) {
+  Files files;
+  auto result = run_npuvp("infer " + files.model + " --input " + files.input + " --output " + files.output);
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("per-layer report"));
+  EXPECT_THAT(result.out, HasSubstr("infer: done:"));
+  const std::vector<float> y = read_float_npy(files.output);
+  ASSERT_EQ(y.size(), files.x.size());
+  for (std::size_t i = 0; i < y.size(); ++i) EXPECT_EQ(y[i], std::max(files.x[i], 0.0f)) << i;  // exact in f16
+}
+
+TEST(InferCli, MissingModel) {
+  Files files;
+  expect_one_line_error(run_npuvp("infer /nonexistent/model.onnx --input " + files.input + " --quiet"),
+                        "model /nonexistent/model.onnx: no such file");
+}
+
+TEST(InferCli, MissingInput) {
+  Files files;
+  expect_one_line_error(run_npuvp("infer " + files.model + " --input /nonexistent/x.npy --quiet"),
+                        "input /nonexistent/x.npy");
+}
+
+TEST(InferCli, MalformedOnnx) {
+  Files files;
+  std::ofstream(files.model, std::ios::binary) << "this is not a protobuf\x01\x02";
+  expect_one_line_error(run_npuvp("infer " + files.model + " --input " + files.input + " --quiet"), files.model);
+}
+
+TEST(InferCli, UnsupportedOperator) {
+  Files files;
+  std::ofstream(files.model, std::ios::binary) << onnx_unary_model("Hardmax", {1, 4, 8, 8});
+  expect_one_line_error(run_npuvp("infer " + files.model + " --input " + files.input + " --quiet"), "Hardmax");
+}
+
+TEST(InferCli, WrongInputShape) {
+  Files files;
+  write_float_npy(files.input, {1, 4, 8, 4}, std::vector<float>(128, 1.0f));
+  expect_one_line_error(run_npuvp("infer " + files.model + " --input " + files.input + " --quiet"),
+                        "shape [1, 4, 8, 4], but the model's input 'x' is [1, 4, 8, 8]");
+}
+
+TEST(InferCli, WrongInputDtype) {
+  Files files;
+  write_npy_file(files.input, "<i8", {1, 4, 8, 8}, std::string(256 * 8, '\0'));
+  expect_one_line_error(run_npuvp("infer " + files.model + " --input " + files.input + " --quiet"), "dtype");
+}
+
+TEST(InferCli, ModelTooLargeForDeviceMemory) {
+  Files files;
+  // 1 GiB of DDR leaves no room at NPUVP_PACKAGE_ADDRESS (0xC000_0000) for any package.
+  expect_one_line_error(run_npuvp("infer " + files.model + " --input " + files.input + " --quiet --set ddr.size=1GiB"),
+                        "model too large for device memory");
+}
+
+TEST(InferCli, UsageErrors) {
+  for (const auto& [arguments, text] : {std::pair{"infer", "needs a model"}, std::pair{"infer m.onnx", "needs --input"},
+                                        std::pair{"infer m.onnx --input x.npy --frobnicate", "unknown option '--frobnicate'"}}) {
+    auto result = run_npuvp(arguments);
+    EXPECT_EQ(result.status, kBadInput) << arguments;
+    EXPECT_THAT(result.err, StartsWith("npuvp: error: ")) << arguments;
+    EXPECT_THAT(result.err, HasSubstr(text)) << arguments;
+  }
+}
