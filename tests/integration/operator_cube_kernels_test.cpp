@@ -66,7 +66,30 @@ struct Mismatches {
     if (++count <= 8)
       ADD_FAILURE() << where << ": got " << got << ", expected " << expected << " (tolerance " << tolerance << ")";
   }
+  // An f16 result against `value` = activation(`acc` + residual), `acc` the
+  // f32-accumulated sum of terms of total magnitude `sum_abs` (the tolerance
+  // of the file's header).
+  void check(const std::string& where, std::uint16_t got_bits, double acc, double value, double sum_abs) {
+    const double got = half_to_float(got_bits);
+    const double tolerance = std::ldexp(std::fabs(acc) + std::fabs(value), -10) + std::ldexp(sum_abs, -16) + 1e-7;
+    if (!(std::fabs(got - value) <= tolerance)) report(where, got, value, tolerance);
+  }
 };
+
+// Sets the argument words (the tag word is never read), runs `blocks` task
+// blocks on `cores` AI Cores and reads the output of `halves` f16 at `out`,
+// its guard band checked. False if the run failed.
+bool run_and_read(KernelRun& run, std::vector<std::uint64_t> args, unsigned cores, std::uint64_t blocks,
+                  std::uint64_t out, std::size_t halves, std::vector<std::uint16_t>& result) {
+  args[NPUVP_OP_ARG_TAG] = 0xdead;
+  run.set_args(args);
+  const int status = run.run(cores, blocks, sc_core::sc_time(5, sc_core::SC_SEC));
+  EXPECT_EQ(status, 0) << run.reason();
+  if (status != 0) return false;
+  result = run.read<std::uint16_t>(out, halves);
+  expect_guard_intact(run, out, halves);
+  return true;
+}
 
 struct Totals {
   double cycles = 0, macs = 0, ddr_read = 0, ddr_written = 0;
@@ -175,14 +198,9 @@ double run_conv(const ConvCase& c) {
   args[NPUVP_CONV_TILE_HO] = c.tile_ho;
   args[NPUVP_CONV_TILE_COUT] = c.tile_cout;
   args[NPUVP_CONV_FLAGS] = c.double_buffer ? 1 : 0;
-  args[NPUVP_OP_ARG_TAG] = 0xdead;  // never read
-  run.set_args(args);
-  const int status = run.run(c.cores, c.blocks, sc_core::sc_time(5, sc_core::SC_SEC));
-  EXPECT_EQ(status, 0) << run.reason();
-  if (status != 0) return 0;
+  std::vector<std::uint16_t> out;
+  if (!run_and_read(run, args, c.cores, c.blocks, o_addr, out_halves, out)) return 0;
 
-  const auto out = run.read<std::uint16_t>(o_addr, out_halves);
-  expect_guard_intact(run, o_addr, out_halves);
   Mismatches bad;
   for (std::size_t img = 0; img < c.n; ++img)
     for (std::size_t o = 0; o < cout16; ++o)
@@ -213,9 +231,7 @@ double run_conv(const ConvCase& c) {
           double value = acc;
           if (c.residual) value += half_to_float(residual[((img * c.cout + o) * ho + y) * wo + xx]);
           value = apply_activation(value, c.act, c.clip_lo, c.clip_hi);
-          const double got = half_to_float(got_bits);
-          const double tolerance = std::ldexp(std::fabs(acc) + std::fabs(value), -10) + std::ldexp(sum_abs, -16) + 1e-7;
-          if (!(std::fabs(got - value) <= tolerance)) bad.report(where, got, value, tolerance);
+          bad.check(where, got_bits, acc, value, sum_abs);
         }
   EXPECT_EQ(bad.count, 0u) << "mismatching elements";
 
@@ -502,14 +518,9 @@ double run_matmul(const MatMulCase& c) {
   args[NPUVP_MATMUL_TILE_M] = c.tile_m;
   args[NPUVP_MATMUL_TILE_N] = c.tile_n;
   args[NPUVP_MATMUL_FLAGS] = c.double_buffer ? 1 : 0;
-  args[NPUVP_OP_ARG_TAG] = 0xdead;  // never read
-  run.set_args(args);
-  const int status = run.run(c.cores, c.blocks, sc_core::sc_time(5, sc_core::SC_SEC));
-  EXPECT_EQ(status, 0) << run.reason();
-  if (status != 0) return 0;
+  std::vector<std::uint16_t> out;
+  if (!run_and_read(run, args, c.cores, c.blocks, c_addr, c_halves, out)) return 0;
 
-  const auto out = run.read<std::uint16_t>(c_addr, c_halves);
-  expect_guard_intact(run, c_addr, c_halves);
   Mismatches bad;
   for (std::size_t bt = 0; bt < c.batch; ++bt) {
     const std::size_t a0 = c.broadcast_a ? 0 : bt * a_bs, b0 = c.broadcast_b ? 0 : bt * b_bs;
@@ -536,9 +547,7 @@ double run_matmul(const MatMulCase& c) {
         double value = acc;
         if (c.residual) value += half_to_float(residual[bt * c_bs + i * ldc + j]);
         value = apply_activation(value, c.act, c.clip_lo, c.clip_hi);
-        const double got = half_to_float(got_bits);
-        const double tolerance = std::ldexp(std::fabs(acc) + std::fabs(value), -10) + std::ldexp(sum_abs, -16) + 1e-7;
-        if (!(std::fabs(got - value) <= tolerance)) bad.report(where, got, value, tolerance);
+        bad.check(where, got_bits, acc, value, sum_abs);
       }
   }
   EXPECT_EQ(bad.count, 0u) << "mismatching elements";
