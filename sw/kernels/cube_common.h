@@ -35,6 +35,16 @@ static inline uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 static inline uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 static inline uint64_t round16(uint64_t a) { return (a + 15) & ~(uint64_t)15; }
 
+/* A block's C tiles [t_begin, t_end) run row by row, n_nt tiles a row: does
+ * tile t start (end) a tile row within the block? (A rows are loaded at the
+ * first tile of a row and released after the last.) */
+static inline int tile_starts_row(uint64_t t, uint64_t t_begin, uint64_t n_nt) {
+    return t == t_begin || t / n_nt != (t - 1) / n_nt;
+}
+static inline int tile_ends_row(uint64_t t, uint64_t t_end, uint64_t n_nt) {
+    return t + 1 == t_end || (t + 1) / n_nt != t / n_nt;
+}
+
 /* set_flag / wait_flag need compile-time pipes and event ids; these pick
  * EVENT_ID0 or EVENT_ID1 at run time. */
 #define SET_FLAG01(src, dst, id)                                   \

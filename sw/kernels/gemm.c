@@ -104,12 +104,6 @@ static void stage_of(const Gemm* g, uint64_t s, Stage* st) {
     st->kv = min_u64(STAGE_K, g->k - st->k0);
 }
 
-static int first_of_row(const Gemm* g, uint64_t t) {
-    return t == g->t_begin || t / g->n_nt != (t - 1) / g->n_nt;
-}
-static int last_of_row(const Gemm* g, uint64_t t) {
-    return t + 1 == g->t_end || (t + 1) / g->n_nt != t / g->n_nt;
-}
 /* Resident: bank (tile row % banks), slot kc of the bank. Streaming: a ring. */
 static uint64_t a_l1_of(const Gemm* g, uint64_t s, const Stage* st) {
     const uint64_t slot =
@@ -121,7 +115,7 @@ static uint64_t a_l1_of(const Gemm* g, uint64_t s, const Stage* st) {
 static void load_stage(const Gemm* g, uint64_t s) {
     Stage st;
     stage_of(g, s, &st);
-    if (!g->resident || first_of_row(g, st.t)) {
+    if (!g->resident || tile_starts_row(st.t, g->t_begin, g->n_nt)) {
         wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID1);
         copy_gm_to_cbuf_nd2nz(a_l1_of(g, s, &st), g->a + (st.m0 * g->k + st.k0) * 2,
                               st.tm, st.kv, g->k * 2, round16(st.tm), XD_F16);
@@ -142,7 +136,7 @@ static void compute_stage(Gemm* g, uint64_t s) {
     const uint64_t kstep = tmf > 8 ? 4 : 8;                 /* fractal columns per mmad */
     const uint64_t a_l1 = a_l1_of(g, s, &st);
     const uint64_t b_l1 = s % g->b_slots * L1_B_SLOT;
-    const int release_a = !g->resident || last_of_row(g, st.t);
+    const int release_a = !g->resident || tile_ends_row(st.t, g->t_end, g->n_nt);
 
     wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
     for (uint64_t j = 0; j < kvf; j += kstep) {

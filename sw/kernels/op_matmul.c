@@ -75,12 +75,6 @@ static void stage_of(const MatMul* g, uint64_t s, Stage* st) {
     st->kv = min_u64(STAGE_K, g->k - st->k0);
 }
 
-static int first_of_row(const MatMul* g, uint64_t t) {
-    return t == g->t_begin || t / g->n_nt != (t - 1) / g->n_nt;
-}
-static int last_of_row(const MatMul* g, uint64_t t) {
-    return t + 1 == g->t_end || (t + 1) / g->n_nt != t / g->n_nt;
-}
 static uint64_t a_l1_of(const MatMul* g, uint64_t s, const Stage* st) {
     const uint64_t slot =
         g->resident ? (st->t / g->n_nt - g->row_begin) % g->a_banks * g->n_k + st->kc : s % g->a_slots;
@@ -106,7 +100,7 @@ static void load_stage(const MatMul* g, uint64_t s) {
     stage_of(g, s, &st);
     const uint8_t* a = g->a + st.batch * g->a_bs * 2;
     const uint8_t* b = g->b + st.batch * g->b_bs * 2;
-    if (!g->resident || first_of_row(g, st.t)) {
+    if (!g->resident || tile_starts_row(st.t, g->t_begin, g->n_nt)) {
         /* a slot token per chunk, or one bank token per tile row */
         if (!g->bank_tokens || st.kc == 0) wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID1);
         if (g->trans_a)
@@ -144,7 +138,7 @@ static void compute_stage(MatMul* g, uint64_t s) {
     const uint64_t a_l1 = a_l1_of(g, s, &st);
     const uint64_t b_l1 = s % g->b_slots * g->b_slot_bytes;
     const int release_a =
-        !g->resident || (last_of_row(g, st.t) && (!g->bank_tokens || st.kc + 1 == g->n_k));
+        !g->resident || (tile_ends_row(st.t, g->t_end, g->n_nt) && (!g->bank_tokens || st.kc + 1 == g->n_k));
     TileGm t;
     tile_gm(g, &st, &t);
     if (st.kc + 1 == g->n_k) epilogue_prefetch(&g->ep, &t, tmf);

@@ -120,28 +120,23 @@ static inline void vsel_f32(uint64_t dst, uint64_t src0, uint64_t src1, uint64_t
 }
 
 /* n f16 at src -> n f32 at dst (exact), and back (nearest even); both dense. */
-static inline void f16_to_f32(uint64_t dst, uint64_t src, uint64_t n) {
+/* One vconv over n dense elements (64 a repeat), in chunks of REPEAT_CHUNK
+ * repeats; dst_block / src_block: 32-byte blocks a repeat on either side. */
+static inline void convert_dense(uint64_t dst, uint64_t src, uint64_t n, uint64_t conversion, uint64_t dst_block,
+                                 uint64_t src_block) {
     const uint64_t repeats = ceil_div(n, LANES_F32);
     if (repeats <= REPEAT_CHUNK) {
-        vconv(dst, src, XD_CONV_F16_F32, XD_ROUND_RINT, vector_config(repeats, 1, 1, 0, 8, 4, 0, XD_F32));
+        vconv(dst, src, conversion, XD_ROUND_RINT, vector_config(repeats, 1, 1, 0, dst_block, src_block, 0, XD_F32));
         return;
     }
     for (uint64_t done = 0; done < repeats; done += REPEAT_CHUNK) {
         const uint64_t r = min_u64(REPEAT_CHUNK, repeats - done);
-        vconv(dst + done * 256, src + done * 128, XD_CONV_F16_F32, XD_ROUND_RINT, vector_config(r, 1, 1, 0, 8, 4, 0, XD_F32));
+        vconv(dst + done * dst_block * 32, src + done * src_block * 32, conversion, XD_ROUND_RINT,
+              vector_config(r, 1, 1, 0, dst_block, src_block, 0, XD_F32));
     }
 }
-static inline void f32_to_f16(uint64_t dst, uint64_t src, uint64_t n) {
-    const uint64_t repeats = ceil_div(n, LANES_F32);
-    if (repeats <= REPEAT_CHUNK) {
-        vconv(dst, src, XD_CONV_F32_F16, XD_ROUND_RINT, vector_config(repeats, 1, 1, 0, 4, 8, 0, XD_F32));
-        return;
-    }
-    for (uint64_t done = 0; done < repeats; done += REPEAT_CHUNK) {
-        const uint64_t r = min_u64(REPEAT_CHUNK, repeats - done);
-        vconv(dst + done * 128, src + done * 256, XD_CONV_F32_F16, XD_ROUND_RINT, vector_config(r, 1, 1, 0, 4, 8, 0, XD_F32));
-    }
-}
+static inline void f16_to_f32(uint64_t dst, uint64_t src, uint64_t n) { convert_dense(dst, src, n, XD_CONV_F16_F32, 8, 4); }
+static inline void f32_to_f16(uint64_t dst, uint64_t src, uint64_t n) { convert_dense(dst, src, n, XD_CONV_F32_F16, 4, 8); }
 
 /* ---- The scalar unit and UB. Reads need the V pipe drained up to here. */
 static inline void wait_vector(void) {

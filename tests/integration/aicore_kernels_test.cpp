@@ -9,6 +9,7 @@
 // increasing k; zero padding adds exact zeros), then cc->ub rounds to f16
 // with nearest-even, as float_to_half does.
 #include "integration/kernel_harness.h"
+#include "integration/kernel_test_support.h"
 #include "integration/run_npuvp.h"
 #include "npu/numerics.h"
 #include "unit/npu_layout_reference.h"
@@ -23,7 +24,6 @@
 #include <iostream>
 #include <iterator>
 #include <map>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -32,37 +32,10 @@ namespace {
 
 using numerics::float_to_half;
 using numerics::half_to_float;
-using test_support::KernelRun;
+using namespace test_support;
 
 constexpr std::uint64_t kDdrData = 0x9000'0000;
 constexpr std::uint64_t kL2Data = 0x3000'0000;
-constexpr std::uint16_t kSentinel = 0x7e7e;  // a NaN no kernel produces from finite inputs
-constexpr std::size_t kGuardHalves = 64;
-
-std::vector<std::uint16_t> random_halves(std::size_t count, std::uint32_t seed, float low = -1.0f,
-                                         float high = 1.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(low, high);
-  std::vector<std::uint16_t> values(count);
-  for (auto& value : values) value = float_to_half(dist(rng));
-  return values;
-}
-
-std::uint64_t align_up(std::uint64_t value, std::uint64_t alignment) {
-  return (value + alignment - 1) / alignment * alignment;
-}
-
-// Output area: the result followed by a guard band, all pre-filled with the
-// sentinel, so writes outside the matrix are caught.
-void prefill_output(KernelRun& run, std::uint64_t address, std::size_t halves) {
-  run.write(address, std::vector<std::uint16_t>(halves + kGuardHalves, kSentinel));
-}
-
-void expect_guard_intact(KernelRun& run, std::uint64_t address, std::size_t halves) {
-  auto guard = run.read<std::uint16_t>(address + halves * 2, kGuardHalves);
-  for (std::size_t i = 0; i < guard.size(); ++i)
-    ASSERT_EQ(guard[i], kSentinel) << "the kernel wrote past its output, at element " << halves + i;
-}
 
 // Compares halves bit for bit; reports the first few mismatches with (row, col).
 void expect_halves_equal(const std::vector<std::uint16_t>& actual, const std::vector<std::uint16_t>& expected,

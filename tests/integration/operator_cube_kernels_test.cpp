@@ -13,6 +13,7 @@
 // Besides, every padded output channel of a 5HD result must be zero, and the
 // guard band after each output must be untouched.
 #include "integration/kernel_harness.h"
+#include "integration/kernel_test_support.h"
 #include "npu/numerics.h"
 #include "../../sw/include/npuvp/operator_kernels.h"  // sw/include is not on the tests' include path
 
@@ -35,32 +36,9 @@ namespace {
 
 using numerics::float_to_half;
 using numerics::half_to_float;
-using test_support::KernelRun;
+using namespace test_support;
 
 constexpr std::uint64_t kDdrData = 0x9000'0000;
-constexpr std::uint16_t kSentinel = 0x7e7e;  // a NaN no kernel produces from finite inputs
-constexpr std::size_t kGuardHalves = 64;
-
-std::vector<std::uint16_t> random_halves(std::size_t count, std::uint32_t seed, float low = -1.0f,
-                                         float high = 1.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(low, high);
-  std::vector<std::uint16_t> values(count);
-  for (auto& value : values) value = float_to_half(dist(rng));
-  return values;
-}
-std::vector<float> random_floats(std::size_t count, std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> values(count);
-  for (auto& value : values) value = dist(rng);
-  return values;
-}
-std::uint64_t f32_bits(float value) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &value, 4);
-  return bits;
-}
 
 // Bump allocator for the test's tensors in DDR (4 KiB aligned).
 class Arena {
@@ -68,7 +46,7 @@ class Arena {
   explicit Arena(std::uint64_t base = kDdrData) : next_(base) {}
   std::uint64_t take(std::size_t bytes) {
     const std::uint64_t address = next_;
-    next_ = (next_ + bytes + kGuardHalves * 2 + 4095) / 4096 * 4096;
+    next_ = align_up(next_ + bytes + kGuardHalves * 2, 4096);
     return address;
   }
 
@@ -88,12 +66,29 @@ struct Mismatches {
     if (++count <= 8)
       ADD_FAILURE() << where << ": got " << got << ", expected " << expected << " (tolerance " << tolerance << ")";
   }
+  // An f16 result against `value` = activation(`acc` + residual), `acc` the
+  // f32-accumulated sum of terms of total magnitude `sum_abs` (the tolerance
+  // of the file's header).
+  void check(const std::string& where, std::uint16_t got_bits, double acc, double value, double sum_abs) {
+    const double got = half_to_float(got_bits);
+    const double tolerance = std::ldexp(std::fabs(acc) + std::fabs(value), -10) + std::ldexp(sum_abs, -16) + 1e-7;
+    if (!(std::fabs(got - value) <= tolerance)) report(where, got, value, tolerance);
+  }
 };
 
-void expect_guard_intact(KernelRun& run, std::uint64_t address, std::size_t halves) {
-  auto guard = run.read<std::uint16_t>(address + halves * 2, kGuardHalves);
-  for (std::size_t i = 0; i < guard.size(); ++i)
-    ASSERT_EQ(guard[i], kSentinel) << "the kernel wrote past its output, at element " << halves + i;
+// Sets the argument words (the tag word is never read), runs `blocks` task
+// blocks on `cores` AI Cores and reads the output of `halves` f16 at `out`,
+// its guard band checked. False if the run failed.
+bool run_and_read(KernelRun& run, std::vector<std::uint64_t> args, unsigned cores, std::uint64_t blocks,
+                  std::uint64_t out, std::size_t halves, std::vector<std::uint16_t>& result) {
+  args[NPUVP_OP_ARG_TAG] = 0xdead;
+  run.set_args(args);
+  const int status = run.run(cores, blocks, sc_core::sc_time(5, sc_core::SC_SEC));
+  EXPECT_EQ(status, 0) << run.reason();
+  if (status != 0) return false;
+  result = run.read<std::uint16_t>(out, halves);
+  expect_guard_intact(run, out, halves);
+  return true;
 }
 
 struct Totals {
@@ -102,15 +97,10 @@ struct Totals {
 // Kernel cycles of the slowest core, MACs over all cores, DDR traffic.
 Totals totals(KernelRun& run, unsigned cores) {
   Totals t;
-  for (unsigned i = 0; i < cores; ++i) {
-    const std::string core = "soc.aicore" + std::to_string(i);
-    t.cycles = std::max(t.cycles, run.stat(core + ".kernel_cycles"));
-    t.macs += run.stat(core + ".cube.macs");
-    EXPECT_EQ(run.stat(core + ".blocks_faulted"), 0);
-  }
+  t.cycles = launch_cycles(run, cores);
+  for (unsigned i = 0; i < cores; ++i) t.macs += run.stat("soc.aicore" + std::to_string(i) + ".cube.macs");
   t.ddr_read = run.stat("soc.ddr.bytes_read");
   t.ddr_written = run.stat("soc.ddr.bytes_written");
-  if (std::getenv("NPUVP_KERNEL_TEST_STATS")) StatisticsRegistry::instance().print_table(std::cout);
   return t;
 }
 
@@ -138,8 +128,8 @@ std::size_t index_5hd(std::size_t img, std::size_t ch, std::size_t y, std::size_
 
 // Returns the Cube utilisation (MACs / (cycles x 2048 x cores)).
 double run_conv(const ConvCase& c) {
-  const std::size_t ho = (c.h + c.pad_top + c.pad_bottom - c.dilation_h * (c.kh - 1) - 1) / c.stride_h + 1;
-  const std::size_t wo = (c.w + c.pad_left + c.pad_right - c.dilation_w * (c.kw - 1) - 1) / c.stride_w + 1;
+  const std::size_t ho = window_output_size(c.h, c.pad_top, c.pad_bottom, c.dilation_h, c.kh, c.stride_h);
+  const std::size_t wo = window_output_size(c.w, c.pad_left, c.pad_right, c.dilation_w, c.kw, c.stride_w);
   const std::size_t c1in = (c.cin + 15) / 16, c1out = (c.cout + 15) / 16, cout16 = c1out * 16;
   const std::size_t kc = c1in * c.kh * c.kw * 16;
 
@@ -169,9 +159,7 @@ double run_conv(const ConvCase& c) {
   std::vector<float> bias16(cout16, 0.0f);
   std::copy(bias.begin(), bias.end(), bias16.begin());
 
-  std::map<std::string, std::string> parameters;
-  if (c.cores > 2) parameters["soc.ai_cores"] = std::to_string(c.cores);
-  KernelRun run("op_conv", parameters);
+  KernelRun run("op_conv", cores_parameters(c.cores));
   Arena arena(c.base);
   const std::size_t out_halves = r5.size();
   const std::uint64_t x_addr = arena.take(x5.size() * 2), w_addr = arena.take(weights.size() * 2),
@@ -181,7 +169,7 @@ double run_conv(const ConvCase& c) {
   run.write(w_addr, weights);
   run.write(b_addr, bias16);
   run.write(r_addr, r5);
-  run.write(o_addr, std::vector<std::uint16_t>(out_halves + kGuardHalves, kSentinel));
+  prefill_output(run, o_addr, out_halves);
 
   std::vector<std::uint64_t> args(NPUVP_OP_ARG_TAG + 1, 0);
   args[NPUVP_CONV_IN] = x_addr;
@@ -210,14 +198,9 @@ double run_conv(const ConvCase& c) {
   args[NPUVP_CONV_TILE_HO] = c.tile_ho;
   args[NPUVP_CONV_TILE_COUT] = c.tile_cout;
   args[NPUVP_CONV_FLAGS] = c.double_buffer ? 1 : 0;
-  args[NPUVP_OP_ARG_TAG] = 0xdead;  // never read
-  run.set_args(args);
-  const int status = run.run(c.cores, c.blocks, sc_core::sc_time(5, sc_core::SC_SEC));
-  EXPECT_EQ(status, 0) << run.reason();
-  if (status != 0) return 0;
+  std::vector<std::uint16_t> out;
+  if (!run_and_read(run, args, c.cores, c.blocks, o_addr, out_halves, out)) return 0;
 
-  const auto out = run.read<std::uint16_t>(o_addr, out_halves);
-  expect_guard_intact(run, o_addr, out_halves);
   Mismatches bad;
   for (std::size_t img = 0; img < c.n; ++img)
     for (std::size_t o = 0; o < cout16; ++o)
@@ -234,11 +217,9 @@ double run_conv(const ConvCase& c) {
           for (std::size_t ch = 0; ch < c.cin; ++ch)
             for (std::size_t i = 0; i < c.kh; ++i)
               for (std::size_t j = 0; j < c.kw; ++j) {
-                const std::int64_t iy = static_cast<std::int64_t>(y * c.stride_h + i * c.dilation_h) -
-                                        static_cast<std::int64_t>(c.pad_top);
-                const std::int64_t ix = static_cast<std::int64_t>(xx * c.stride_w + j * c.dilation_w) -
-                                        static_cast<std::int64_t>(c.pad_left);
-                if (iy < 0 || ix < 0 || iy >= static_cast<std::int64_t>(c.h) || ix >= static_cast<std::int64_t>(c.w))
+                std::size_t iy, ix;
+                if (!window_input(y, i, c.stride_h, c.dilation_h, c.pad_top, c.h, iy) ||
+                    !window_input(xx, j, c.stride_w, c.dilation_w, c.pad_left, c.w, ix))
                   continue;
                 const double term =
                     static_cast<double>(half_to_float(x[((img * c.cin + ch) * c.h + iy) * c.w + ix])) *
@@ -250,9 +231,7 @@ double run_conv(const ConvCase& c) {
           double value = acc;
           if (c.residual) value += half_to_float(residual[((img * c.cout + o) * ho + y) * wo + xx]);
           value = apply_activation(value, c.act, c.clip_lo, c.clip_hi);
-          const double got = half_to_float(got_bits);
-          const double tolerance = std::ldexp(std::fabs(acc) + std::fabs(value), -10) + std::ldexp(sum_abs, -16) + 1e-7;
-          if (!(std::fabs(got - value) <= tolerance)) bad.report(where, got, value, tolerance);
+          bad.check(where, got_bits, acc, value, sum_abs);
         }
   EXPECT_EQ(bad.count, 0u) << "mismatching elements";
 
@@ -337,14 +316,18 @@ TEST(OperatorConv, PaddingOnlyOutputRows) {
 }
 // The planner's arguments: 3 output rows per spatial tile, 32 channels per
 // Cout group (5 units per image row band, slices double-buffered).
-TEST(OperatorConv, ExplicitTiles) {
+ConvCase explicit_tiles() {
   ConvCase c{2, 32, 17, 19, 80, 3, 3};
   c = pads(c, 1, 1, 1, 1);
   c.tile_ho = 3;
   c.tile_cout = 32;
+  c.cores = 2;
+  return c;
+}
+TEST(OperatorConv, ExplicitTiles) {
+  ConvCase c = explicit_tiles();
   c.bias = true;
   c.act = NPUVP_ACT_RELU;
-  c.cores = 2;
   c.blocks = 5;
   run_conv(c);
 }
@@ -362,116 +345,65 @@ TEST(OperatorConv, ExplicitNarrowCoutUnitsSpanColumns) {
   run_conv(c);
 }
 TEST(OperatorConv, ExplicitTilesSerial) {
-  ConvCase c{2, 32, 17, 19, 80, 3, 3};
-  c = pads(c, 1, 1, 1, 1);
-  c.tile_ho = 3;
-  c.tile_cout = 32;
+  ConvCase c = explicit_tiles();
   c.residual = true;
   c.double_buffer = false;
-  c.cores = 2;
   run_conv(c);
 }
-// ResNet's stem: 7x7 stride 2 pad 3 on 224x224 (3 channels in 16), 64 out, ReLU.
-TEST(OperatorConv, ResNetStem7x7Stride2) {
-  ConvCase c{1, 3, 224, 224, 64, 7, 7};
-  c.stride_h = c.stride_w = 2;
-  c = pads(c, 3, 3, 3, 3);
-  c.bias = true;
-  c.act = NPUVP_ACT_RELU;
-  c.cores = 2;
-  run_conv(c);
-}
-// ResNet-50's 56x56 64->64 3x3 layer on 2 AI Cores.
-TEST(OperatorConv, ResNet56x56x64To64) {
-  ConvCase c{1, 64, 56, 56, 64, 3, 3};
-  c = pads(c, 1, 1, 1, 1);
-  c.bias = true;
-  c.act = NPUVP_ACT_RELU;
-  c.cores = 2;
-  run_conv(c);
-}
-// 1x1 256 -> 64 at 56x56 (the first conv of a bottleneck).
-TEST(OperatorConv, ResNet1x1_256To64) {
-  ConvCase c{1, 256, 56, 56, 64, 1, 1};
-  c.bias = true;
-  c.act = NPUVP_ACT_RELU;
-  c.cores = 2;
-  run_conv(c);
-}
-// 14x14 256 -> 256 3x3: 1.2 MB of weights, streamed in panels.
-TEST(OperatorConv, ResNet14x14x256To256) {
-  ConvCase c{1, 256, 14, 14, 256, 3, 3};
-  c = pads(c, 1, 1, 1, 1);
-  c.bias = true;
-  c.act = NPUVP_ACT_RELU;
-  c.cores = 2;
-  run_conv(c);
-}
-// With every tensor in the L2 buffer (64 GB/s instead of DDR's 12.8) the
-// layer is compute-bound: the Cube must be kept busy (measured 0.69 on 2
-// cores: 41 k cycles against the compute bound of 28 k).
-TEST(OperatorConv, ResNet56x56x64To64InL2KeepsCubeBusy) {
-  ConvCase c{1, 64, 56, 56, 64, 3, 3};
-  c = pads(c, 1, 1, 1, 1);
-  c.bias = true;
-  c.act = NPUVP_ACT_RELU;
-  c.cores = 2;
-  c.base = 0x3000'0000;
-  EXPECT_GT(run_conv(c), 0.6);
-}
-
-// The same layers without double buffering (FLAGS bit 0 clear).
+// ResNet layers (bias and ReLU, 2 AI Cores), double-buffered and serial
+// (FLAGS bit 0 clear).
 ConvCase serial(ConvCase c) {
   c.double_buffer = false;
   return c;
 }
+ConvCase resnet_layer(ConvCase c) {
+  c.bias = true;
+  c.act = NPUVP_ACT_RELU;
+  c.cores = 2;
+  return c;
+}
+// The stem: 7x7 stride 2 pad 3 on 224x224 (3 channels in 16), 64 out.
 ConvCase resnet_stem() {
   ConvCase c{1, 3, 224, 224, 64, 7, 7};
   c.stride_h = c.stride_w = 2;
-  c = pads(c, 3, 3, 3, 3);
-  c.bias = true;
-  c.act = NPUVP_ACT_RELU;
-  c.cores = 2;
-  return c;
+  return resnet_layer(pads(c, 3, 3, 3, 3));
 }
 ConvCase resnet_3x3(std::size_t size, std::size_t channels) {
-  ConvCase c{1, channels, size, size, channels, 3, 3};
-  c = pads(c, 1, 1, 1, 1);
-  c.bias = true;
-  c.act = NPUVP_ACT_RELU;
-  c.cores = 2;
-  return c;
+  return resnet_layer(pads(ConvCase{1, channels, size, size, channels, 3, 3}, 1, 1, 1, 1));
 }
-ConvCase resnet_1x1_256_to_64() {
-  ConvCase c{1, 256, 56, 56, 64, 1, 1};
-  c.bias = true;
-  c.act = NPUVP_ACT_RELU;
-  c.cores = 2;
-  return c;
+ConvCase resnet_1x1(std::size_t size, std::size_t cin, std::size_t cout) {
+  return resnet_layer(ConvCase{1, cin, size, size, cout, 1, 1});
+}
+
+TEST(OperatorConv, ResNetStem7x7Stride2) { run_conv(resnet_stem()); }
+// ResNet-50's 56x56 64->64 3x3 layer on 2 AI Cores.
+TEST(OperatorConv, ResNet56x56x64To64) { run_conv(resnet_3x3(56, 64)); }
+// 1x1 256 -> 64 at 56x56 (the first conv of a bottleneck).
+TEST(OperatorConv, ResNet1x1_256To64) { run_conv(resnet_1x1(56, 256, 64)); }
+// 14x14 256 -> 256 3x3: 1.2 MB of weights, streamed in panels.
+TEST(OperatorConv, ResNet14x14x256To256) { run_conv(resnet_3x3(14, 256)); }
+// With every tensor in the L2 buffer (64 GB/s instead of DDR's 12.8) the
+// layer is compute-bound: the Cube must be kept busy (measured 0.69 on 2
+// cores: 41 k cycles against the compute bound of 28 k).
+TEST(OperatorConv, ResNet56x56x64To64InL2KeepsCubeBusy) {
+  ConvCase c = resnet_3x3(56, 64);
+  c.base = 0x3000'0000;
+  EXPECT_GT(run_conv(c), 0.6);
 }
 // Deeper ResNet-50 layers: weights resident (28x28 3x3 128; 14x14 1x1
 // 1024 -> 256: exactly 512 KiB) and streamed (7x7 3x3 512: 4.7 MB split
 // over the cores by output channels; 7x7 1x1 2048 -> 512 with a residual).
 TEST(OperatorConv, ResNet28x28x128To128) { run_conv(resnet_3x3(28, 128)); }
-TEST(OperatorConv, ResNet14x14_1x1_1024To256) {
-  ConvCase c{1, 1024, 14, 14, 256, 1, 1};
-  c.bias = true;
-  c.act = NPUVP_ACT_RELU;
-  c.cores = 2;
-  run_conv(c);
-}
+TEST(OperatorConv, ResNet14x14_1x1_1024To256) { run_conv(resnet_1x1(14, 1024, 256)); }
 TEST(OperatorConv, ResNet7x7x512To512) { run_conv(resnet_3x3(7, 512)); }
 TEST(OperatorConv, ResNet7x7_1x1_512To2048Residual) {
-  ConvCase c{1, 512, 7, 7, 2048, 1, 1};
-  c.bias = true;
+  ConvCase c = resnet_1x1(7, 512, 2048);
   c.residual = true;
-  c.act = NPUVP_ACT_RELU;
-  c.cores = 2;
   run_conv(c);
 }
 TEST(OperatorConv, ResNetStem7x7Stride2Serial) { run_conv(serial(resnet_stem())); }
 TEST(OperatorConv, ResNet56x56x64To64Serial) { run_conv(serial(resnet_3x3(56, 64))); }
-TEST(OperatorConv, ResNet1x1_256To64Serial) { run_conv(serial(resnet_1x1_256_to_64())); }
+TEST(OperatorConv, ResNet1x1_256To64Serial) { run_conv(serial(resnet_1x1(56, 256, 64))); }
 TEST(OperatorConv, ResNet14x14x256To256Serial) { run_conv(serial(resnet_3x3(14, 256))); }
 
 // Streamed weights (2304 x 160: 737 KB) with two M chunks per unit, odd
@@ -550,8 +482,7 @@ double run_matmul(const MatMulCase& c) {
   const auto residual = random_halves(c.batch * c_bs, 44);
   const std::size_t c_halves = c.batch * c_bs;
 
-  KernelRun run("op_matmul", c.cores > 2 ? std::map<std::string, std::string>{{"soc.ai_cores", std::to_string(c.cores)}}
-                                         : std::map<std::string, std::string>{});
+  KernelRun run("op_matmul", cores_parameters(c.cores));
   Arena arena(c.base);
   const std::uint64_t a_addr = arena.take(a.size() * 2), b_addr = arena.take(b.size() * 2),
                       bias_addr = c.bias ? arena.take(bias.size() * 4) : 0,
@@ -560,7 +491,7 @@ double run_matmul(const MatMulCase& c) {
   run.write(b_addr, b);
   if (c.bias) run.write(bias_addr, bias);
   if (c.residual) run.write(r_addr, residual);
-  run.write(c_addr, std::vector<std::uint16_t>(c_halves + kGuardHalves, kSentinel));
+  prefill_output(run, c_addr, c_halves);
 
   std::vector<std::uint64_t> args(NPUVP_OP_ARG_TAG + 1, 0);
   args[NPUVP_MATMUL_A] = a_addr;
@@ -587,14 +518,9 @@ double run_matmul(const MatMulCase& c) {
   args[NPUVP_MATMUL_TILE_M] = c.tile_m;
   args[NPUVP_MATMUL_TILE_N] = c.tile_n;
   args[NPUVP_MATMUL_FLAGS] = c.double_buffer ? 1 : 0;
-  args[NPUVP_OP_ARG_TAG] = 0xdead;  // never read
-  run.set_args(args);
-  const int status = run.run(c.cores, c.blocks, sc_core::sc_time(5, sc_core::SC_SEC));
-  EXPECT_EQ(status, 0) << run.reason();
-  if (status != 0) return 0;
+  std::vector<std::uint16_t> out;
+  if (!run_and_read(run, args, c.cores, c.blocks, c_addr, c_halves, out)) return 0;
 
-  const auto out = run.read<std::uint16_t>(c_addr, c_halves);
-  expect_guard_intact(run, c_addr, c_halves);
   Mismatches bad;
   for (std::size_t bt = 0; bt < c.batch; ++bt) {
     const std::size_t a0 = c.broadcast_a ? 0 : bt * a_bs, b0 = c.broadcast_b ? 0 : bt * b_bs;
@@ -621,9 +547,7 @@ double run_matmul(const MatMulCase& c) {
         double value = acc;
         if (c.residual) value += half_to_float(residual[bt * c_bs + i * ldc + j]);
         value = apply_activation(value, c.act, c.clip_lo, c.clip_hi);
-        const double got = half_to_float(got_bits);
-        const double tolerance = std::ldexp(std::fabs(acc) + std::fabs(value), -10) + std::ldexp(sum_abs, -16) + 1e-7;
-        if (!(std::fabs(got - value) <= tolerance)) bad.report(where, got, value, tolerance);
+        bad.check(where, got_bits, acc, value, sum_abs);
       }
   }
   EXPECT_EQ(bad.count, 0u) << "mismatching elements";

@@ -10,6 +10,7 @@
 // computed in double and rounded to f16, and the kernel (f32 accumulation)
 // must be within one f16 ulp plus the f32 rounding of the sum.
 #include "integration/kernel_harness.h"
+#include "integration/kernel_test_support.h"
 #include "npu/numerics.h"
 #include "../../sw/include/npuvp/operator_kernels.h"  // sw/include is not on the tests' include path
 
@@ -33,13 +34,9 @@ namespace {
 
 using numerics::float_to_half;
 using numerics::half_to_float;
-using test_support::KernelRun;
+using namespace test_support;
 
 constexpr std::uint64_t kDdrData = 0x9000'0000;
-
-std::uint64_t align_up(std::uint64_t value, std::uint64_t alignment) {
-  return (value + alignment - 1) / alignment * alignment;
-}
 
 std::vector<std::uint8_t> random_bytes(std::size_t count, std::uint32_t seed) {
   std::mt19937 rng(seed);
@@ -48,40 +45,11 @@ std::vector<std::uint8_t> random_bytes(std::size_t count, std::uint32_t seed) {
   return bytes;
 }
 
-std::vector<std::uint16_t> random_halves(std::size_t count, std::uint32_t seed, float low = -1.0f,
-                                         float high = 1.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(low, high);
-  std::vector<std::uint16_t> values(count);
-  for (auto& value : values) value = float_to_half(dist(rng));
-  return values;
-}
-
-std::map<std::string, std::string> cores_parameters(unsigned cores) {
-  if (cores <= 2) return {};
-  return {{"soc.ai_cores", std::to_string(cores)}};
-}
-
-// Simulated cycles of the launch: the busiest core's kernel cycles.
-double launch_cycles(KernelRun& run, unsigned cores) {
-  double cycles = 0;
-  for (unsigned i = 0; i < cores; ++i) {
-    const std::string core = "soc.aicore" + std::to_string(i);
-    EXPECT_EQ(run.stat(core + ".blocks_faulted"), 0);
-    cycles = std::max(cycles, run.stat(core + ".kernel_cycles"));
-  }
-  if (std::getenv("NPUVP_KERNEL_TEST_STATS")) StatisticsRegistry::instance().print_table(std::cout);
-  return cycles;
-}
-
 // f16 values within one ulp (of the larger magnitude) plus `slack`.
 bool close_halves(std::uint16_t got, double expected, double slack) {
   const double g = half_to_float(got);
   if (std::isnan(g)) return false;
-  const double magnitude = std::max(std::fabs(g), std::fabs(expected));
-  const int exponent = magnitude < 6.103515625e-05 ? -14 : static_cast<int>(std::floor(std::log2(magnitude)));
-  const double ulp = std::ldexp(1.0, exponent - 10);
-  return std::fabs(g - expected) <= ulp + slack;
+  return std::fabs(g - expected) <= ulp16(std::max(std::fabs(g), std::fabs(expected))) + slack;
 }
 
 // ---- op_copy --------------------------------------------------------------
@@ -357,14 +325,13 @@ struct PoolCase {
 double run_pool(const PoolCase& c) {
   KernelRun run("op_pool", cores_parameters(c.cores));
   const std::uint64_t c1 = (c.channels + 15) / 16;
-  const std::uint64_t ho = (c.h + c.pt + c.pb - c.dh * (c.kh - 1) - 1) / c.sh + 1;
-  const std::uint64_t wo = (c.w + c.pl + c.pr - c.dw * (c.kw - 1) - 1) / c.sw + 1;
+  const std::uint64_t ho = window_output_size(c.h, c.pt, c.pb, c.dh, c.kh, c.sh);
+  const std::uint64_t wo = window_output_size(c.w, c.pl, c.pr, c.dw, c.kw, c.sw);
   const auto in = random_5hd(c.n, c.channels, c.h, c.w, 21, -4.0f, 4.0f);
   const std::uint64_t out_count = c.n * c1 * ho * wo * 16;
   const std::uint64_t in_addr = kDdrData, out_addr = align_up(in_addr + in.size() * 2 + 4096, 4096);
   run.write(in_addr, in);
-  const std::uint16_t sentinel = 0x7e7e;
-  run.write(out_addr, std::vector<std::uint16_t>(out_count + 64, sentinel));
+  prefill_output(run, out_addr, out_count);
   std::vector<std::uint64_t> args(NPUVP_POOL_ARG_COUNT, 0);
   args[NPUVP_POOL_IN] = in_addr;
   args[NPUVP_POOL_OUT] = out_addr;
@@ -398,9 +365,8 @@ double run_pool(const PoolCase& c) {
           std::uint64_t count = 0;
           for (std::uint64_t i = 0; i < c.kh; ++i)
             for (std::uint64_t j = 0; j < c.kw; ++j) {
-              const std::int64_t ih = static_cast<std::int64_t>(oh * c.sh + i * c.dh) - static_cast<std::int64_t>(c.pt);
-              const std::int64_t iw = static_cast<std::int64_t>(ow * c.sw + j * c.dw) - static_cast<std::int64_t>(c.pl);
-              if (ih < 0 || iw < 0 || ih >= static_cast<std::int64_t>(c.h) || iw >= static_cast<std::int64_t>(c.w))
+              std::uint64_t ih, iw;
+              if (!window_input(oh, i, c.sh, c.dh, c.pt, c.h, ih) || !window_input(ow, j, c.sw, c.dw, c.pl, c.w, iw))
                 continue;
               const double x = half_to_float(in[((plane * c.h + ih) * c.w + iw) * 16 + c0]);
               max = std::max(max, x);
@@ -418,7 +384,7 @@ double run_pool(const PoolCase& c) {
             slack[o] = 1e-6 * abs_sum / divisor;  // f32 accumulation
           }
         }
-  const auto got = run.read<std::uint16_t>(out_addr, out_count + 64);
+  const auto got = run.read<std::uint16_t>(out_addr, out_count);
   if (c.mode == NPUVP_POOL_MAX) {  // exact
     std::size_t mismatches = 0;
     for (std::uint64_t i = 0; i < out_count; ++i)
@@ -426,13 +392,9 @@ double run_pool(const PoolCase& c) {
         ADD_FAILURE() << "element " << i << ": got " << half_to_float(got[i]) << ", expected " << expected[i];
     EXPECT_EQ(mismatches, 0u);
   } else {
-    expect_close(std::vector<std::uint16_t>(got.begin(), got.begin() + out_count), expected, slack, c.name);
+    expect_close(got, expected, slack, c.name);
   }
-  for (std::uint64_t i = out_count; i < got.size(); ++i)
-    if (got[i] != sentinel) {
-      ADD_FAILURE() << "wrote past the output, element " << i;
-      break;
-    }
+  expect_guard_intact(run, out_addr, out_count);
   const double cycles = launch_cycles(run, c.cores);
   std::printf("op_pool %s: %.0f cycles, %.2f input bytes/cycle\n", c.name.c_str(), cycles,
               cycles > 0 ? in.size() * 2.0 / cycles : 0.0);
@@ -466,28 +428,21 @@ TEST(OperatorPool, MaxPoolOddShapeDilatedFourCores) {
   c.blocks = 9;
   run_pool(c);
 }
-TEST(OperatorPool, AveragePoolExcludePad) {
-  PoolCase c{"avgpool 20x17x13 3x3/2 pad 1, count_include_pad 0"};
-  c.mode = NPUVP_POOL_AVERAGE;
+// Average pooling 3x3/2 pad 1 on 20x17x13, without and with the padding counted.
+PoolCase average_pool_padded(std::uint64_t mode) {
+  PoolCase c{std::string("avgpool 20x17x13 3x3/2 pad 1, count_include_pad ") +
+             (mode == NPUVP_POOL_AVERAGE_INCLUDE_PAD ? "1" : "0")};
+  c.mode = mode;
   c.channels = 20;
   c.h = 17;
   c.w = 13;
   c.sh = c.sw = 2;
   c.pt = c.pb = c.pl = c.pr = 1;
   c.blocks = 3;
-  run_pool(c);
+  return c;
 }
-TEST(OperatorPool, AveragePoolIncludePad) {
-  PoolCase c{"avgpool 20x17x13 3x3/2 pad 1, count_include_pad 1"};
-  c.mode = NPUVP_POOL_AVERAGE_INCLUDE_PAD;
-  c.channels = 20;
-  c.h = 17;
-  c.w = 13;
-  c.sh = c.sw = 2;
-  c.pt = c.pb = c.pl = c.pr = 1;
-  c.blocks = 3;
-  run_pool(c);
-}
+TEST(OperatorPool, AveragePoolExcludePad) { run_pool(average_pool_padded(NPUVP_POOL_AVERAGE)); }
+TEST(OperatorPool, AveragePoolIncludePad) { run_pool(average_pool_padded(NPUVP_POOL_AVERAGE_INCLUDE_PAD)); }
 TEST(OperatorPool, AveragePool5x5Stride1Pad2TwoImages) {
   PoolCase c{"avgpool 2x48x28x28 5x5/1 pad 2"};
   c.mode = NPUVP_POOL_AVERAGE;
@@ -564,26 +519,18 @@ struct DwCase {
   std::uint64_t blocks = 0;
 };
 
-std::uint32_t f32_bits(float f) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  return bits;
-}
-
 double run_dwconv(const DwCase& c) {
   KernelRun run("op_dwconv", cores_parameters(c.cores));
   const std::uint64_t c1 = (c.channels + 15) / 16;
-  const std::uint64_t ho = (c.h + c.pt + c.pb - c.dh * (c.kh - 1) - 1) / c.sh + 1;
-  const std::uint64_t wo = (c.w + c.pl + c.pr - c.dw * (c.kw - 1) - 1) / c.sw + 1;
+  const std::uint64_t ho = window_output_size(c.h, c.pt, c.pb, c.dh, c.kh, c.sh);
+  const std::uint64_t wo = window_output_size(c.w, c.pl, c.pr, c.dw, c.kw, c.sw);
   const auto in = random_5hd(c.n, c.channels, c.h, c.w, 31, -2.0f, 2.0f);
   // Weights [C1][KH][KW][16], zero for padded channels.
   auto weights = random_halves(c1 * c.kh * c.kw * 16, 32, -1.0f, 1.0f);
   for (std::uint64_t i = 0; i < weights.size(); ++i)
     if (i / (c.kh * c.kw * 16) * 16 + i % 16 >= c.channels) weights[i] = 0;
-  std::vector<float> bias(c1 * 16, 0.0f);
-  std::mt19937 rng(33);
-  std::uniform_real_distribution<float> dist(-0.5f, 0.5f);
-  for (std::uint64_t ch = 0; ch < c.channels; ++ch) bias[ch] = dist(rng);
+  auto bias = random_floats(c.channels, 33, -0.5f, 0.5f);
+  bias.resize(c1 * 16, 0.0f);
   const std::uint64_t out_count = c.n * c1 * ho * wo * 16;
   const auto residual = random_5hd(c.n, c.channels, ho, wo, 34);
 
@@ -595,8 +542,7 @@ double run_dwconv(const DwCase& c) {
   run.write(w_addr, weights);
   run.write(b_addr, bias);
   run.write(r_addr, residual);
-  const std::uint16_t sentinel = 0x7e7e;
-  run.write(out_addr, std::vector<std::uint16_t>(out_count + 64, sentinel));
+  prefill_output(run, out_addr, out_count);
   std::vector<std::uint64_t> args(NPUVP_DWCONV_ARG_COUNT, 0);
   args[NPUVP_DWCONV_IN] = in_addr;
   args[NPUVP_DWCONV_WEIGHTS] = w_addr;
@@ -639,9 +585,8 @@ double run_dwconv(const DwCase& c) {
           double sum = 0, abs_sum = 0;
           for (std::uint64_t i = 0; i < c.kh; ++i)
             for (std::uint64_t j = 0; j < c.kw; ++j) {
-              const std::int64_t ih = static_cast<std::int64_t>(oh * c.sh + i * c.dh) - static_cast<std::int64_t>(c.pt);
-              const std::int64_t iw = static_cast<std::int64_t>(ow * c.sw + j * c.dw) - static_cast<std::int64_t>(c.pl);
-              if (ih < 0 || iw < 0 || ih >= static_cast<std::int64_t>(c.h) || iw >= static_cast<std::int64_t>(c.w))
+              std::uint64_t ih, iw;
+              if (!window_input(oh, i, c.sh, c.dh, c.pt, c.h, ih) || !window_input(ow, j, c.sw, c.dw, c.pl, c.w, iw))
                 continue;
               const double term = static_cast<double>(half_to_float(in[((plane * c.h + ih) * c.w + iw) * 16 + c0])) *
                                   half_to_float(weights[((g * c.kh + i) * c.kw + j) * 16 + c0]);
@@ -656,13 +601,8 @@ double run_dwconv(const DwCase& c) {
           expected[o] = sum;
           slack[o] = 1e-6 * (abs_sum + 4);
         }
-  const auto got = run.read<std::uint16_t>(out_addr, out_count + 64);
-  expect_close(std::vector<std::uint16_t>(got.begin(), got.begin() + out_count), expected, slack, c.name);
-  for (std::uint64_t i = out_count; i < got.size(); ++i)
-    if (got[i] != sentinel) {
-      ADD_FAILURE() << "wrote past the output, element " << i;
-      break;
-    }
+  expect_close(run.read<std::uint16_t>(out_addr, out_count), expected, slack, c.name);
+  expect_guard_intact(run, out_addr, out_count);
   const double cycles = launch_cycles(run, c.cores);
   std::printf("op_dwconv %s: %.0f cycles, %.0f MACs/cycle\n", c.name.c_str(), cycles,
               cycles > 0 ? static_cast<double>(c.n * c.channels * ho * wo * c.kh * c.kw) / cycles : 0.0);

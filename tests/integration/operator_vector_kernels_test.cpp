@@ -15,6 +15,7 @@
 // near zero (f32 statistics: relative error ~1e-6 on terms of magnitude up
 // to ~10).
 #include "integration/kernel_harness.h"
+#include "integration/kernel_test_support.h"
 #include "npu/numerics.h"
 #include "../../sw/include/npuvp/operator_kernels.h"  // sw/include is not on the tests' include path
 
@@ -40,7 +41,7 @@ namespace {
 
 using numerics::float_to_half;
 using numerics::half_to_float;
-using test_support::KernelRun;
+using namespace test_support;
 
 constexpr std::uint64_t kDdr = 0x9000'0000;
 constexpr std::uint64_t kL2 = 0x3000'0000;  // the on-chip L2 buffer (8 MiB, 64 GB/s)
@@ -53,38 +54,11 @@ struct Placement {
   bool aligned = false;
 };
 constexpr Placement kUnaligned{kDdr, false}, kDdrAligned{kDdr, true}, kL2Aligned{kL2, true};
-constexpr std::uint16_t kSentinel = 0x7e7e;  // a NaN no kernel produces from our inputs
-constexpr std::size_t kGuard = 64;
-
-std::uint64_t align_up(std::uint64_t value, std::uint64_t alignment) {
-  return (value + alignment - 1) / alignment * alignment;
-}
-
-std::vector<std::uint16_t> random_halves(std::size_t count, std::uint32_t seed, double low, double high) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> dist(low, high);
-  std::vector<std::uint16_t> values(count);
-  for (auto& value : values) value = float_to_half(static_cast<float>(dist(rng)));
-  return values;
-}
-
-std::uint32_t f32_bits(float value) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &value, 4);
-  return bits;
-}
-
-double ulp16(double value) {
-  const double magnitude = std::fabs(value);
-  if (magnitude < std::ldexp(1.0, -14)) return std::ldexp(1.0, -24);
-  return std::ldexp(1.0, std::ilogb(magnitude) - 10);
-}
-
 // Lays out inputs and a sentinel-guarded output in DDR and runs a kernel.
 class OperatorRun {
  public:
   OperatorRun(const std::string& kernel, unsigned cores, Placement placement = kUnaligned)
-      : run_(kernel, parameters(cores)), cores_(cores), next_(placement.base), skew_(placement.aligned ? 64 : 66) {}
+      : run_(kernel, cores_parameters(cores)), cores_(cores), next_(placement.base), skew_(placement.aligned ? 64 : 66) {}
 
   std::uint64_t place(const std::vector<std::uint16_t>& values) {
     const std::uint64_t address = next_;
@@ -94,8 +68,8 @@ class OperatorRun {
   }
   std::uint64_t place_output(std::size_t count) {
     const std::uint64_t address = next_;
-    run_.write(address, std::vector<std::uint16_t>(count + kGuard, kSentinel));
-    next_ = align_up(address + (count + kGuard) * 2, 4096) + skew_ * (++placed_);
+    prefill_output(run_, address, count);
+    next_ = align_up(address + (count + kGuardHalves) * 2, 4096) + skew_ * (++placed_);
     return address;
   }
   // Runs with the argument words (the tag word set to a recognisable value).
@@ -117,18 +91,12 @@ class OperatorRun {
     return run_.reason();
   }
   std::vector<std::uint16_t> output(std::uint64_t address, std::size_t count) {
-    auto guard = run_.read<std::uint16_t>(address + count * 2, kGuard);
-    for (std::size_t i = 0; i < guard.size(); ++i)
-      EXPECT_EQ(guard[i], kSentinel) << "the kernel wrote past its output, at element " << count + i;
+    expect_guard_intact(run_, address, count);
     return run_.read<std::uint16_t>(address, count);
   }
   double cycles() const { return cycles_; }
 
  private:
-  static std::map<std::string, std::string> parameters(unsigned cores) {
-    if (cores > 2) return {{"soc.ai_cores", std::to_string(cores)}};
-    return {};
-  }
   KernelRun run_;
   unsigned cores_;
   std::uint64_t next_;
@@ -239,13 +207,13 @@ double run_eltwise(const EltCase& c) {
     a_count += (c.dims[d] - 1) * a_strides[d];
     b_count += (c.dims[d] - 1) * b_strides[d];
   }
-  auto a = random_halves(a_count, 11 + static_cast<std::uint32_t>(count), c.low, c.high);
+  auto a = random_halves<double>(a_count, 11 + static_cast<std::uint32_t>(count), c.low, c.high);
   if (c.specials) {
     const float specials[] = {0.0f, -0.0f, 1e-5f, -1e-5f, 3e-8f, -3e-8f, 2e-4f, -2e-4f, 0.3f, -0.3f,
                               100.0f, -100.0f, 1000.0f, -1000.0f, 65504.0f, -65504.0f, 9.0f, -9.0f};
     for (std::size_t i = 0; i < std::size(specials) && i < a.size(); ++i) a[i * 7 % a.size()] = float_to_half(specials[i]);
   }
-  auto b = random_halves(b_count, 23 + static_cast<std::uint32_t>(count), c.b_low, c.b_high);
+  auto b = random_halves<double>(b_count, 23 + static_cast<std::uint32_t>(count), c.b_low, c.b_high);
 
   OperatorRun run("op_eltwise", c.cores, c.placement);
   const std::uint64_t a_addr = run.place(a), b_addr = run.place(b), out_addr = run.place_output(count);
@@ -283,6 +251,15 @@ double run_eltwise(const EltCase& c) {
   return per_element;
 }
 
+// An op on 1000 elements of a in [low, high), with a scalar.
+EltCase ranged(npuvp_eltwise_op op, double low, double high, float scalar0 = 0) {
+  EltCase c{op, {1000}};
+  c.low = low;
+  c.high = high;
+  c.scalar0 = scalar0;
+  return c;
+}
+
 // Every op on 1000 elements (7 whole repeats and a partial one).
 TEST(OperatorEltwise, Add) { run_eltwise({NPUVP_ELT_ADD, {1000}}); }
 TEST(OperatorEltwise, Sub) { run_eltwise({NPUVP_ELT_SUB, {1000}}); }
@@ -296,17 +273,12 @@ TEST(OperatorEltwise, Max) { run_eltwise({NPUVP_ELT_MAX, {1000}}); }
 TEST(OperatorEltwise, Min) { run_eltwise({NPUVP_ELT_MIN, {1000}}); }
 TEST(OperatorEltwise, Relu) { run_eltwise({NPUVP_ELT_RELU, {1000}}); }
 TEST(OperatorEltwise, Clip) {
-  EltCase c{NPUVP_ELT_CLIP, {1000}};
-  c.scalar0 = 0;
+  EltCase c = ranged(NPUVP_ELT_CLIP, -8, 8, 0);
   c.scalar1 = 6;
-  c.low = -8;
-  c.high = 8;
   run_eltwise(c);
 }
 TEST(OperatorEltwise, Sigmoid) {
-  EltCase c{NPUVP_ELT_SIGMOID, {1000}};
-  c.low = -12;
-  c.high = 12;
+  EltCase c = ranged(NPUVP_ELT_SIGMOID, -12, 12);
   c.specials = true;
   run_eltwise(c);
 }
@@ -327,59 +299,17 @@ TEST(OperatorEltwise, Gelu) {
   c.specials = true;
   run_eltwise(c);
 }
-TEST(OperatorEltwise, Exp) {
-  EltCase c{NPUVP_ELT_EXP, {1000}};
-  c.low = -12;
-  c.high = 10;
-  run_eltwise(c);
-}
-TEST(OperatorEltwise, Sqrt) {
-  EltCase c{NPUVP_ELT_SQRT, {1000}};
-  c.low = 0;
-  c.high = 1000;
-  run_eltwise(c);
-}
-TEST(OperatorEltwise, Reciprocal) {
-  EltCase c{NPUVP_ELT_RECIPROCAL, {1000}};
-  c.low = 0.01;
-  c.high = 100;
-  run_eltwise(c);
-}
+TEST(OperatorEltwise, Exp) { run_eltwise(ranged(NPUVP_ELT_EXP, -12, 10)); }
+TEST(OperatorEltwise, Sqrt) { run_eltwise(ranged(NPUVP_ELT_SQRT, 0, 1000)); }
+TEST(OperatorEltwise, Reciprocal) { run_eltwise(ranged(NPUVP_ELT_RECIPROCAL, 0.01, 100)); }
 TEST(OperatorEltwise, Neg) { run_eltwise({NPUVP_ELT_NEG, {1000}}); }
-TEST(OperatorEltwise, AddScalar) {
-  EltCase c{NPUVP_ELT_ADD_SCALAR, {1000}};
-  c.scalar0 = 0.1f;  // not an f16: added in f32, rounded once
-  run_eltwise(c);
-}
-TEST(OperatorEltwise, MulScalar) {
-  EltCase c{NPUVP_ELT_MUL_SCALAR, {1000}};
-  c.scalar0 = 1.0f / 3.0f;
-  run_eltwise(c);
-}
-TEST(OperatorEltwise, PowSquare) {
-  EltCase c{NPUVP_ELT_POW_SCALAR, {1000}};
-  c.scalar0 = 2;
-  run_eltwise(c);
-}
-TEST(OperatorEltwise, PowFive) {
-  EltCase c{NPUVP_ELT_POW_SCALAR, {1000}};
-  c.scalar0 = 5;
-  c.low = -3;
-  c.high = 3;
-  run_eltwise(c);
-}
-TEST(OperatorEltwise, PowZero) {
-  EltCase c{NPUVP_ELT_POW_SCALAR, {1000}};
-  c.scalar0 = 0;
-  run_eltwise(c);
-}
-TEST(OperatorEltwise, PowHalf) {
-  EltCase c{NPUVP_ELT_POW_SCALAR, {1000}};
-  c.scalar0 = 0.5;
-  c.low = 0;
-  c.high = 50;
-  run_eltwise(c);
-}
+// 0.1 is not an f16: added in f32, rounded once.
+TEST(OperatorEltwise, AddScalar) { run_eltwise(ranged(NPUVP_ELT_ADD_SCALAR, -4, 4, 0.1f)); }
+TEST(OperatorEltwise, MulScalar) { run_eltwise(ranged(NPUVP_ELT_MUL_SCALAR, -4, 4, 1.0f / 3.0f)); }
+TEST(OperatorEltwise, PowSquare) { run_eltwise(ranged(NPUVP_ELT_POW_SCALAR, -4, 4, 2)); }
+TEST(OperatorEltwise, PowFive) { run_eltwise(ranged(NPUVP_ELT_POW_SCALAR, -3, 3, 5)); }
+TEST(OperatorEltwise, PowZero) { run_eltwise(ranged(NPUVP_ELT_POW_SCALAR, -4, 4, 0)); }
+TEST(OperatorEltwise, PowHalf) { run_eltwise(ranged(NPUVP_ELT_POW_SCALAR, 0, 50, 0.5f)); }
 TEST(OperatorEltwise, Fill) {
   EltCase c{NPUVP_ELT_FILL, {3, 7, 33}};
   c.scalar0 = -2.5f;
@@ -453,7 +383,7 @@ TEST(OperatorEltwise, GeluThroughputL2) {
 // before any output is written.
 void expect_eltwise_rejects(std::uint64_t opcode, std::uint64_t rank, float scalar0) {
   OperatorRun run("op_eltwise", 1);
-  const std::uint64_t a = run.place(random_halves(64, 1, -1, 1)), out = run.place_output(64);
+  const std::uint64_t a = run.place(random_halves<double>(64, 1, -1, 1)), out = run.place_output(64);
   std::vector<std::uint64_t> args(NPUVP_ELT_ARG_COUNT, 0);
   args[NPUVP_ELT_OUT] = out;
   args[NPUVP_ELT_A] = a;
@@ -478,7 +408,7 @@ TEST(OperatorEltwise, RejectsFractionalPower) { expect_eltwise_rejects(NPUVP_ELT
 double run_softmax(std::size_t rows, std::size_t cols, double magnitude, unsigned cores = 1, std::uint64_t blocks = 0,
                    Placement placement = kUnaligned, double offset = 0,
                    const std::function<void(std::vector<std::uint16_t>&)>& shape_input = nullptr) {
-  auto x = random_halves(rows * cols, 31 + static_cast<std::uint32_t>(cols), offset - magnitude, offset + magnitude);
+  auto x = random_halves<double>(rows * cols, 31 + static_cast<std::uint32_t>(cols), offset - magnitude, offset + magnitude);
   if (shape_input) shape_input(x);
   OperatorRun run("op_softmax", cores, placement);
   const std::uint64_t in = run.place(x), out = run.place_output(rows * cols);
@@ -540,10 +470,10 @@ TEST(OperatorSoftmax, BertAttentionThroughputL2) { EXPECT_LT(run_softmax(12 * 12
 double run_layernorm(std::size_t rows, std::size_t cols, bool residual, bool beta, unsigned cores = 1,
                      std::uint64_t blocks = 0, double offset = 0, Placement placement = kUnaligned) {
   const std::uint32_t seed = static_cast<std::uint32_t>(rows * 7 + cols);
-  const auto x = random_halves(rows * cols, seed, -3 + offset, 3 + offset);
-  const auto r = random_halves(rows * cols, seed + 1, -1, 1);
-  const auto g = random_halves(cols, seed + 2, 0.5, 1.5);
-  const auto b = random_halves(cols, seed + 3, -0.5, 0.5);
+  const auto x = random_halves<double>(rows * cols, seed, -3 + offset, 3 + offset);
+  const auto r = random_halves<double>(rows * cols, seed + 1, -1, 1);
+  const auto g = random_halves<double>(cols, seed + 2, 0.5, 1.5);
+  const auto b = random_halves<double>(cols, seed + 3, -0.5, 0.5);
   const float eps = 1e-5f;
   OperatorRun run("op_layernorm", cores, placement);
   const std::uint64_t in = run.place(x), res = run.place(r), gamma = run.place(g), bet = run.place(b),
@@ -595,7 +525,7 @@ TEST(OperatorLayerNorm, Cols8193ResidualBeta) { run_layernorm(3, 8193, true, tru
 TEST(OperatorLayerNorm, Cols20000Beta) { run_layernorm(2, 20000, false, true, 1, 0, 20); }
 TEST(OperatorLayerNorm, RejectsMissingGamma) {
   OperatorRun run("op_layernorm", 1);
-  const std::uint64_t x = run.place(random_halves(64, 1, -1, 1)), out = run.place_output(64);
+  const std::uint64_t x = run.place(random_halves<double>(64, 1, -1, 1)), out = run.place_output(64);
   std::vector<std::uint64_t> args(NPUVP_LAYERNORM_ARG_COUNT, 0);
   args[NPUVP_LAYERNORM_IN] = x;
   args[NPUVP_LAYERNORM_OUT] = out;
