@@ -12,7 +12,8 @@
 //   * Hbm/resnet50: an HBM-class configuration (kHbm, 2 AI Cores), where most layers become
 //     compute-bound: their Cube utilisation.
 // Every run's output is checked against the PyTorch fp32 reference (cosine >= 0.999 and, for
-// classifiers, the same top-1); a failed check is the benchmark's error (SkipWithError).
+// classifiers, the same top-1), and every layer's cycles against its roofline bound (never
+// below); a failed check is the benchmark's error (SkipWithError).
 // Tables of everything (and ResNet-50's worst layers against the roofline) follow the run.
 //
 // Environment: NPUVP_NETWORK_BENCH_REPEAT (default 3) wall-time runs per network;
@@ -304,6 +305,12 @@ Inference infer(const std::string& name, const std::vector<std::string>& options
   }
   result.profile = read_profile(profile);
   std::remove(profile.c_str());
+  // The timing model can never beat the roofline: a layer below it is a bug in the report or
+  // the model (tests/integration/network_performance_test.cpp checks ResNet-18 in CI).
+  for (const auto& l : result.profile.layers)
+    if (l.ran() && l.cycles < l.roofline_cycles)
+      throw std::runtime_error(name + ": layer " + l.name + " took " + std::to_string(l.cycles) +
+                               " cycles, below its roofline bound of " + std::to_string(l.roofline_cycles));
   return result;
 }
 
