@@ -167,7 +167,10 @@ int main(void)
         failures++;
     }
 
-    /* 3. One task block. */
+    /* 3. One task block, after loading the kernel again (as a program that swaps kernels
+     * would): the driver sends this launch without NPU_LAUNCH_CODE_UNCHANGED, so its block
+     * starts with a cold instruction cache (docs/npu-protocol.md#instruction-caches). */
+    check(npuvp_kernel_load(&gemm, NPUVP_KERNEL_IMAGE(gemm)), "loading gemm.elf again");
     const uint64_t gemm3_args[7] = {a_dev, b_dev, c3_dev, m, k, n, 1};
     status = npuvp_launch(&gemm, 1, gemm3_args, 7, NPUVP_STREAM_DEFAULT, &r);
     report_launch("sync launch", &r, 1, info.num_cores);

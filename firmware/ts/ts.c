@@ -78,6 +78,9 @@ static uint32_t free_entries = (1u << TS_WINDOW) - 1;
 static struct {
     uint8_t busy, entry;
     uint32_t block;
+    uint8_t icache_valid; /* everything the core's instruction cache holds was fetched
+                             after the last possible code write (a LAUNCH without
+                             NPU_LAUNCH_CODE_UNCHANGED) */
 } cores[NPU_MAX_CORES];
 
 static struct npu_queue_header *queue; /* NULL until attached */
@@ -169,6 +172,10 @@ static int fetch(void)
             continue;
         }
         if (cmd.opcode == NPU_CMD_RECORD_EVENT) event_submitted[cmd.u.event.event]++;
+        /* Code may have been written before this launch: no core's instruction cache is
+         * trusted any more (commands are fetched in submission order). */
+        if (cmd.opcode == NPU_CMD_LAUNCH && !(cmd.flags & NPU_LAUNCH_CODE_UNCHANGED))
+            for (unsigned c = 0; c < NPU_MAX_CORES; c++) cores[c].icache_valid = 0;
 
         unsigned index = (unsigned)__builtin_ctz(free_entries);
         free_entries &= ~(1u << index);
@@ -217,7 +224,9 @@ static void start_block(unsigned core, unsigned index)
     core_write(core, NPU_AICORE_ARGS, e->cmd.u.launch.args);
     core_write(core, NPU_AICORE_BLOCK_IDX, e->next_block);
     core_write(core, NPU_AICORE_BLOCK_DIM, e->cmd.u.launch.block_dim);
-    core_write(core, NPU_AICORE_START, 1);
+    const int keep = cores[core].icache_valid;
+    core_write(core, NPU_AICORE_START, NPU_AICORE_START_GO | (keep ? NPU_AICORE_START_KEEP_ICACHE : 0));
+    cores[core].icache_valid = 1; /* kept valid, or starting cold after every code write */
     cores[core].busy = 1;
     cores[core].entry = (uint8_t)index;
     cores[core].block = e->next_block;

@@ -184,6 +184,8 @@ AiCore::AiCore(sc_core::sc_module_name name, unsigned core_id)
     add(std::string("bytes.") + kPathNames[path], "bytes", std::string("bytes moved on the ") + kPathNames[path] + " path",
         [this, path] { return path_bytes_[path]; });
   add("cube.macs", "", "useful multiply-accumulates (M*K*N summed over mmad)", [this] { return macs_; });
+  add("icache.warm_starts", "", "task blocks started with the previous block's instruction cache (START keep bit)",
+      [this] { return warm_starts_; });
   add("cube.mac_utilization", "", "useful MACs / (kernel cycles x peak MACs per cycle of their type)", [this] {
     return kernel_cycles_total_ ? peak_mac_cycles_ / kernel_cycles_total_ : 0.0;
   }, false);
@@ -249,10 +251,15 @@ void AiCore::start_block() {
   outcome_.cause = KernelFaultCause::kNone;
   outcome_.fault_pc = 0;
   outcome_.message.clear();
-  // A new task may come with new code: start from a cold instruction cache.
-  icache_->invalidate_all();
+  // A new task may come with new code: start from a cold instruction cache, unless the
+  // starter vouches that the code was not written since (START's keep bit).
   Hart& hart = scalar.hart();
-  hart.flush_decode_cache();
+  if (current_.keep_instruction_cache) {
+    ++warm_starts_;
+  } else {
+    icache_->invalidate_all();
+    hart.flush_decode_cache();
+  }
   hart.reset(current_.entry);
   hart.x[2] = kLocalMemoryBase + local_memory_.size();  // sp
   hart.x[10] = current_.args;
@@ -820,7 +827,11 @@ bool AiCore::control_write(std::uint64_t offset, std::uint64_t value, const sc_t
     case kRegBlockDim: next_launch_.block_dim = value; return true;
     case kRegStart:
       // Ignored while running (STATUS tells).
-      if ((value & 1) && launch(next_launch_, delay)) dispatched_by_register_ = true;
+      if (value & kStartGo) {
+        Launch start = next_launch_;
+        start.keep_instruction_cache = (value & kStartKeepInstructionCache) != 0;
+        if (launch(start, delay)) dispatched_by_register_ = true;
+      }
       return true;
     case kRegIrqClear:
       if (value & 1) done_interrupt.set(false);

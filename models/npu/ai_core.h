@@ -58,6 +58,8 @@ class AiCore : public sc_core::sc_module, private XdavinciBackend, private Globa
   };
   // STATUS bits.
   static constexpr std::uint64_t kStatusRunning = 1, kStatusDone = 2, kStatusFault = 4;
+  // START bits.
+  static constexpr std::uint64_t kStartGo = 1, kStartKeepInstructionCache = 2;
   // Private window of the scalar unit: its stack memory and a view of UB.
   static constexpr std::uint64_t kLocalMemoryBase = 0x1'0000'0000ull;
   static constexpr std::uint64_t kUbWindowBase = 0x1'0100'0000ull;
@@ -82,6 +84,9 @@ class AiCore : public sc_core::sc_module, private XdavinciBackend, private Globa
   // the core is still running one.
   struct Launch {
     std::uint64_t entry = 0, args = 0, block_idx = 0, block_dim = 1;
+    // Start with the instruction cache (and decoded instructions) of the previous block
+    // instead of cold: software asserts the code they hold was not written since (START bit 1).
+    bool keep_instruction_cache = false;
   };
   // Starts a task block `delay` after the current SystemC time (the START
   // write's time under temporal decoupling). False while one runs or is pending.
@@ -227,7 +232,7 @@ class AiCore : public sc_core::sc_module, private XdavinciBackend, private Globa
   // Statistics.
   std::uint64_t scalar_queue_full_cycles_ = 0, scalar_flag_wait_cycles_ = 0, scalar_barrier_cycles_ = 0;
   std::uint64_t kernel_cycles_total_ = 0, macs_ = 0, blocks_done_ = 0, blocks_faulted_ = 0;
-  std::uint64_t icache_fill_cycles_ = 0;
+  std::uint64_t icache_fill_cycles_ = 0, warm_starts_ = 0;
   double peak_mac_cycles_ = 0;  // cycles the useful MACs would take at the Cube's peak
   std::array<std::uint64_t, 7> path_bytes_{};  // by DataPath
   std::vector<std::unique_ptr<Statistic>> statistics_;

@@ -459,6 +459,12 @@ static int read_header(const uint8_t *elf, size_t size, struct elf64_ehdr *eh)
            eh->type == ELF_ET_EXEC;
 }
 
+/* Whether kernel code may have been written since the last LAUNCH was submitted: the next
+ * LAUNCH then goes without NPU_LAUNCH_CODE_UNCHANGED, so the TS starts every core's next
+ * block with a cold instruction cache (software keeps the AI Cores' instruction caches
+ * coherent, docs/npu-protocol.md). Not in `drv`: kernels may be loaded before npuvp_init. */
+static int kernel_code_written = 1;
+
 int npuvp_kernel_load(struct npuvp_kernel *kernel, const void *image, size_t size)
 {
     const uint8_t *elf = (const uint8_t *)image;
@@ -484,6 +490,7 @@ int npuvp_kernel_load(struct npuvp_kernel *kernel, const void *image, size_t siz
                 if (ph.paddr < lo) lo = ph.paddr;
                 if (ph.paddr + ph.memsz > hi) hi = ph.paddr + ph.memsz;
             } else {
+                kernel_code_written = 1;
                 uint8_t *dst = (uint8_t *)npuvp_host_ptr(ph.paddr);
                 copy_words(dst, elf + ph.offset, ph.filesz);
                 memset(dst + ph.filesz, 0, ph.memsz - ph.filesz);
@@ -505,6 +512,7 @@ int npuvp_kernel_preloaded(struct npuvp_kernel *kernel, uint64_t entry)
     if (!kernel || entry == 0 || (entry & 1)) return NPUVP_ERR_INVALID;
     memset(kernel, 0, sizeof *kernel);
     kernel->entry = entry;
+    kernel_code_written = 1; /* placed by someone else, at a time we do not know */
     return NPUVP_OK;
 }
 
@@ -651,8 +659,11 @@ int npuvp_launch_async(const struct npuvp_kernel *kernel, uint32_t blocks, const
     cmd.stream = (uint16_t)stream;
     cmd.u.launch.entry = kernel->entry;
     cmd.u.launch.block_dim = blocks;
+    if (!kernel_code_written) cmd.flags = NPU_LAUNCH_CODE_UNCHANGED;
     static const uint64_t no_args[1] = {0};
-    return submit(&cmd, nargs ? args : no_args, nargs, ticket);
+    const int status = submit(&cmd, nargs ? args : no_args, nargs, ticket);
+    if (status == NPUVP_OK) kernel_code_written = 0;
+    return status;
 }
 
 static int slot_done_or_reused(const void *arg)

@@ -167,6 +167,27 @@ TEST_P(OffloadScenario, GemmOffloadPassesOnThisManyAiCores) {
 
 INSTANTIATE_TEST_SUITE_P(Cores, OffloadScenario, ::testing::Values(1, 2, 4, 32));  // 32: Ascend 910, the limit
 
+// Instruction caches across task blocks (docs/npu-protocol.md#instruction-caches):
+// gemm-offload loads its two kernels, runs 8 + 8 + 3 blocks, loads gemm again and
+// runs one more block. Each core's first block and the block after the reload start
+// cold; every other block keeps the cache of the core's previous block.
+TEST(Scenarios, BlocksKeepTheirInstructionCacheUntilKernelCodeIsWritten) {
+  std::string stats = temp_path("icache.json");
+  auto result = run_npuvp("run " + scenario("gemm-offload") + " --quiet --set soc.ai_cores=2 --stats " + stats);
+  ASSERT_EQ(result.status, 0) << result.err;
+  auto json = nlohmann::json::parse(read_file(stats));
+  std::remove(stats.c_str());
+  const auto& s = json["statistics"];
+  double blocks = 0, warm = 0;
+  for (int core = 0; core < 2; ++core) {
+    const std::string name = "soc.aicore" + std::to_string(core) + ".";
+    blocks += s[name + "blocks_done"].get<double>();
+    warm += s[name + "icache.warm_starts"].get<double>();
+  }
+  EXPECT_EQ(blocks, 8 + 8 + 3 + 1);
+  EXPECT_EQ(warm, blocks - 2 - 1) << "cold: each core's first block and the block after the reload";
+}
+
 // Task-block dispatch (B = 1, B < N, B = N, B > N) and interrupt delivery: the
 // program checks what every block recorded; the statistics show the interrupts
 // travelled (mailbox -> PLIC -> host, which slept in WFI meanwhile) and that the

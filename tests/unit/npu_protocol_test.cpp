@@ -421,14 +421,17 @@ TEST(NpuCommandCheck, UnknownOpcodeIncludingZero) {
   EXPECT_EQ(CheckCommand(zeroed), NPU_BAD_OPCODE);
 }
 
-TEST(NpuCommandCheck, NonZeroFlagsForEveryOpcode) {
+TEST(NpuCommandCheck, UnknownFlagsForEveryOpcode) {
   const npu_command good[] = {Launch(), EventCommand(NPU_CMD_RECORD_EVENT, 1), EventCommand(NPU_CMD_WAIT_EVENT, 1),
                               Plain(NPU_CMD_BARRIER), Plain(NPU_CMD_NOP)};
   for (npu_command c : good) {
-    for (uint32_t flags : {1u, 0x80000000u, 0xFFFFFFFFu}) {
+    for (uint32_t flags : {2u, 0x80000000u, 0xFFFFFFFFu}) {
       c.flags = flags;
       EXPECT_EQ(CheckCommand(c), NPU_BAD_FLAGS) << "opcode " << c.opcode << " flags " << flags;
     }
+    // NPU_LAUNCH_CODE_UNCHANGED is a LAUNCH flag only.
+    c.flags = NPU_LAUNCH_CODE_UNCHANGED;
+    EXPECT_EQ(CheckCommand(c), c.opcode == NPU_CMD_LAUNCH ? 0u : NPU_BAD_FLAGS) << "opcode " << c.opcode;
   }
 }
 

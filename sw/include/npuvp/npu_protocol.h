@@ -73,6 +73,11 @@ extern "C" {
 #define NPU_AICORE_BLOCK_IDX 0x10u
 #define NPU_AICORE_BLOCK_DIM 0x18u
 #define NPU_AICORE_START 0x20u
+/* START value bits: bit 0 starts the block; bit 1 keeps the core's instruction cache (and
+ * its decoded instructions) from the previous block instead of starting cold: only when
+ * the code that block ran has not been written since (docs/ai-core.md). */
+#define NPU_AICORE_START_GO 0x1u
+#define NPU_AICORE_START_KEEP_ICACHE 0x2u
 #define NPU_AICORE_STATUS 0x28u
 #define NPU_AICORE_FAULT_PC 0x30u
 #define NPU_AICORE_CYCLES 0x38u
@@ -241,10 +246,19 @@ struct npu_event_body {
     uint64_t reserved2[4]; /* 0 */
 };
 
+/* LAUNCH flags (struct npu_command.flags; other opcodes take none).
+ * NPU_LAUNCH_CODE_UNCHANGED: no kernel code was written since the previous LAUNCH was
+ * submitted. The TS starts a block with NPU_AICORE_START_KEEP_ICACHE on a core that has
+ * started a block since it took the last LAUNCH without the flag, so kernels do not
+ * refetch their code at every block (instruction caches are kept coherent by software, as
+ * on real NPUs: the driver leaves the flag off after any kernel load). */
+#define NPU_LAUNCH_CODE_UNCHANGED 0x1u
+#define NPU_LAUNCH_FLAGS_KNOWN NPU_LAUNCH_CODE_UNCHANGED
+
 struct npu_command {
     uint16_t opcode;       /* enum npu_opcode */
     uint16_t stream;       /* stream id, 0..NPU_MAX_STREAMS-1 (ignored by BARRIER) */
-    uint32_t flags;        /* reserved, must be 0 */
+    uint32_t flags;        /* LAUNCH: NPU_LAUNCH_* bits; other opcodes: 0 */
     uint64_t seq;          /* host-chosen sequence number, echoed in the completion */
     union {
         struct npu_launch_body launch;  /* NPU_CMD_LAUNCH */
@@ -255,7 +269,7 @@ struct npu_command {
 
 /* Bad-command reasons (detail of NPU_STATUS_BAD_COMMAND). */
 #define NPU_BAD_OPCODE 1u      /* unknown opcode (0 included) */
-#define NPU_BAD_FLAGS 2u       /* flags != 0 */
+#define NPU_BAD_FLAGS 2u       /* a flag the opcode does not know (LAUNCH: NPU_LAUNCH_FLAGS_KNOWN; others: none) */
 #define NPU_BAD_STREAM 3u      /* stream >= NPU_MAX_STREAMS */
 #define NPU_BAD_ENTRY 4u       /* LAUNCH entry 0 or odd */
 #define NPU_BAD_BLOCK_DIM 5u   /* LAUNCH block_dim 0 or > NPU_MAX_BLOCK_DIM */
@@ -349,7 +363,7 @@ static inline uint32_t npu_queue_header_check(const struct npu_queue_header* h, 
  * NPU_BAD_* reason. (The TS adds NPU_BAD_WAIT_COUNT, which depends on earlier commands.) */
 static inline uint32_t npu_command_check(const struct npu_command* c)
 {
-    if (c->flags != 0) return NPU_BAD_FLAGS;
+    if (c->flags & ~(c->opcode == NPU_CMD_LAUNCH ? NPU_LAUNCH_FLAGS_KNOWN : 0u)) return NPU_BAD_FLAGS;
     switch (c->opcode) {
         case NPU_CMD_LAUNCH:
             if (c->stream >= NPU_MAX_STREAMS) return NPU_BAD_STREAM;
@@ -399,7 +413,7 @@ static inline const char* npu_bad_command_name(uint32_t reason)
 {
     switch (reason) {
         case NPU_BAD_OPCODE: return "unknown opcode";
-        case NPU_BAD_FLAGS: return "non-zero flags";
+        case NPU_BAD_FLAGS: return "unknown flags";
         case NPU_BAD_STREAM: return "stream out of range";
         case NPU_BAD_ENTRY: return "bad entry pc";
         case NPU_BAD_BLOCK_DIM: return "bad block count";
