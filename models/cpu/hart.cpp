@@ -255,6 +255,7 @@ void Hart::invalidate_code_pages() {
 // ---------------------------------------------------------------- running
 
 void Hart::run(std::uint64_t cycle_limit) {
+  break_requested_ = false;
   for (;;) {
     if (pending_service_) service_pending();
     if (waiting_for_interrupt_ || cycles_ >= cycle_limit || debug_stop_ != DebugStop::kNone) return;
@@ -268,7 +269,9 @@ void Hart::run(std::uint64_t cycle_limit) {
       ++executed_;
     }
     // A break request from outside, or a debugger stop: the caller decides.
-    if (!pending_service_ || debug_stop_ != DebugStop::kNone) return;
+    // A pending service (e.g. an instruction-cache eviction invalidating
+    // decoded code) waits for the next run() when a break was requested too.
+    if (break_requested_ || !pending_service_ || debug_stop_ != DebugStop::kNone) return;
   }
 }
 

@@ -168,8 +168,13 @@ class Hart {
   // Executes until the cycle count reaches `cycle_limit`, or earlier when
   // something needs the caller (WFI, a stop request, a pending bus-side event).
   void run(std::uint64_t cycle_limit);
-  // Makes run() return after the current instruction.
-  void request_break() { budget_ = 0; }
+  // Makes run() return after the current instruction, even when that
+  // instruction also left a service pending (run() would otherwise serve it
+  // and carry on with the batch, losing the request).
+  void request_break() {
+    break_requested_ = true;
+    budget_ = 0;
+  }
   // Level of a mip bit driven by a device (MSIP, MTIP, MEIP).
   void set_interrupt_pending(unsigned bit, bool level);
   bool waiting_for_interrupt() const { return waiting_for_interrupt_; }
@@ -345,6 +350,7 @@ class Hart {
   // Hot state first.
   std::uint64_t cycles_ = 0;
   std::uint64_t budget_ = 0;
+  bool break_requested_ = false;  // request_break() since run() began
   std::uint64_t executed_ = 0;
   std::uint64_t current_page_number_ = ~0ull;
   DecodedPage* current_page_ = nullptr;

@@ -848,6 +848,24 @@ TEST(AiCoreCoreIcache, TinyCacheThrashesOnALargeLoop) {
   EXPECT_GT(misses, code_lines(run)) << "more misses than any run with the default cache can have";
 }
 
+// An instruction-cache fill that evicts a line leaves the hart a service to
+// do (drop the evicted decoded instructions) in the same instruction that
+// issues to the AI Core; the issue must still stop the batch. It once did
+// not: the hart served the eviction and ran on, the next sync instruction
+// overwrote the pending set_flag, and a wait was left that could never be
+// satisfied (MobileNetV2's serial classifier GEMM with warm caches).
+TEST(AiCoreCoreIcache, IssueInTheInstructionThatEvictsALineIsNotLost) {
+  KernelRun run("tests/sync_issue_at_line_fill",
+                {{"soc.aicore0.icache.size", "256"},
+                 {"soc.aicore0.icache.line", "64"},
+                 {"soc.aicore0.icache.ways", "1"}});
+  expect_done(run, run.run(1, 1, kLimit));
+  std::uint64_t body = symbol(run, "sync_body_end") - symbol(run, "sync_body_start");
+  EXPECT_EQ(body, 2048u);
+  // 32 body lines through 4 direct-mapped ones: at least 28 fills evicted a line.
+  EXPECT_GE(stat(run, "icache.misses"), body / 64) << "the body's lines must miss (and evict) as they are fetched";
+}
+
 TEST(AiCoreCoreIcache, BadGeometryIsAConfigError) {
   try {
     KernelRun run("tests/icache_loop", {{"soc.aicore0.icache.size", "1000"}});
