@@ -18,6 +18,7 @@
 //
 // Environment: NPUVP_NETWORK_BENCH_REPEAT (default 3) wall-time runs per network;
 // NPUVP_NATIVE_REPEAT (default 5) timed PyTorch forward passes.
+#include "csv_fields.h"
 #include <benchmark/benchmark.h>
 #include <nlohmann/json.hpp>
 
@@ -48,6 +49,8 @@
 extern char** environ;
 
 namespace {
+
+using npuvp::test_support::csv_fields;
 
 const std::string kNpuvp = NPUVP_EXECUTABLE;
 const std::string kCompile = NPUVP_COMPILE_EXECUTABLE;
@@ -188,25 +191,6 @@ struct Profile {
   std::vector<Layer> layers;
   double latency_seconds = 0;
 };
-
-std::vector<std::string> csv_fields(const std::string& line) {
-  std::vector<std::string> fields(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-      fields.back() += '"';
-      ++i;
-    } else if (c == '"') {
-      quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      fields.emplace_back();
-    } else {
-      fields.back() += c;
-    }
-  }
-  return fields;
-}
 
 Profile read_profile(const std::string& path) {
   std::ifstream in(path);

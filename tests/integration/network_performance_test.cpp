@@ -6,6 +6,7 @@
 //    bug in the report or in the timing model;
 //  * --no-double-buffering gives the same answer, later: the serial tiling is correct and
 //    double buffering pays.
+#include "csv_fields.h"
 #include "integration/run_npuvp.h"
 
 #include <gtest/gtest.h>
@@ -22,26 +23,6 @@ namespace {
 
 const std::string kNetworks = NPUVP_NETWORKS_DIR;
 const std::string kResNet18 = "infer " + kNetworks + "/resnet18.onnx --input " + kNetworks + "/resnet18.input.npy";
-
-// One CSV line; a field in double quotes may hold commas (the shapes column does).
-std::vector<std::string> csv_fields(const std::string& line) {
-  std::vector<std::string> fields(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-      fields.back() += '"';
-      ++i;
-    } else if (c == '"') {
-      quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      fields.emplace_back();
-    } else {
-      fields.back() += c;
-    }
-  }
-  return fields;
-}
 
 std::size_t column(const std::vector<std::string>& header, const std::string& name) {
   const auto at = std::find(header.begin(), header.end(), name);
