@@ -18,7 +18,7 @@
 #include "periph/plic.h"
 #include "periph/sim_finisher.h"
 #include "periph/uart16550.h"
-#include "platform/mesh_cluster.h"
+#include "cluster/mesh_cluster.h"
 
 #include <systemc>
 
