@@ -125,6 +125,16 @@ std::string format_count(std::uint64_t value) {
   return out;
 }
 
+// {name: unit} of the statistics that declare a unit (npuvp sweep labels plot axes with them).
+nlohmann::json statistic_units(const nlohmann::json& statistics) {
+  nlohmann::json units = nlohmann::json::object();
+  for (const auto& [name, value] : statistics.items()) {
+    const Statistic* statistic = StatisticsRegistry::instance().find(name);
+    if (statistic && !statistic->unit().empty()) units[name] = statistic->unit();
+  }
+  return units;
+}
+
 void write_stats_file(const std::string& path, const Scenario& scenario, int exit_status) {
   auto& control = simulation();
   nlohmann::json document;
@@ -138,6 +148,7 @@ void write_stats_file(const std::string& path, const Scenario& scenario, int exi
                        {"wall_seconds", control.wall_seconds()},
                        {"instructions", control.total_instructions()}};
   document["statistics"] = StatisticsRegistry::instance().to_json();
+  document["units"] = statistic_units(document["statistics"]);
   std::ofstream out(path);
   if (!out) {
     std::cerr << "npuvp: error: cannot write statistics to '" << path << "'\n";
