@@ -10,6 +10,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 from . import plots, study as study_format
+from .derived import Derived
 from .engines import LocalEngine, Progress, SlurmEngine, available_cores
 from .errors import (EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, EngineError,
                      StudyError)
@@ -220,7 +221,10 @@ def main(arguments):
     columns = {"exit_status"} | set(statistics) | {name for _, values in points for name in values}
     if len(study.parts) > 1:
         columns.add("part")
+    derived = Derived(study)
+    derived.check(columns, bool(study.console_prefix))
     check_plots(study, columns)
+    units.update(derived.units())
     units.update(parameter_units(study, points, registry, full_names))
 
     if options.dry_run:
@@ -234,7 +238,7 @@ def main(arguments):
     status = EXIT_OK
     if not options.collect:
         status = execute(options, study, runs, npuvp, out_dir)
-    rows, column_names = gather(runs, statistics, study.console_prefix, several_parts)
+    rows, column_names = gather(runs, statistics, study.console_prefix, several_parts, derived)
     write_tables(out_dir, study, rows, column_names, units)
     written = plots.draw(study, rows, units, out_dir)
     finished = [row for row in rows if row["exit_status"] is not None]

@@ -122,7 +122,7 @@ def pareto_plot(axes, plot, rows, units):
     for row in rows:
         x, y = as_number(row.get(x_name)), as_number(row.get(y_name))
         if x is not None and y is not None:
-            points.append((x, y, ", ".join(f"{name}={row.get(name)}" for name in labels)))
+            points.append((x, y, ", ".join(f"{name.rsplit('.', 1)[-1]}={row.get(name)}" for name in labels)))
     axes.scatter([p[0] for p in points], [p[1] for p in points], color="tab:gray", alpha=0.5, label="runs")
     front = pareto_front(points, x_name in maximise, y_name in maximise)
     axes.plot([p[0] for p in front], [p[1] for p in front], marker="o", color="tab:red", drawstyle="steps-post",

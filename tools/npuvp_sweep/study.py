@@ -6,7 +6,7 @@ import yaml
 
 from .errors import StudyError
 
-TOP_LEVEL_KEYS = {"name", "description", "base", "space", "repetitions", "statistics", "console", "plots"}
+TOP_LEVEL_KEYS = {"name", "description", "base", "space", "repetitions", "statistics", "console", "derived", "plots"}
 BASE_KEYS = {"scenario", "infer", "set"}
 PART_KEYS = {"name", "grid", "zip", "random", "set"}
 RANDOM_KEYS = {"samples", "seed", "parameters"}
