@@ -286,7 +286,12 @@ def execute(options, study, runs, npuvp, out_dir):
     in_queue = queued_keys(engine) if slurm else set()
     records = {key: read_result(run) for key, run in unique.items()}
     finished = sum(1 for record in records.values() if record is not None)
-    progress = Progress(len(unique), finished, options.jobs or (available_cores() if not slurm else 1))
+    values = {}
+    for run in runs:
+        for name, value in run.parameters.items():
+            values.setdefault(name, set()).add(repr(value))
+    varying = {name for name, seen in values.items() if len(seen) > 1}
+    progress = Progress(len(unique), finished, options.jobs or (available_cores() if not slurm else 1), varying)
     progress.failed = sum(1 for record in records.values() if record and record["exit_status"] != 0)
     if finished:
         print(f"sweep: {finished} of {len(unique)} runs finished earlier (kept)", file=sys.stderr)
