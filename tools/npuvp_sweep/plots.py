@@ -64,11 +64,13 @@ def line_plot(axes, plot, rows, units):
         xs = [numeric(p[0]) if numeric_x else categories.index(p[0]) for p in points]
         axes.plot(xs, [p[1] for p in points], marker="o",
                   label=f"{series_name} = {series}" if series_name else y_name)
-    if not numeric_x:
-        axes.set_xticks(range(len(categories)))
-        axes.set_xticklabels([str(c) for c in categories])
-    if plot.get("log_x"):
+    if plot.get("log_x") and numeric_x:
         axes.set_xscale("log")
+    if not numeric_x or plot.get("log_x"):
+        # The swept values themselves as ticks, as the study writes them (8GB/s, 64KiB).
+        axes.set_xticks([numeric(c) for c in categories] if numeric_x else range(len(categories)))
+        axes.set_xticklabels([str(c) for c in categories])
+        axes.minorticks_off()
     if plot.get("log_y"):
         axes.set_yscale("log")
     axes.set_xlabel(label(x_name, units))
