@@ -291,7 +291,8 @@ TEST(SweepLocal, RecordsFailuresResumesRetriesAndPlots) {
   CommandResult resumed = sweep(study.string() + " --out " + out.string());
   EXPECT_EQ(resumed.status, 1);
   EXPECT_THAT(resumed.err, HasSubstr("3 of 4 runs finished earlier (kept)"));
-  EXPECT_EQ(lines_of(resumed.err).size(), 3u) << "one run, its line and the summary: " << resumed.err;
+  EXPECT_EQ(lines_of(resumed.err).size(), 4u) << "kept, one run's line, its time, the summary: " << resumed.err;
+  EXPECT_THAT(resumed.err, HasSubstr("ran 1 run in"));
   EXPECT_EQ(without_host_columns(read_table(out / "results.csv")), without_host_columns(table));
 
   // --retry: the failed runs run again (their second attempt); they fail the same way.

@@ -7,6 +7,7 @@ import argparse
 import json
 import os
 import sys
+import time
 
 import yaml
 
@@ -121,7 +122,7 @@ def main(arguments):
     finished = [row for row in rows if row["exit_status"] is not None]
     failed = [row for row in finished if row["exit_status"] != 0]
     print(f"sweep: {study.name}: {len(finished)} of {len(rows)} runs finished, {len(failed)} failed; "
-          f"table {os.path.join(out_dir, 'results.csv')}" + (f", {len(written)} plots" if written else ""),
+          f"table {os.path.join(out_dir, 'results.csv')}" + (f", {len(written)} plot{'s' if len(written) != 1 else ''}" if written else ""),
           file=sys.stderr)
     if status != EXIT_OK:
         return status
@@ -152,6 +153,47 @@ def queued_keys(engine):
     return keys
 
 
+def varying_parameters(runs):
+    """The parameters whose value differs between runs (the progress lines show only these)."""
+    values = {}
+    for run in runs:
+        for name, value in run.parameters.items():
+            values.setdefault(name, set()).add(repr(value))
+    return {name for name, seen in values.items() if len(seen) > 1}
+
+
+def pending_runs(unique, in_queue, retry, progress):
+    """Runs without a result, and failed runs with retries left (their record set aside)."""
+    pending = []
+    for key, run in unique.items():
+        if key in in_queue:
+            continue
+        record, earlier = read_result(run), failed_attempts(run)
+        if record is None:
+            run.attempt = earlier + 1
+            pending.append(run)
+        elif record["exit_status"] != 0 and earlier < retry:
+            os.replace(os.path.join(run.folder, RESULT_FILE),
+                       os.path.join(run.folder, f"result.failed-{earlier + 1}.json"))
+            progress.done -= 1
+            progress.failed -= 1
+            run.attempt = earlier + 2
+            pending.append(run)
+    return pending
+
+
+def report_speed(ran, started):
+    """How well the engine packed the runs: its wall time against the runs' own times added up."""
+    records = [record for record in (read_result(run) for run in ran) if record]
+    if not records:
+        return
+    wall = time.monotonic() - started
+    total = sum(record["wall_seconds"] for record in records)
+    if total:
+        print(f"sweep: ran {len(records)} run{'s' if len(records) != 1 else ''} in {wall:.1f} s; their run times "
+              f"add up to {total:.1f} s (wall / sum = {wall / total:.2f})", file=sys.stderr)
+
+
 def execute(options, study, runs, npuvp, out_dir):
     """Runs what has not finished (and, with --retry, what failed); returns an exit status."""
     unique = {}
@@ -163,15 +205,12 @@ def execute(options, study, runs, npuvp, out_dir):
     in_queue = queued_keys(engine) if slurm else set()
     records = {key: read_result(run) for key, run in unique.items()}
     finished = sum(1 for record in records.values() if record is not None)
-    values = {}
-    for run in runs:
-        for name, value in run.parameters.items():
-            values.setdefault(name, set()).add(repr(value))
-    varying = {name for name, seen in values.items() if len(seen) > 1}
-    progress = Progress(len(unique), finished, options.jobs or (available_cores() if not slurm else 1), varying)
+    progress = Progress(len(unique), finished, options.jobs or (available_cores() if not slurm else 1),
+                        varying_parameters(runs))
     progress.failed = sum(1 for record in records.values() if record and record["exit_status"] != 0)
     if finished:
         print(f"sweep: {finished} of {len(unique)} runs finished earlier (kept)", file=sys.stderr)
+    started, ran = time.monotonic(), []
     try:
         if in_queue and options.wait:
             queued = [run for key, run in unique.items() if key in in_queue]
@@ -179,28 +218,16 @@ def execute(options, study, runs, npuvp, out_dir):
                 engine.wait_for(job["id"], queued, progress)
             in_queue = set()
         for _ in range(options.retry + 1):
-            pending = []
-            for key, run in unique.items():
-                if key in in_queue:
-                    continue
-                record, earlier = read_result(run), failed_attempts(run)
-                if record is None:
-                    run.attempt = earlier + 1
-                    pending.append(run)
-                elif record["exit_status"] != 0 and earlier < options.retry:
-                    os.replace(os.path.join(run.folder, RESULT_FILE),
-                               os.path.join(run.folder, f"result.failed-{earlier + 1}.json"))
-                    progress.done -= 1
-                    progress.failed -= 1
-                    run.attempt = earlier + 2
-                    pending.append(run)
+            pending = pending_runs(unique, in_queue, options.retry, progress)
             if not pending:
                 break
+            ran += pending
             if not engine.run(pending, progress):
                 return EXIT_OK  # submitted to Slurm: --collect (or --wait) later
     except KeyboardInterrupt:
         print("sweep: interrupted; finished runs are kept, the same command resumes", file=sys.stderr)
         return EXIT_INTERRUPTED
+    report_speed(ran, started)
     return EXIT_OK
 
 
