@@ -103,6 +103,8 @@ def main(arguments):
     derived.check(columns, bool(study.console_prefix))
     check_plots(study, columns)
     units.update(derived.units())
+    for name, unit in (study.document.get("units") or {}).items():
+        units.setdefault(name, unit)  # the study's units fill in where npuvp declares none
     units.update(parameter_units(study, points, registry, full_names))
 
     if options.dry_run:
