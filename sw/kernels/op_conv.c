@@ -129,17 +129,20 @@ typedef struct {
     uint64_t panel_loaded[MAX_GROUPS / 64]; /* resident 16-column groups handled (loaded or waited for) */
 } Cursor;
 
-static void unit_of(const Conv* c, uint64_t u, Unit* g) {
-    g->cg = u % c->n_cg;
-    g->st = u / c->n_cg % c->n_st;
-    g->img = u / c->n_cg / c->n_st;
+/* Geometry of unit u = ((img * n_st) + st) * n_cg + cg, without divisions: the scalar
+ * unit takes 20 cycles for one, and the cursors step to a new unit at every C tile of
+ * small-band layers. */
+static void unit_at(const Conv* c, uint64_t u, uint64_t img, uint64_t st, uint64_t cg, Unit* g) {
+    g->cg = cg;
+    g->st = st;
+    g->img = img;
     g->oh0 = g->st * c->tile_ho;
     g->tho = min_u64(c->tile_ho, c->ho - g->oh0);
     g->positions = g->tho * c->wo;
     g->chunks = ceil_div(g->positions, TILE_POSITIONS);
     /* the block's following units of the same rows join this one: their
      * channels are adjacent, so C tiles can be TN wide whatever TILE_COUT is */
-    g->span = min_u64(c->u_end, (u / c->n_cg + 1) * c->n_cg) - u;
+    g->span = min_u64(c->u_end, (img * c->n_st + st + 1) * c->n_cg) - u;
     g->c0 = g->cg * c->group;
     g->channels = min_u64((g->cg + g->span) * c->group, c->cout16) - g->c0;
     g->cols = ceil_div(g->channels, c->tn);
@@ -158,6 +161,10 @@ static void unit_of(const Conv* c, uint64_t u, Unit* g) {
         g->pad_top = (uint64_t)(lo - top);
         g->pad_bottom = (uint64_t)(last - hi);
     }
+}
+
+static void unit_of(const Conv* c, uint64_t u, Unit* g) {
+    unit_at(c, u, u / c->n_cg / c->n_st, u / c->n_cg % c->n_st, u % c->n_cg, g);
 }
 
 /* Slice rows [0, rows_needed(j)) are needed by M chunks 0..j. */
@@ -187,19 +194,17 @@ static void cursor_next(const Conv* c, Cursor* k) {
     k->new_slice = 0;
     if (++k->ct < k->g.cols) return;
     k->ct = 0;
-    const uint64_t img = k->g.img, st = k->g.st;
     k->u += k->g.span;
+    k->slice_end[k->slice & 1] = i;
     if (k->u >= c->u_end) {
-        k->slice_end[k->slice & 1] = i;
         k->done = 1;
         return;
     }
-    unit_of(c, k->u, &k->g);
-    if (k->g.img != img || k->g.st != st) {
-        k->slice_end[k->slice & 1] = i;
-        k->slice++;
-        k->new_slice = k->first_pass = 1;
-    }
+    /* a span runs to the end of its rows' units, so the next unit starts the next rows (a new slice) */
+    const uint64_t st = k->g.st + 1 < c->n_st ? k->g.st + 1 : 0, img = st ? k->g.img : k->g.img + 1;
+    unit_at(c, k->u, img, st, 0, &k->g);
+    k->slice++;
+    k->new_slice = k->first_pass = 1;
 }
 
 static uint64_t slice_l1(const Conv* c, const Cursor* k) { return k->slice % c->slice_slots * c->slice_slot_bytes; }
@@ -353,11 +358,8 @@ static void issue_loads(Conv* c, Cursor* k, uint64_t through, uint64_t now, uint
 
 /* The last tile of the block that reads the slice of tile `k`. */
 static int last_of_slice(const Conv* c, const Cursor* k) {
-    if (k->j + 1 < k->g.chunks || k->ct + 1 < k->g.cols) return 0;
-    if (k->u + k->g.span >= c->u_end) return 1;
-    Unit n;
-    unit_of(c, k->u + k->g.span, &n);
-    return n.img != k->g.img || n.st != k->g.st;
+    (void)c; /* the span's last tile: the next unit starts other rows (cursor_next) */
+    return k->j + 1 >= k->g.chunks && k->ct + 1 >= k->g.cols;
 }
 
 /* The tile at `k`: MTE1, Cube, write-back. The block's first tile issues the loads of
