@@ -390,8 +390,8 @@ static void compute_tile(Conv* c, Cursor* k, Cursor* issue, uint64_t lookahead) 
         set_fmatrix(c->w_, g->rows, c->pl, c->pr, g->pad_top, g->pad_bottom);
     if (panel) mark_panel_loaded(c, k);
 
-    for (uint64_t kb = 0; kb < c->kcf;) {
-        const uint64_t chunk = kb / chunk_kf, in_chunk = kb % chunk_kf;
+    /* the step's chunk and position in it, kept as the loop goes (no divisions per step) */
+    for (uint64_t kb = 0, chunk = 0, in_chunk = 0; kb < c->kcf;) {
         const uint64_t rows_kf = min_u64(chunk_kf, c->kcf - chunk * chunk_kf);
         const uint64_t kf = min_u64(kstep, rows_kf - in_chunk);
         const int chunk_done = in_chunk + kf == rows_kf;
@@ -430,6 +430,11 @@ static void compute_tile(Conv* c, Cursor* k, Cursor* issue, uint64_t lookahead) 
         if (!c->resident && chunk_done) issue_chunks(c);
         if (split_tile(k)) issue_loads(c, issue, k->i + lookahead, k->i, 1);
         kb += kf;
+        in_chunk += kf;
+        if (chunk_done) {
+            chunk++;
+            in_chunk = 0;
+        }
     }
     SET_FLAG01(PIPE_M, PIPE_V, h);
     if (split_tile(k)) issue_loads(c, issue, k->i + lookahead, k->i, ~(uint64_t)0); /* the rest of the lookahead */
