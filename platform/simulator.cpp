@@ -45,11 +45,7 @@ void on_interrupt_signal(int) { SimulationControl::request_interrupt(); }
 
 // --itrace and its filters (the cores' tracers attach at start of simulation).
 void open_instruction_trace(const RunOptions& options) {
-  if (options.itrace_path.empty()) {
-    if (!options.itrace_cores.empty() || !options.itrace_pc_ranges.empty() || options.itrace_limit)
-      throw ConfigError("--itrace-cores, --itrace-pc and --itrace-limit go with --itrace FILE");
-    return;
-  }
+  if (options.itrace_path.empty()) return;  // its filters go with it (checked by the command line)
   InstructionTraceOptions trace;
   trace.path = options.itrace_path;
   trace.cores = options.itrace_cores;
@@ -211,10 +207,8 @@ void apply_preload(HostPlatform& platform, const Scenario::Preload& preload) {
 }
 
 // --trace-ring and --trace-coherence are shorthands for the ring's and the
-// cluster's trace parameters; they go with --trace.
+// cluster's trace parameters (they go with --trace: checked by the command line).
 void apply_trace_shorthands(const RunOptions& options) {
-  if (options.trace_path.empty() && (options.trace_ring || !options.trace_coherence.empty()))
-    throw ConfigError("--trace-ring and --trace-coherence go with --trace FILE");
   auto& registry = ParameterRegistry::instance();
   if (options.trace_ring)
     registry.set_override("soc.ring.trace_every", std::to_string(options.trace_ring), "--trace-ring");
