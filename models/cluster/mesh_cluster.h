@@ -12,7 +12,7 @@
 // cluster harts are harts 0..N-1 of the CLINT, as on QEMU virt -smp N.
 #pragma once
 
-#include "coherence/coherent_memory_system.h"
+#include "cluster/coherent_memory_system.h"
 #include "cpu/riscv_cpu.h"
 #include "interconnect/ring_bus.h"
 #include "mesh/mesh_network.h"

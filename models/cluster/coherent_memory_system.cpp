@@ -1,4 +1,4 @@
-#include "coherence/coherent_memory_system.h"
+#include "cluster/coherent_memory_system.h"
 
 #include "coherence/memory_controller.h"
 #include "coherence/protocol_registry.h"
@@ -6,7 +6,7 @@
 #include "core/text.h"
 #include "core/timeline.h"
 #include "cpu/riscv_cpu.h"
-#include "npu/instruction_cache.h"
+#include "mem/instruction_cache.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "platform/mesh_cluster.h"
+#include "cluster/mesh_cluster.h"
 
 #include "core/simulation.h"
 #include "core/text.h"
