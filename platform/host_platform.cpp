@@ -4,6 +4,7 @@
 #include "core/text.h"
 #include "core/waveform.h"
 
+#include <algorithm>
 #include <cstring>
 #include <sstream>
 
@@ -11,12 +12,24 @@ namespace npuvp {
 
 using namespace memory_map;
 
-HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif_symbols, bool mesh_cluster)
+namespace {
+// The harts the CLINT serves: the host CPU's one, or in cluster mode one per
+// mesh tile (the mesh's shape as configured; the mesh checks it when built).
+std::uint64_t platform_harts(const MeshNetwork* mesh) {
+  return mesh ? std::max<std::uint64_t>(mesh->width.get() * mesh->height.get(), 1) : 1;
+}
+}  // namespace
+
+HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif_symbols)
     : sc_module(name),
       traffic_generators(child_name(*this, "traffic_generators"), 0, "",
                          "number of traffic generators soc.tg0, soc.tg1, ... (ring stops after periph)"),
       ai_cores(child_name(*this, "ai_cores"), 2, "",
                "number of AI Cores soc.aicore0, soc.aicore1, ... (at most " + std::to_string(kMaxAiCores) + ")"),
+      cluster_enabled(child_name(*this, "cluster.enable"), false, "",
+                      "cluster mode: build the mesh cluster (one RISC-V hart per tile of soc.mesh, docs/cluster.md), "
+                      "which runs the host program while the host CPU is parked (set by --cluster and by a "
+                      "scenario image with `core: cluster`)"),
       ring("ring"),
       cpu("cpu"),
       ts("ts"),
@@ -24,7 +37,8 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
       ddr("ddr", kDdrDefaultSize),
       l2("l2", kL2BufferSize, false, kL2BufferLatency, kL2BufferBandwidth),
       uart0("uart0"),
-      clint("clint", mesh_cluster ? 16 : 1),
+      mesh(cluster_enabled ? std::make_unique<MeshNetwork>("mesh") : nullptr),
+      clint("clint", platform_harts(mesh.get())),
       plic("plic", kPlicSources, 2),
       finisher("finisher"),
       mailbox("mailbox") {
@@ -105,9 +119,8 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
 
   // The mesh cluster: its own ring stop (the mesh bridge) after the
   // peripherals, so the other stops keep their routes.
-  if (mesh_cluster) {
+  if (mesh) {
     unsigned mesh_stop = ring.add_stop("mesh");
-    mesh = std::make_unique<MeshNetwork>("mesh");
     cluster = std::make_unique<MeshCluster>("cluster", *mesh, ring, mesh_stop, clint, kDdr, ddr.size);
     if (htif_symbols.tohost) cluster->add_uncached_range(*htif_symbols.tohost, 8);
     if (htif_symbols.fromhost) cluster->add_uncached_range(*htif_symbols.fromhost, 8);
@@ -169,7 +182,7 @@ void HostPlatform::boot_host_program(std::uint64_t entry, const Symbolizer& symb
   set_boot_entry(entry);
   cpu.set_symbolizer(symbolizer);
   if (cluster) {
-    park_host_cpu();  // the cluster's harts 0..15 run the program
+    park_host_cpu();  // the cluster's harts run the program
     cluster->set_symbolizer(symbolizer);
   }
 }

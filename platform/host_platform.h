@@ -41,6 +41,9 @@ class HostPlatform : public sc_core::sc_module {
   // Traffic generators for fabric studies, each on its own ring stop.
   Parameter<std::uint64_t> traffic_generators;
   Parameter<std::uint64_t> ai_cores;
+  // Cluster mode (soc.cluster.enable; --cluster and a scenario image with
+  // `core: cluster` set it): the mesh cluster is built and runs the host program.
+  Parameter<bool> cluster_enabled;
   RingBus ring;
   RiscvCpu cpu;
   RiscvCpu ts;  // task scheduler: boots its own image (scenario `core: ts`), else held in reset
@@ -48,6 +51,11 @@ class HostPlatform : public sc_core::sc_module {
   DdrController ddr;
   Memory l2;
   Uart16550 uart0;
+  // Cluster mode only (docs/cluster.md): the mesh network (soc.mesh, the
+  // `mesh.*` parameters), built before the CLINT, which serves one hart per
+  // tile (or the host CPU's one), and the cluster on it (soc.cluster, ring
+  // stop "mesh").
+  std::unique_ptr<MeshNetwork> mesh;
   Clint clint;
   Plic plic;
   SimFinisher finisher;
@@ -55,13 +63,9 @@ class HostPlatform : public sc_core::sc_module {
   std::unique_ptr<Htif> htif;
   std::vector<std::unique_ptr<TrafficGenerator>> generators;
   std::vector<std::unique_ptr<AiCore>> aicores;
-  // Cluster mode only (docs/cluster.md): the mesh network (soc.mesh, the
-  // `mesh.*` parameters) and the 16-core cluster on it (soc.cluster), on
-  // ring stop "mesh"; the CLINT then serves one hart per tile.
-  std::unique_ptr<MeshNetwork> mesh;
-  std::unique_ptr<MeshCluster> cluster;
+  std::unique_ptr<MeshCluster> cluster;  // cluster mode only, on `mesh`
 
-  HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif_symbols = {}, bool mesh_cluster = false);
+  explicit HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif_symbols = {});
 
   // Writes into whichever memory holds `address` (loaders, before or during
   // the run); returns the bytes written, short at the end of that memory and

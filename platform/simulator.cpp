@@ -106,8 +106,11 @@ std::vector<std::uint8_t> preload_bytes(const Scenario::Preload& preload) {
   return bytes;
 }
 
+// A `core: cluster` image (--cluster) selects cluster mode; the scenario's
+// parameters, then the command line's --set, come after it (later wins).
 void apply_settings(const Scenario& scenario, const RunOptions& options) {
   auto& registry = ParameterRegistry::instance();
+  if (scenario.uses_cluster()) registry.set_override("soc.cluster.enable", "true", "an image with `core: cluster`");
   for (const auto& setting : scenario.parameters) registry.set_override(setting.name, setting.value, setting.origin);
   for (const auto& [name, value] : options.settings) registry.set_override(name, value, "--set " + name + "=" + value);
 }
@@ -279,7 +282,10 @@ class Run {
   // The SoC with its parameters final (a setting nothing claimed is an error),
   // and the run's quantum and limits.
   void build() {
-    platform_ = std::make_unique<HostPlatform>("soc", images_->htif(), scenario_.uses_cluster());
+    platform_ = std::make_unique<HostPlatform>("soc", images_->htif());
+    if (scenario_.uses_cluster() && !platform_->cluster)
+      throw ConfigError("an image with `core: cluster` needs the mesh cluster, but " + platform_->cluster_enabled.name() +
+                        " is false");
     if (!options_.trace_coherence.empty() && !platform_->cluster)
       throw ConfigError("--trace-coherence traces the mesh cluster's L1 misses: it goes with a cluster run (--cluster, "
                         "or a scenario image with `core: cluster`)");
@@ -453,13 +459,12 @@ int list_parameters(const RunOptions& options, bool markdown) {
   // Likewise one mesh-cluster hart (soc.cluster.hart0.*, the same for every hart).
   ParameterRegistry::instance().set_override("soc.mesh.width", "1", "npuvp params");
   ParameterRegistry::instance().set_override("soc.mesh.height", "1", "npuvp params");
-  ParameterRegistry::instance().set_override("soc.mesh.memory_controllers", "0", "npuvp params");
+  // HTIF exists only for ELFs with `tohost`, the mesh cluster only in cluster
+  // mode; build both so their parameters are listed.
+  ParameterRegistry::instance().set_override("soc.cluster.enable", "true", "npuvp params");
   apply_settings(scenario, options);
   SimulationParameters parameters;
-  // HTIF exists only for ELFs with `tohost`, the mesh cluster only in cluster
-  // mode; build both so their parameters are listed (the CLINT then shows the
-  // cluster's 16 harts).
-  HostPlatform platform("soc", HtifSymbols{memory_map::kDdr, memory_map::kDdr + 8}, true);
+  HostPlatform platform("soc", HtifSymbols{memory_map::kDdr, memory_map::kDdr + 8});
   ParameterRegistry::instance().check_all_overrides_used();
   auto all = ParameterRegistry::instance().all();
   if (markdown) {

@@ -37,7 +37,7 @@ MeshNetwork::MeshNetwork(sc_core::sc_module_name name)
                        "responses)"),
       memory_controllers(child_name(*this, "memory_controllers"), "", "",
                          "comma-separated edge routers (tile numbers) with a memory controller; controller k is "
-                         "node width*height+k"),
+                         "node width*height+k (empty in the mesh cluster: its corners)"),
       router_energy(child_name(*this, "router_energy"), 3.77e-10, "J",
                     "energy per flit per router traversal (Orion, 65 nm, 1 V, 1 GHz)"),
       link_energy(child_name(*this, "link_energy"), 2.22e-10, "J",

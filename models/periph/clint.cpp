@@ -17,7 +17,8 @@ constexpr u128 kMaxTimeValue = std::numeric_limits<sc_core::sc_time::value_type>
 Clint::Clint(sc_core::sc_module_name name, std::uint64_t default_harts)
     : MmioDevice(name, kWindowSize),
       harts(child_name(*this, "harts"), default_harts, "",
-            "number of harts served (one msip word and one mtimecmp each)") {
+            "number of harts served (one msip word and one mtimecmp each; default: the platform's harts, "
+            "the host CPU or one per mesh-cluster tile)") {
   if (harts.get() < 1 || harts.get() > kMaxHarts) {
     std::ostringstream text;
     text << "parameter '" << harts.name() << "' is " << harts.get() << "; it must be between 1 and " << kMaxHarts;

@@ -141,3 +141,26 @@ TEST(Cli, HelpAfterACommandPrintsTheOptions) {
   EXPECT_THAT(result.out, HasSubstr("--itrace-limit N"));
   EXPECT_THAT(result.out, HasSubstr("with --itrace: stop tracing"));
 }
+
+// Cluster mode is a parameter; what follows from the mesh's shape is computed:
+// on a 2 x 4 mesh the CLINT serves 8 harts and memory sits at the corners 0, 1, 6, 7.
+TEST(Cli, ClusterModeDerivesTheClintHartsAndMemoryControllersFromTheMesh) {
+  auto result = run_npuvp("params --set mesh.width=2 --set mesh.height=4");
+  ASSERT_EQ(result.status, 0) << result.err;
+  auto line_of = [&](const std::string& name) {
+    const std::size_t at = result.out.find(name + " ");
+    return at == std::string::npos ? std::string() : result.out.substr(at, result.out.find('\n', at) - at);
+  };
+  EXPECT_THAT(line_of("soc.clint.harts"), HasSubstr("default 8"));
+  EXPECT_THAT(line_of("soc.mesh.memory_controllers"), HasSubstr("(set: 0,1,6,7)"));
+  EXPECT_THAT(line_of("soc.cluster.enable"), HasSubstr("default false"));
+  auto corners = run_npuvp("params --set mesh.width=4 --set mesh.height=4");
+  EXPECT_THAT(corners.out, HasSubstr("(set: 0,3,12,15)"));
+}
+
+// A `core: cluster` image sets cluster mode; turning it off is bad input.
+TEST(Cli, ClusterImageWithClusterModeOffIsBadInput) {
+  auto result = run_npuvp("run " + scenario("mesh-hello") + " --quiet --set cluster.enable=false");
+  EXPECT_EQ(result.status, 125);
+  EXPECT_THAT(last_line(result.err), HasSubstr("an image with `core: cluster` needs the mesh cluster, but soc.cluster.enable is false"));
+}
