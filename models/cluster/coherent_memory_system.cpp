@@ -1,5 +1,6 @@
 #include "cluster/coherent_memory_system.h"
 
+#include "coherence/extensions.h"
 #include "coherence/memory_controller.h"
 #include "coherence/protocol_registry.h"
 #include "core/simulation.h"
@@ -27,7 +28,11 @@ constexpr unsigned kPorts = 3;  // coherence::Port values per mesh node
 class CoherentMemorySystem::TileCache : public DataCache {
  public:
   TileCache(CoherentMemorySystem& system, unsigned tile, RiscvCpu& cpu)
-      : system_(system), l1_(system.l1(tile)), hart_(cpu.hart()) {
+      : system_(system),
+        l1_(system.l1(tile)),
+        timed_(dynamic_cast<coherence::TimedAccesses*>(&l1_)),
+        speculating_(dynamic_cast<const coherence::SpeculatedLoads*>(&l1_)),
+        hart_(cpu.hart()) {
     core_period_ticks_ = cpu.cycle_time().value();
     hart_name_ = cpu.name();
     l1_latency_ = (system.l1_latency.get() * system.period_ticks_ + core_period_ticks_ - 1) / core_period_ticks_;
@@ -91,6 +96,8 @@ class CoherentMemorySystem::TileCache : public DataCache {
   bool bus(BusInterface::Access access, std::uint64_t address, void* data, unsigned size, std::uint64_t& cycles) {
     return hart_.bus().bus_access(access, address, data, size, cycles);
   }
+  // The miss just completed is a load a speculating core would have charged as a hit.
+  bool speculated_hit() const { return speculating_ && speculating_->last_miss_speculated_correctly(); }
   std::uint64_t to_core_cycles(Ticks ticks) const { return (ticks + core_period_ticks_ - 1) / core_period_ticks_; }
 
   bool perform(L1Controller::Access access, std::uint64_t address, void* data, unsigned size, std::uint64_t& cycles) {
@@ -103,7 +110,7 @@ class CoherentMemorySystem::TileCache : public DataCache {
       // charged as a speculated hit).
       const Ticks ticks = first ? start : std::max(start, completion_ticks_);
       system_.access_ticks_ = ticks;
-      l1_.set_access_time(ticks);
+      if (timed_) timed_->set_access_time(ticks);
       completed_ = false;
       lost_during_miss_ = lost_after_completion_ = false;
       missed_line_ = address & ~std::uint64_t{system_.geometry_.line_bytes - 1};
@@ -143,7 +150,7 @@ class CoherentMemorySystem::TileCache : public DataCache {
     }
     const Ticks now = completion_ticks_;
     const std::uint64_t waited = now > start ? to_core_cycles(now - start) : 0;
-    if (l1_.last_miss_speculated_correctly()) {
+    if (speculated_hit()) {
       // A speculating core would have used its suspect copy as soon as the
       // load issued and the validation confirmed it: charge a hit from
       // then. The hart's cycles now lag SystemC time by at most this round
@@ -182,7 +189,7 @@ class CoherentMemorySystem::TileCache : public DataCache {
                       {"access", Timeline::quoted(kind)},
                       {"before", Timeline::quoted(before)},
                       {"after", Timeline::quoted(cache.l1_.describe(line))},
-                      {"speculated", cache.l1_.last_miss_speculated_correctly() ? "true" : "false"}});
+                      {"speculated", cache.speculated_hit() ? "true" : "false"}});
     }
     TileCache& cache;
     L1Controller::Access access;
@@ -201,6 +208,8 @@ class CoherentMemorySystem::TileCache : public DataCache {
 
   CoherentMemorySystem& system_;
   L1Controller& l1_;
+  coherence::TimedAccesses* timed_;                  // the L1 wants each access's time (NSI)
+  const coherence::SpeculatedLoads* speculating_;    // the L1 reports speculated loads (NSI)
   Hart& hart_;
   Ticks core_period_ticks_ = 1;
   std::uint64_t l1_latency_ = 0;
@@ -341,6 +350,7 @@ void CoherentMemorySystem::build_controllers() {
     }
     homes_.push_back(p.make_home(tile, geometry_, bank_shape, environment));
     receivers_[tile * kPorts + static_cast<unsigned>(Port::kL1)] = l1s_.back().get();
+    express_l1s_.push_back(dynamic_cast<const coherence::ExpressRequests*>(l1s_.back().get()));
     receivers_[tile * kPorts + static_cast<unsigned>(Port::kHome)] = homes_.back().get();
   }
   for (unsigned index = 0; index < geometry_.memory_controllers; ++index) {
@@ -399,7 +409,7 @@ void CoherentMemorySystem::send(const Message& message, Cycles delay) {
       express_enabled_ &&
       (answering_ >= 0 ? message.destination == static_cast<unsigned>(answering_) &&
                              message.destination_port == Port::kL1
-                       : message.express && access_ticks_ != 0 &&
+                       : access_ticks_ != 0 && express_request(message) &&
                              receivers_[message.destination * kPorts + mesh_message.port]->answers_alone(message));
   Ticks arrival = 0;
   if (carried && !queued_express_like(mesh_message) && network_.transfer_in_order(mesh_message, at, arrival)) {
@@ -427,7 +437,7 @@ void CoherentMemorySystem::carry_queued_express() {
     express_.erase(next);
     const auto slot = static_cast<std::uint32_t>(express.message.tag);
     // While the receiver answers a request, its replies to the requester join.
-    answering_ = message_slots_[slot].express ? static_cast<int>(express.message.source) : -1;
+    answering_ = express_request(message_slots_[slot]) ? static_cast<int>(express.message.source) : -1;
     access_ticks_ = express.time;  // the controllers' time: the message's arrival
     deliver(express.message.destination, express.message.port, slot);
   }
@@ -622,6 +632,28 @@ std::uint64_t CoherentMemorySystem::lines_lost() const {
   return sum_tile_caches([](const TileCache& cache) { return cache.lines_lost(); });
 }
 
+std::vector<coherence::CounterDeclaration> CoherentMemorySystem::protocol_counters() {
+  std::vector<coherence::CounterDeclaration> all;
+  for (const std::string& name : coherence::protocol_names())
+    for (const coherence::CounterDeclaration& declaration : coherence::find_protocol(name).l1_counters) {
+      bool known = false;
+      for (const coherence::CounterDeclaration& each : all) known |= each.name == declaration.name;
+      if (!known) all.push_back(declaration);
+    }
+  return all;
+}
+
+const std::uint64_t* CoherentMemorySystem::protocol_counter(unsigned tile, const std::string& name) const {
+  const auto* counters = dynamic_cast<const coherence::ProtocolCounters*>(l1s_[tile].get());
+  return counters ? counters->counter(name) : nullptr;
+}
+
+bool CoherentMemorySystem::express_request(const Message& message) const {
+  if (message.source_port != Port::kL1) return false;
+  const coherence::ExpressRequests* l1 = express_l1s_[message.source];
+  return l1 && l1->express(message);
+}
+
 void CoherentMemorySystem::add_statistics() {
   auto stat = [this](const std::string& local, const char* unit, const std::string& doc, std::function<double()> value,
                      bool integral = true) {
@@ -646,14 +678,12 @@ void CoherentMemorySystem::add_statistics() {
          [&s] { return s.synchronisations; });
     stat(prefix + "periodic_synchronisations", "", "periodic (timed) self-invalidations (NSI)",
          [&s] { return s.periodic_synchronisations; });
-    stat(prefix + "suspect_lines_created", "", "SHD lines turned suspect (SUS) by synchronisations (NSI)",
-         [&s] { return s.suspect_lines_created; });
-    stat(prefix + "suspect_validated_current", "", "loads on SUS lines the home confirmed current (NSI: a hit)",
-         [&s] { return s.suspect_validated_current; });
-    stat(prefix + "suspect_validated_stale", "", "loads on SUS lines that were stale (NSI: a miss)",
-         [&s] { return s.suspect_validated_stale; });
-    stat(prefix + "suspect_dropped_unread", "", "SUS lines evicted or written without being read (NSI)",
-         [&s] { return s.suspect_dropped_unread; });
+    // Every registered protocol's own counters, 0 under a protocol without
+    // them, so that runs under different protocols have the same names.
+    for (const coherence::CounterDeclaration& declaration : protocol_counters()) {
+      const std::uint64_t* counter = protocol_counter(tile, declaration.name);
+      stat(prefix + declaration.name, "", declaration.doc, [counter] { return counter ? *counter : 0; });
+    }
     stat(prefix + "miss_rate", "", "misses / accesses (loads, stores, atomics)", [&s] {
       const double misses = static_cast<double>(s.load_misses + s.store_misses + s.atomic_misses);
       const double all = misses + static_cast<double>(s.load_hits + s.store_hits + s.atomic_hits);
@@ -704,10 +734,16 @@ void CoherentMemorySystem::add_statistics() {
   stat("l1.interventions", "", "all L1s: interventions received", sum_l1(&L1S::interventions_received));
   stat("l1.synchronisations", "", "all L1s (NSI)", sum_l1(&L1S::synchronisations));
   stat("l1.periodic_synchronisations", "", "all L1s (NSI)", sum_l1(&L1S::periodic_synchronisations));
-  stat("l1.suspect_lines_created", "", "all L1s (NSI)", sum_l1(&L1S::suspect_lines_created));
-  stat("l1.suspect_validated_current", "", "all L1s (NSI)", sum_l1(&L1S::suspect_validated_current));
-  stat("l1.suspect_validated_stale", "", "all L1s (NSI)", sum_l1(&L1S::suspect_validated_stale));
-  stat("l1.suspect_dropped_unread", "", "all L1s (NSI)", sum_l1(&L1S::suspect_dropped_unread));
+  for (const coherence::CounterDeclaration& declaration : protocol_counters()) {
+    std::vector<const std::uint64_t*> counters;
+    for (unsigned tile = 0; tile < geometry_.tiles; ++tile) counters.push_back(protocol_counter(tile, declaration.name));
+    stat("l1." + declaration.name, "", declaration.total_doc, [counters] {
+      std::uint64_t total = 0;
+      for (const std::uint64_t* counter : counters)
+        if (counter) total += *counter;
+      return static_cast<double>(total);
+    });
+  }
   stat("l1.speculated_loads", "", "all harts: loads charged as hits because the L1 speculated correctly (NSI)",
        [this] { return static_cast<double>(speculated_loads()); });
   stat("l1.speculation_cycles_saved", "cycles",

@@ -26,7 +26,7 @@
 // that costs the L1 latency, so the hart's timeline runs as if it had used
 // its copy at once (docs/cluster.md, Time). Hits return the L1 latency
 // and make no SystemC call. Express requests (NSI's validations,
-// coherence::Environment::send) are carried at once when `<memory>.express`
+// coherence::ExpressRequests) are carried at once when `<memory>.express`
 // is on and the receiver will answer the request alone
 // (Controller::answers_alone): the request and the replies to its sender are
 // reserved on the mesh like any other message (MeshNetwork::
@@ -55,6 +55,8 @@
 #pragma once
 
 #include "coherence/coherence.h"
+#include "coherence/extensions.h"
+#include "coherence/protocol_registry.h"
 #include "core/parameters.h"
 #include "core/statistics.h"
 #include "cpu/hart.h"
@@ -176,6 +178,12 @@ class CoherentMemorySystem : public sc_core::sc_module,
     return access_ticks_ > now ? access_ticks_ : now;
   }
   void add_statistics();
+  // The counters of every registered protocol (Protocol::l1_counters), each name once.
+  static std::vector<coherence::CounterDeclaration> protocol_counters();
+  // Tile `tile`'s L1's counter `name`, or null when its protocol has none.
+  const std::uint64_t* protocol_counter(unsigned tile, const std::string& name) const;
+  // An L1's request it wants carried at once (coherence::ExpressRequests).
+  bool express_request(const coherence::Message& message) const;
   // The sum of `value` over the harts' tile caches (those attached).
   std::uint64_t sum_tile_caches(std::uint64_t (*value)(const TileCache&)) const;
   void ignore_dmi_invalidation(sc_dt::uint64, sc_dt::uint64) {}
@@ -183,8 +191,8 @@ class CoherentMemorySystem : public sc_core::sc_module,
   MeshNetwork& network_;
   coherence::Geometry geometry_;
   Ticks period_ticks_ = 1;  // one cluster (mesh) cycle
-  // While a hart calls its L1: the hart's time (also handed to the L1,
-  // L1Controller::set_access_time, so that a deadline on core accesses is
+  // While a hart calls its L1: the hart's time (also handed to an L1 that
+  // wants it, coherence::TimedAccesses, so that a deadline on core accesses is
   // reached in the core's time); while carrying express messages: the
   // arrival of the one handled; else 0.
   std::uint64_t access_ticks_ = 0;
@@ -193,6 +201,7 @@ class CoherentMemorySystem : public sc_core::sc_module,
   std::vector<std::unique_ptr<coherence::HomeController>> homes_;
   std::vector<std::unique_ptr<coherence::Controller>> memory_controllers_;
   std::vector<coherence::Controller*> receivers_;  // node * 3 + port
+  std::vector<const coherence::ExpressRequests*> express_l1s_;  // per tile: its L1's, or null
   std::vector<std::unique_ptr<TileCache>> tile_caches_;
   std::vector<std::unique_ptr<InstructionCache>> instruction_caches_;
   std::function<std::string(unsigned)> message_name_;

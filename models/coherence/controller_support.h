@@ -120,7 +120,7 @@ class WaitingRequests {
     for (const Message& message : queue_) {
       out += "stalled" + std::to_string(message.type) + '@' + std::to_string(message.line) + '/' +
              std::to_string(message.source) + ';';
-      if (message.version) out += 'v' + std::to_string(message.version) + ';';  // NSI validations
+      if (message.extension) out += 'v' + std::to_string(message.extension) + ';';  // the protocol's header word
       if (data_bytes && message.has_data) out.append(reinterpret_cast<const char*>(message.data.data()), data_bytes);
     }
   }

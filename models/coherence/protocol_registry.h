@@ -23,6 +23,13 @@ struct ProtocolParameter {
   std::string unit;           // "cycles"
   std::string doc;            // one line
 };
+// An event count of a protocol's own (ProtocolCounters, extensions.h),
+// exported per L1 as `l1_<tile>.<name>` and summed as `l1.<name>`.
+struct CounterDeclaration {
+  std::string name;       // "suspect_lines_created"
+  std::string doc;        // one line, per L1
+  std::string total_doc;  // one line, all L1s
+};
 // Values of a protocol's parameters by name; absent ones take the default.
 using ProtocolOptions = std::map<std::string, std::uint64_t>;
 
@@ -41,6 +48,8 @@ struct Protocol {
                                                Environment& environment) = nullptr;
   // The protocol's tables as Markdown (docs/coherence.md).
   std::string (*tables_markdown)() = nullptr;
+  // Optional: the counters its L1s offer through ProtocolCounters.
+  std::vector<CounterDeclaration> l1_counters;
   // Optional: the protocol's parameters, and an L1 factory taking their
   // values (make_l1 then builds an L1 with the defaults). Use
   // make_configured_l1() below, which checks the names.

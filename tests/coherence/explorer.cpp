@@ -209,7 +209,7 @@ void append_message(std::string& out, const Message& message, unsigned line_byte
   append_raw(out, message.acks);
   append_raw(out, message.has_data);
   append_raw(out, message.dirty);
-  append_raw(out, message.version);
+  append_raw(out, message.extension);
   if (message.has_data) out.append(reinterpret_cast<const char*>(message.data.data()), line_bytes);
 }
 

@@ -1,3 +1,4 @@
+#include "coherence/extensions.h"
 #include "coherence/random_tester.h"
 
 #include "coherence/memory_controller.h"
@@ -577,8 +578,11 @@ TesterResult Tester::run() {
     result_.l1_stalled += l1->statistics().stalled_messages;
     result_.synchronisations += l1->statistics().synchronisations + l1->statistics().periodic_synchronisations;
     result_.periodic_synchronisations += l1->statistics().periodic_synchronisations;
-    result_.suspect_validated_current += l1->statistics().suspect_validated_current;
-    result_.suspect_validated_stale += l1->statistics().suspect_validated_stale;
+    if (const auto* counters = dynamic_cast<const ProtocolCounters*>(l1.get())) {
+      if (const std::uint64_t* current = counters->counter("suspect_validated_current"))
+        result_.suspect_validated_current += *current;
+      if (const std::uint64_t* stale = counters->counter("suspect_validated_stale")) result_.suspect_validated_stale += *stale;
+    }
   }
   for (const auto& home : homes_) {
     result_.llc_recalls += home->statistics().recalls;

@@ -191,11 +191,11 @@ TEST(CoherenceNsiTest, SynchroniseMakesSharedLinesSuspectAndLeavesOwnedOnes) {
   EXPECT_EQ(cluster.l1s[1]->synchronise(), 1u);
   EXPECT_EQ(cluster.l1_state(1, kLine), S::kSUS);
   EXPECT_EQ(cluster.l1_state(1, kOther), S::kEXC);
-  EXPECT_EQ(cluster.l1s[1]->statistics().suspect_lines_created, 1u);
+  EXPECT_EQ(cluster.l1s[1]->suspect_statistics().lines_created, 1u);
   EXPECT_EQ(cluster.l1s[1]->statistics().synchronisations, 1u);
   cluster.l1s[1]->synchronise();  // SUS stays SUS; nothing new becomes suspect
   EXPECT_EQ(cluster.l1_state(1, kLine), S::kSUS);
-  EXPECT_EQ(cluster.l1s[1]->statistics().suspect_lines_created, 1u);
+  EXPECT_EQ(cluster.l1s[1]->suspect_statistics().lines_created, 1u);
 }
 
 // The flash conversion visits the ways listed as they became SHD: a listed
@@ -214,7 +214,7 @@ TEST(CoherenceNsiTest, SynchronisationTurnsExactlyTheSharedLinesSuspect) {
   cluster.store64(1, kA, 5);  // listed as SHD, now MOD
   cluster.l1s[1]->synchronise();
   EXPECT_EQ(cluster.l1_state(1, kA), S::kMOD);
-  EXPECT_EQ(cluster.l1s[1]->statistics().suspect_lines_created, 0u);
+  EXPECT_EQ(cluster.l1s[1]->suspect_statistics().lines_created, 0u);
 
   // Three SHD fills into the two ways before the next synchronisation, two
   // of them into the same way: the list (one entry per way) fills up with
@@ -228,10 +228,10 @@ TEST(CoherenceNsiTest, SynchronisationTurnsExactlyTheSharedLinesSuspect) {
   cluster.l1s[1]->synchronise();
   EXPECT_EQ(cluster.l1_state(1, kC), S::kSUS);
   EXPECT_EQ(cluster.l1_state(1, kD), S::kSUS);
-  EXPECT_EQ(cluster.l1s[1]->statistics().suspect_lines_created, 2u);
+  EXPECT_EQ(cluster.l1s[1]->suspect_statistics().lines_created, 2u);
   cluster.store64(0, kD, 6);
   EXPECT_EQ(cluster.load64(1, kD), 6u);  // validated: the owner's newer data
-  EXPECT_EQ(cluster.l1s[1]->statistics().suspect_validated_stale, 1u);
+  EXPECT_EQ(cluster.l1s[1]->suspect_statistics().validated_stale, 1u);
 }
 
 TEST(CoherenceNsiTest, SuspectLoadValidatedCurrentCostsAHit) {
@@ -245,7 +245,7 @@ TEST(CoherenceNsiTest, SuspectLoadValidatedCurrentCostsAHit) {
   EXPECT_FALSE(hit);  // the validation is a round trip...
   EXPECT_TRUE(cluster.l1s[1]->last_miss_speculated_correctly());  // ...charged as a hit
   EXPECT_EQ(cluster.l1s[1]->statistics().load_hits, hits + 1);
-  EXPECT_EQ(cluster.l1s[1]->statistics().suspect_validated_current, 1u);
+  EXPECT_EQ(cluster.l1s[1]->suspect_statistics().validated_current, 1u);
   EXPECT_EQ(cluster.l1_state(1, kLine), S::kSHD);  // RepValidShd: the owner is L1 0
 }
 
@@ -261,7 +261,7 @@ TEST(CoherenceNsiTest, CurrentSuspectCopyIsConfirmedWithoutData) {
   EXPECT_FALSE(cluster.l1s[1]->access(L1Controller::Access::kLoad, kLine, &value, 8));
   ASSERT_EQ(cluster.in_flight.size(), 1u);
   EXPECT_EQ(cluster.in_flight[0].type, kRead);
-  EXPECT_NE(cluster.in_flight[0].version, 0u);  // a validation carries its copy's version
+  EXPECT_NE(version_of(cluster.in_flight[0]), 0u);  // a validation carries its copy's version
   cluster.run([](const Message& message) { return message.type == kRepValidShd; });
   ASSERT_EQ(cluster.in_flight.size(), 1u);
   EXPECT_EQ(cluster.in_flight[0].type, kRepValidShd);
@@ -294,7 +294,7 @@ TEST(CoherenceNsiTest, HomeAnswersAloneOnlyFromItsOwnData) {
   EXPECT_FALSE(cluster.l1s[1]->access(L1Controller::Access::kLoad, kLine, &value, 8));
   ASSERT_EQ(cluster.in_flight.size(), 1u);
   const Message validation = cluster.in_flight[0];
-  EXPECT_TRUE(validation.express);
+  EXPECT_TRUE(cluster.l1s[1]->express(validation));
   EXPECT_TRUE(home.answers_alone(validation));  // RepValidShd
   Message other = validation;
   other.type = kRdEx;
@@ -305,7 +305,7 @@ TEST(CoherenceNsiTest, HomeAnswersAloneOnlyFromItsOwnData) {
   static std::uint64_t stored = 8;
   EXPECT_FALSE(cluster.l1s[3]->access(L1Controller::Access::kStore, kLine, &stored, 8));
   ASSERT_EQ(cluster.in_flight.size(), 1u);
-  EXPECT_FALSE(cluster.in_flight[0].express);
+  EXPECT_FALSE(cluster.l1s[3]->express(cluster.in_flight[0]));
   cluster.deliver(kRdEx, 2);  // the home sends an ExcIntervention to the owner: busy
   EXPECT_FALSE(home.answers_alone(validation));
   cluster.run();
@@ -343,7 +343,7 @@ TEST(CoherenceNsiTest, RewrittenSameValueIsAnsweredWithDataAndCountsCurrent) {
   EXPECT_TRUE(cluster.sent("RepShd 2->1"));
   EXPECT_FALSE(cluster.sent("RepValidShd 2->1"));
   EXPECT_TRUE(cluster.l1s[1]->last_miss_speculated_correctly());
-  EXPECT_EQ(cluster.l1s[1]->statistics().suspect_validated_current, 1u);
+  EXPECT_EQ(cluster.l1s[1]->suspect_statistics().validated_current, 1u);
 }
 
 // Versions are unique per bank: a line evicted from the LLC and refilled
@@ -358,7 +358,7 @@ TEST(CoherenceNsiTest, LineRefilledAfterLlcEvictionAnswersWithData) {
   EXPECT_EQ(cluster.load64(1, kLine), 5u);
   EXPECT_FALSE(cluster.sent("RepValidShd 2->1"));
   EXPECT_FALSE(cluster.sent("RepValidExc 2->1"));
-  EXPECT_EQ(cluster.l1s[1]->statistics().suspect_validated_current, 1u);  // by value
+  EXPECT_EQ(cluster.l1s[1]->suspect_statistics().validated_current, 1u);  // by value
 }
 
 TEST(CoherenceNsiTest, SuspectLoadValidatedStaleIsAMissWithFreshData) {
@@ -371,7 +371,7 @@ TEST(CoherenceNsiTest, SuspectLoadValidatedStaleIsAMissWithFreshData) {
   EXPECT_EQ(cluster.load64(1, kLine), 8u);
   EXPECT_FALSE(cluster.l1s[1]->last_miss_speculated_correctly());
   EXPECT_EQ(cluster.l1s[1]->statistics().load_misses, misses + 1);
-  EXPECT_EQ(cluster.l1s[1]->statistics().suspect_validated_stale, 1u);
+  EXPECT_EQ(cluster.l1s[1]->suspect_statistics().validated_stale, 1u);
   EXPECT_EQ(cluster.l1_state(0, kLine), S::kEXC);  // ShdIntervention: MOD -> EXC
   EXPECT_FALSE(cluster.sent("RepValidShd 2->1"));  // a stale copy gets data
 }
@@ -387,7 +387,7 @@ TEST(CoherenceNsiTest, FillArrivingAfterASynchronisationIsSuspect) {
   cluster.run();
   EXPECT_EQ(value, 3u);
   EXPECT_EQ(cluster.l1_state(1, kLine), S::kSUS);
-  EXPECT_EQ(cluster.l1s[1]->statistics().suspect_lines_created, 1u);
+  EXPECT_EQ(cluster.l1s[1]->suspect_statistics().lines_created, 1u);
   cluster.load64(1, kLine + 0x20);  // a later fill (another line, another home) is SHD/EXC again
   EXPECT_NE(cluster.l1_state(1, kLine + 0x20), S::kSUS);
 }
@@ -400,7 +400,7 @@ TEST(CoherenceNsiTest, SuspectLineEvictedUnreadIsCounted) {
   cluster.load64(1, kLine + 0x80);  // same set: the SUS line leaves silently
   EXPECT_EQ(cluster.l1_state(1, kLine), S::kINV);
   EXPECT_FALSE(cluster.sent("Replace 1->2"));
-  EXPECT_EQ(cluster.l1s[1]->statistics().suspect_dropped_unread, 1u);
+  EXPECT_EQ(cluster.l1s[1]->suspect_statistics().dropped_unread, 1u);
 }
 
 TEST(CoherenceNsiTest, OwnerWriteBackReleasesOwnership) {

@@ -190,6 +190,12 @@ Protocol protocol() {
       {kPeriodicSynchronisationParameter, kDefaultPeriodicSynchronisationCycles, "cycles",
        "NSI: each L1 self-invalidates (SHD -> SUS) at least this often, so spin loops on plain loads end; 0 = never"});
   result.make_l1_with_options = &make_l1_with_options;
+  result.l1_counters = {
+      {"suspect_lines_created", "SHD lines turned suspect (SUS) by synchronisations (NSI)", "all L1s (NSI)"},
+      {"suspect_validated_current", "loads on SUS lines the home confirmed current (NSI: a hit)", "all L1s (NSI)"},
+      {"suspect_validated_stale", "loads on SUS lines that were stale (NSI: a miss)", "all L1s (NSI)"},
+      {"suspect_dropped_unread", "SUS lines evicted or written without being read (NSI)", "all L1s (NSI)"},
+  };
   return result;
 }
 
