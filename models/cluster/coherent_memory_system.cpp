@@ -263,7 +263,7 @@ CoherentMemorySystem::CoherentMemorySystem(sc_core::sc_module_name name, MeshNet
   // Line transfers use no DMI: nothing to drop when the ring invalidates.
   memory_socket.register_invalidate_direct_mem_ptr(this, &CoherentMemorySystem::ignore_dmi_invalidation);
   payload_.set_byte_enable_ptr(nullptr);
-  declare_protocol_parameters(network);
+  instantiate_protocols(network);
   build_controllers();
   add_statistics();
   SC_HAS_PROCESS(CoherentMemorySystem);
@@ -274,12 +274,11 @@ CoherentMemorySystem::CoherentMemorySystem(sc_core::sc_module_name name, MeshNet
 
 CoherentMemorySystem::~CoherentMemorySystem() = default;
 
-void CoherentMemorySystem::declare_protocol_parameters(const MeshNetwork& network) {
+void CoherentMemorySystem::instantiate_protocols(const MeshNetwork& network) {
   for (const std::string& protocol_name : coherence::protocol_names())
-    for (const coherence::ProtocolParameter& parameter : coherence::find_protocol(protocol_name).parameters)
-      protocol_parameters.push_back(std::make_unique<Parameter<std::uint64_t>>(
-          child_name(network, protocol_name + "." + parameter.name), parameter.default_value, parameter.unit,
-          parameter.doc + " (used when " + protocol.name() + " = " + protocol_name + ")"));
+    protocols.push_back(coherence::instantiate(coherence::find_protocol(protocol_name),
+                                               child_name(network, protocol_name),
+                                               " (used when " + protocol.name() + " = " + protocol_name + ")"));
 }
 
 void CoherentMemorySystem::build_controllers() {
@@ -326,12 +325,10 @@ void CoherentMemorySystem::build_controllers() {
                       std::to_string(geometry_.tiles) + " banks");
   const coherence::CacheShape bank_shape = shape_of(llc_size, llc_ways, llc_latency, llc_size.get() / geometry_.tiles);
 
-  // The chosen protocol's parameter values, by the protocol's own names.
-  coherence::ProtocolOptions options;
-  const std::string prefix = child_name(network_, p.name + ".");
-  for (const auto& parameter : protocol_parameters)
-    if (parameter->name().compare(0, prefix.size(), prefix) == 0)
-      options[parameter->name().substr(prefix.size())] = parameter->get();
+  // The chosen protocol's instance: its parameters are its own members.
+  const coherence::ProtocolInstance* instance = nullptr;
+  for (const auto& each : protocols)
+    if (each->name() == p.name) instance = each.get();
 
   period_ticks_ = std::max<Ticks>(1, network_.cycle().value());
   set_fine_per_cycle(period_ticks_);  // the harts' access times are in ticks
@@ -340,15 +337,16 @@ void CoherentMemorySystem::build_controllers() {
   for (unsigned tile = 0; tile < geometry_.tiles; ++tile) {
     coherence::Environment& environment = *this;
     try {
-      l1s_.push_back(coherence::make_configured_l1(p, tile, geometry_, l1_shape, environment, options));
+      l1s_.push_back(instance->make_l1(tile, geometry_, l1_shape, environment));
     } catch (const std::invalid_argument& error) {
-      // A value the protocol rejects: name the parameters it reads.
+      // A value or a shape the protocol rejects: name its parameters.
       std::string names;
-      for (const auto& [local, value] : options) names += (names.empty() ? "" : ", ") + prefix + local;
+      for (const ParameterBase* parameter : instance->parameters())
+        names += (names.empty() ? "" : ", ") + parameter->name();
       throw ConfigError("coherence protocol '" + p.name + "' (parameters " + (names.empty() ? "none" : names) +
                         "): " + error.what());
     }
-    homes_.push_back(p.make_home(tile, geometry_, bank_shape, environment));
+    homes_.push_back(instance->make_home(tile, geometry_, bank_shape, environment));
     receivers_[tile * kPorts + static_cast<unsigned>(Port::kL1)] = l1s_.back().get();
     express_l1s_.push_back(dynamic_cast<const coherence::ExpressRequests*>(l1s_.back().get()));
     receivers_[tile * kPorts + static_cast<unsigned>(Port::kHome)] = homes_.back().get();

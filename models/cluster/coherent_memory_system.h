@@ -9,11 +9,13 @@
 // message has data). It is the controllers' Environment and MemoryBackend,
 // and each hart's DataCache.
 //
-// Protocol parameters. Every registered protocol's own parameters
-// (Protocol::parameters) are declared as `<mesh>.<protocol>.<name>` (e.g.
+// Protocol parameters. Every registered protocol is instantiated
+// (coherence::instantiate), its instance owning its parameters as real
+// Parameters named `<mesh>.<protocol>.<name>` (e.g.
 // `mesh.nsi.periodic_synchronisation_cycles`), so that `npuvp params` lists
-// them all; only the chosen protocol's values reach its L1s
-// (make_configured_l1). The `<mesh>.coherence` doc lists the protocols.
+// them all and a value for a protocol not chosen is accepted; the chosen
+// instance builds the controllers from its own members. The
+// `<mesh>.coherence` doc lists the protocols.
 //
 // Time. The cluster clock is the mesh clock (`<mesh>.clock`): Environment::
 // now() is sc_time_stamp() in mesh cycles, except during a hart's access,
@@ -93,8 +95,8 @@ class CoherentMemorySystem : public sc_core::sc_module,
   Parameter<bool> express;  // carry express requests at once
   Parameter<bool> instruction_cache;
   Parameter<std::uint64_t> instruction_cache_size, instruction_cache_ways;
-  // `<mesh>.<protocol>.<name>` for every registered protocol's parameters.
-  std::vector<std::unique_ptr<Parameter<std::uint64_t>>> protocol_parameters;
+  // Every registered protocol set up with its parameters (`<mesh>.<protocol>.<name>`).
+  std::vector<std::unique_ptr<coherence::ProtocolInstance>> protocols;
 
   // Attaches every controller to `network` (one L1 and one LLC bank per tile,
   // one memory controller per entry of its memory_controllers list, at least one).
@@ -151,7 +153,7 @@ class CoherentMemorySystem : public sc_core::sc_module,
   coherence::Cycles write_line(std::uint64_t line, const std::uint8_t* data, unsigned bytes, bool& ok) override;
   coherence::Cycles memory_transfer(bool write, std::uint64_t line, std::uint8_t* data, unsigned bytes, bool& ok);
 
-  void declare_protocol_parameters(const MeshNetwork& network);
+  void instantiate_protocols(const MeshNetwork& network);
   void build_controllers();
   void deliver(MeshMessage& message);
   // Hands the message in `slot` to the controller at (node, port).

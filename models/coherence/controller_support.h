@@ -12,8 +12,8 @@
 //  - enter_state(): a table row's next state applied to a cache way;
 //  - make_room(): choosing and evicting an LLC victim; peek/poke of an LLC
 //    bank's data;
-//  - protocol_entry(): the registry entry of a protocol whose controllers
-//    take no options.
+//  - protocol_entry(): the registry entry of a protocol (one with
+//    parameters adds its make_instance).
 #pragma once
 
 #include "coherence/cache_array.h"
@@ -339,7 +339,7 @@ std::unique_ptr<HomeController> make_home_of(unsigned tile, const Geometry& geom
 }
 
 // The registry entry of a protocol with controllers L1 and Home; a protocol
-// with parameters adds them and make_l1_with_options to the result.
+// with parameters adds its make_instance to the result.
 template <typename L1, typename Home>
 Protocol protocol_entry(std::string name, std::string description, unsigned message_types,
                         std::string (*message_name)(unsigned), std::string (*tables_markdown)()) {

@@ -1,3 +1,4 @@
+#include "coherence/protocol_setup.h"
 #include "coherence/extensions.h"
 #include "coherence/random_tester.h"
 
@@ -166,14 +167,15 @@ Tester::Tester(const TesterConfig& config) : config_(config), random_(config.see
                       config.l1_latency};
   CacheShape llc_shape{static_cast<std::uint64_t>(config.llc_sets) * config.llc_ways * config.line_bytes,
                        config.llc_ways, config.llc_latency};
+  const std::shared_ptr<ProtocolInstance> instance = configured_instance(protocol, config.options);
   for (unsigned tile = 0; tile < config.cores; ++tile) {
-    l1s_.push_back(make_configured_l1(protocol, tile, geometry_, l1_shape, *this, config.options));
+    l1s_.push_back(instance->make_l1(tile, geometry_, l1_shape, *this));
     if (config.skip_self_invalidation) {
       auto* nsi_l1 = dynamic_cast<nsi::L1*>(l1s_.back().get());
       if (!nsi_l1) throw std::invalid_argument("tester: skip_self_invalidation needs the nsi protocol");
       nsi_l1->skip_self_invalidation_for_testing(true);
     }
-    homes_.push_back(protocol.make_home(tile, geometry_, llc_shape, *this));
+    homes_.push_back(instance->make_home(tile, geometry_, llc_shape, *this));
     l1s_.back()->set_miss_completion([this, tile] { performed(tile); });
   }
   for (unsigned index = 0; index < config.memory_controllers; ++index)

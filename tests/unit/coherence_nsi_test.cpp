@@ -486,23 +486,26 @@ TEST(CoherenceNsiTest, UnexpectedEventIsAProtocolError) {
   }
 }
 
-TEST(CoherenceNsiTest, RegistryEntryDeclaresThePeriodicParameter) {
-  const Protocol& protocol = find_protocol("nsi");
-  ASSERT_EQ(protocol.parameters.size(), 1u);
-  EXPECT_EQ(protocol.parameters[0].name, "periodic_synchronisation_cycles");
-  EXPECT_EQ(protocol.parameters[0].default_value, 100000u);
-  EXPECT_EQ(option_value(protocol, {}, "periodic_synchronisation_cycles"), 100000u);
-  EXPECT_EQ(option_value(protocol, {{"periodic_synchronisation_cycles", 7}}, "periodic_synchronisation_cycles"), 7u);
+// The instance owns the parameter (a real Parameter under its prefix) and
+// builds its L1s with the value; MESI's instance has none.
+TEST(CoherenceNsiTest, InstanceOwnsThePeriodicParameter) {
+  const std::unique_ptr<ProtocolInstance> instance = instantiate(find_protocol("nsi"), "unit.nsi", " (a note)");
+  ASSERT_EQ(instance->parameters().size(), 1u);
+  const ParameterBase& parameter = *instance->parameters()[0];
+  EXPECT_EQ(parameter.name(), "unit.nsi.periodic_synchronisation_cycles");
+  EXPECT_EQ(parameter.default_text(), "100000");
+  EXPECT_EQ(parameter.unit(), "cycles");
+  EXPECT_NE(parameter.doc().find(" (a note)"), std::string::npos) << parameter.doc();
+  EXPECT_EQ(ParameterRegistry::instance().find("unit.nsi.periodic_synchronisation_cycles"), &parameter);
+  auto& nsi = dynamic_cast<Instance&>(*instance);
+  nsi.periodic_synchronisation_cycles.set(7);
   Cluster cluster;
-  EXPECT_THROW(make_configured_l1(protocol, 0, cluster.geometry, CacheShape{64, 2, 3}, cluster, {{"period", 1}}),
-               std::invalid_argument);
-  EXPECT_NE(make_configured_l1(protocol, 0, cluster.geometry, CacheShape{64, 2, 3}, cluster, {}), nullptr);
-  // MESI declares none: any name is an error, no name builds it.
-  EXPECT_THROW(make_configured_l1(find_protocol("mesi"), 0, cluster.geometry, CacheShape{64, 2, 3}, cluster,
-                                  {{"periodic_synchronisation_cycles", 1}}),
-               std::invalid_argument);
-  EXPECT_NE(make_configured_l1(find_protocol("mesi"), 0, cluster.geometry, CacheShape{64, 2, 3}, cluster, {}),
-            nullptr);
+  std::unique_ptr<L1Controller> l1 = instance->make_l1(0, cluster.geometry, CacheShape{64, 2, 3}, cluster);
+  ASSERT_NE(dynamic_cast<L1*>(l1.get()), nullptr);
+  std::string state;
+  l1->serialize(state);
+  EXPECT_NE(state.find("next7;"), std::string::npos) << "the first periodic deadline is 7 cycles";
+  EXPECT_TRUE(instantiate(find_protocol("mesi"), "unit.mesi")->parameters().empty());
 }
 
 }  // namespace

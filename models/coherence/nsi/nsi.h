@@ -89,7 +89,6 @@ struct SuspectStatistics {
   std::uint64_t dropped_unread = 0;
 };
 
-constexpr const char* kPeriodicSynchronisationParameter = "periodic_synchronisation_cycles";
 constexpr std::uint64_t kDefaultPeriodicSynchronisationCycles = 100000;
 
 #define NPUVP_NSI_L1_STATES(X)                                                                                         \
@@ -333,7 +332,18 @@ class Home final : public TableDrivenHome<Home, HomeMachine, Entry> {
   std::uint64_t last_version_ = 0;  // versions are unique per bank, so a refilled line never matches an old copy
 };
 
-// The registry entry (parameter periodic_synchronisation_cycles).
+// NSI set up for one system, with its parameter.
+class Instance final : public ProtocolInstance {
+ public:
+  Instance(const std::string& prefix, const std::string& note);
+  std::unique_ptr<L1Controller> make_l1(unsigned tile, const Geometry& geometry, const CacheShape& shape,
+                                        Environment& environment) const override;
+
+  // `<prefix>.periodic_synchronisation_cycles`: each L1 self-invalidates at least this often (0 = never).
+  Parameter<std::uint64_t> periodic_synchronisation_cycles;
+};
+
+// The registry entry (its instance has the parameter periodic_synchronisation_cycles).
 Protocol protocol();
 
 }  // namespace npuvp::coherence::nsi
