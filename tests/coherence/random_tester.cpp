@@ -1,3 +1,4 @@
+#include "coherence/fake_memory.h"
 #include "coherence/protocol_setup.h"
 #include "coherence/extensions.h"
 #include "coherence/random_tester.h"
@@ -35,34 +36,6 @@ class Random {
 
  private:
   std::uint64_t state_;
-};
-
-class PlainMemory final : public MemoryBackend {
- public:
-  PlainMemory(std::size_t bytes, Cycles latency) : bytes_(bytes, 0), latency_(latency) {}
-  Cycles read_line(std::uint64_t line, std::uint8_t* data, unsigned bytes, bool& ok) override {
-    ok = line + bytes <= bytes_.size();
-    if (ok) std::memcpy(data, &bytes_[line], bytes);
-    return latency_;
-  }
-  Cycles write_line(std::uint64_t line, const std::uint8_t* data, unsigned bytes, bool& ok) override {
-    ok = line + bytes <= bytes_.size();
-    if (ok) std::memcpy(&bytes_[line], data, bytes);
-    return latency_;
-  }
-  bool debug_access(bool write, std::uint64_t address, void* data, std::size_t size) override {
-    if (address + size > bytes_.size()) return false;
-    if (write)
-      std::memcpy(&bytes_[address], data, size);
-    else
-      std::memcpy(data, &bytes_[address], size);
-    return true;
-  }
-  std::uint8_t* raw() { return bytes_.data(); }
-
- private:
-  std::vector<std::uint8_t> bytes_;
-  Cycles latency_;
 };
 
 struct Failure : std::runtime_error {
@@ -125,7 +98,7 @@ class Tester final : public Environment {
   TesterConfig config_;
   Geometry geometry_;
   Random random_;
-  std::unique_ptr<PlainMemory> memory_;
+  std::unique_ptr<FakeMemory> memory_;
   std::vector<std::uint8_t> reference_;
   std::vector<std::unique_ptr<L1Controller>> l1s_;
   std::vector<std::unique_ptr<HomeController>> homes_;
@@ -158,7 +131,7 @@ Tester::Tester(const TesterConfig& config) : config_(config), random_(config.see
   const std::size_t bytes =
       (static_cast<std::size_t>(config.lines) * config.line_stride + (config.data_race_free ? config.locks : 0)) *
       config.line_bytes;
-  memory_ = std::make_unique<PlainMemory>(bytes, config.memory_latency);
+  memory_ = std::make_unique<FakeMemory>(bytes, 0, 0, config.memory_latency);
   for (std::size_t i = 0; i < bytes; ++i) memory_->raw()[i] = static_cast<std::uint8_t>(random_.next());
   if (config.data_race_free)
     for (unsigned lock = 0; lock < config.locks; ++lock) std::memset(memory_->raw() + lock_address(lock), 0, 8);

@@ -1,6 +1,7 @@
 // NSI transitions, one scenario at a time, with a hand-driven network (the
 // test decides which message is delivered when, to create the races).
 #include "coherence/memory_controller.h"
+#include "coherence/hand_network.h"
 #include "coherence/nsi/nsi.h"
 #include "coherence/protocol_registry.h"
 
@@ -15,116 +16,16 @@
 namespace npuvp::coherence::nsi {
 namespace {
 
-class FlatMemory final : public MemoryBackend {
+// 4 tiles, one-set caches of `l1_ways` / `llc_ways` ways, the periodic
+// synchronisation every `periodic` cycles (0: off); messages wait until the
+// test delivers them (hand_network.h).
+class Cluster final : public HandNetwork<L1, Home, &message_name> {
  public:
-  FlatMemory() {
-    for (unsigned i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::uint8_t>(i * 7 + 1);
-  }
-  Cycles read_line(std::uint64_t line, std::uint8_t* data, unsigned size, bool& ok) override {
-    ok = line + size <= bytes.size();
-    if (ok) std::memcpy(data, &bytes[line], size);
-    return 5;
-  }
-  Cycles write_line(std::uint64_t line, const std::uint8_t* data, unsigned size, bool& ok) override {
-    ok = line + size <= bytes.size();
-    if (ok) std::memcpy(&bytes[line], data, size);
-    ++writes;
-    return 5;
-  }
-  bool debug_access(bool write, std::uint64_t address, void* data, std::size_t size) override {
-    if (write) std::memcpy(&bytes[address], data, size); else std::memcpy(data, &bytes[address], size);
-    return true;
-  }
-  std::array<std::uint8_t, 4096> bytes{};
-  unsigned writes = 0;
-};
-
-// Messages wait in `in_flight` until the test delivers them.
-class Cluster final : public Environment {
- public:
-  explicit Cluster(unsigned l1_ways = 2, unsigned llc_ways = 2, std::uint64_t periodic = 0) {
-    geometry.tiles = 4;
-    geometry.memory_controllers = 1;
-    geometry.line_bytes = 32;
-    const CacheShape l1_shape{32u * l1_ways, l1_ways, 3};  // one set
-    const CacheShape llc_shape{32u * llc_ways, llc_ways, 10};
-    for (unsigned tile = 0; tile < geometry.tiles; ++tile) {
-      l1s.push_back(std::make_unique<L1>(tile, geometry, l1_shape, *this, periodic));
-      homes.push_back(std::make_unique<Home>(tile, geometry, llc_shape, *this));
-      completed.push_back(0);
-      l1s.back()->set_miss_completion([this, tile] { ++completed[tile]; });
-    }
-    memory_controller = std::make_unique<MemoryController>(0, geometry, *this, memory);
-  }
-  Cycles now() const override { return cycle; }
-  void send(const Message& message, Cycles) override {
-    in_flight.push_back(message);
-    log.push_back(message_name(message.type) + " " + std::to_string(message.source) + "->" +
-                  std::to_string(message.destination));
-  }
-  void schedule(Cycles, std::function<void()> action) override { action(); }
-
-  void deliver(std::size_t index) {
-    const Message message = in_flight[index];
-    in_flight.erase(in_flight.begin() + static_cast<long>(index));
-    ++cycle;
-    if (message.destination_port == Port::kL1) l1s[message.destination]->handle(message);
-    else if (message.destination_port == Port::kHome) homes[message.destination]->handle(message);
-    else memory_controller->handle(message);
-  }
-  void deliver(unsigned type, unsigned destination) {
-    for (std::size_t i = 0; i < in_flight.size(); ++i)
-      if (in_flight[i].type == type && in_flight[i].destination == destination) return deliver(i);
-    FAIL() << "no " << message_name(type) << " to node " << destination << " in flight";
-  }
-  void run(const std::function<bool(const Message&)>& hold = nullptr) {
-    for (bool progress = true; progress;) {
-      progress = false;
-      for (std::size_t i = 0; i < in_flight.size(); ++i)
-        if (!hold || !hold(in_flight[i])) {
-          deliver(i);
-          progress = true;
-          break;
-        }
-    }
-  }
-  bool sent(const std::string& entry) const {
-    for (const std::string& each : log) if (each == entry) return true;
-    return false;
-  }
-  // Loads 8 bytes; `hit` tells whether the access hit.
-  std::uint64_t load64(unsigned tile, std::uint64_t address, bool* hit = nullptr) {
-    std::uint64_t value = 0;
-    const unsigned before = completed[tile];
-    const bool was_hit = l1s[tile]->access(L1Controller::Access::kLoad, address, &value, 8);
-    if (!was_hit) {
-      run();
-      EXPECT_EQ(completed[tile], before + 1);
-    }
-    if (hit) *hit = was_hit;
-    return value;
-  }
-  void store64(unsigned tile, std::uint64_t address, std::uint64_t value) {
-    static std::uint64_t buffer;
-    buffer = value;
-    const unsigned before = completed[tile];
-    if (!l1s[tile]->access(L1Controller::Access::kStore, address, &buffer, 8)) {
-      run();
-      EXPECT_EQ(completed[tile], before + 1);
-    }
-  }
-  L1::State l1_state(unsigned tile, std::uint64_t line) const { return l1s[tile]->state_of_line(line); }
-  Home& home_of(std::uint64_t line) { return *homes[geometry.home_of(line)]; }
-
-  Geometry geometry;
-  FlatMemory memory;
-  std::vector<std::unique_ptr<L1>> l1s;
-  std::vector<std::unique_ptr<Home>> homes;
-  std::unique_ptr<MemoryController> memory_controller;
-  std::vector<unsigned> completed;
-  std::vector<Message> in_flight;
-  std::vector<std::string> log;
-  Cycles cycle = 0;
+  explicit Cluster(unsigned l1_ways = 2, unsigned llc_ways = 2, std::uint64_t periodic = 0)
+      : HandNetwork({l1_ways, llc_ways}, [periodic](unsigned tile, const Geometry& geometry, const CacheShape& shape,
+                                                    Environment& environment) {
+          return std::make_unique<L1>(tile, geometry, shape, environment, periodic);
+        }) {}
 };
 
 using S = L1Machine::State;
