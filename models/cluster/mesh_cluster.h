@@ -31,6 +31,9 @@ class MeshCluster : public sc_core::sc_module {
   // One per mesh tile: hart i runs on tile i (router x = i mod width, y = i / width).
   std::vector<std::unique_ptr<RiscvCpu>> harts;
   std::unique_ptr<CoherentMemorySystem> memory;
+  // With a timeline (--trace): the harts' L1 misses to lines in [start, end)
+  // as slices (--trace-coherence START:END sets both).
+  Parameter<std::uint64_t> trace_coherence_start, trace_coherence_end;
 
   // The harts' caches serve [memory_base, memory_base + memory_size) (DDR);
   // everything else (MMIO, boot ROM) goes over `ring` at `ring_stop`.
