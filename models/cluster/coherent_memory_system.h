@@ -7,7 +7,12 @@
 // protocol message over the MeshNetwork (node = tile or memory controller,
 // port = coherence::Port, vnet = Message::vnet, a line-sized payload when the
 // message has data). It is the controllers' Environment and MemoryBackend,
-// and each hart's DataCache.
+// and each hart's DataCache. Its parts, one file each: the composition and
+// the memory side (coherent_memory_system.cpp: parameters, controllers, line
+// transfers, debug accesses, attaching harts and their instruction-fetch
+// timing), the mesh transport and its scheduler (mesh_transport.cpp: the
+// Environment), the per-hart adapter (tile_cache.h: TileCache, gem5's
+// Sequencer role) and the statistics (cluster_statistics.cpp).
 //
 // Protocol parameters. Every registered protocol is instantiated
 // (coherence::instantiate), its instance owning its parameters as real
@@ -139,7 +144,8 @@ class CoherentMemorySystem : public sc_core::sc_module,
   std::uint64_t speculation_cycles_saved() const;
 
  private:
-  class TileCache;
+  class TileCache;  // tile_cache.h
+  static constexpr unsigned kPorts = 3;  // coherence::Port values per mesh node
   std::uint64_t traced_start_ = 0, traced_size_ = 0;  // trace_misses()
   bool miss_traced(std::uint64_t address) const { return address - traced_start_ < traced_size_; }
   using Ticks = sc_core::sc_time::value_type;
