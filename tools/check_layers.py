@@ -70,8 +70,7 @@ EXPORTS = {
 # Files on their way to another component, whose wrong-way includes are tolerated
 # until they move, each with the reason. An entry that no longer breaks the table
 # (or whose file is gone) is itself reported, so the list empties as moves land.
-TRANSITIONAL = {
-}
+TRANSITIONAL = {}
 
 # Where `#include "x"` and `#include <x>` are looked for, after the including file's folder.
 INCLUDE_ROOTS = [
