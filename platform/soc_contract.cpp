@@ -217,7 +217,15 @@ std::string protocol_hardware() {
       .blank()
       .comment("The L2 buffer (on-chip SRAM the driver allocates from).")
       .define("NPU_L2_BUFFER_BASE", c_hex(kL2Buffer, 8, "ull"))
-      .define("NPU_L2_BUFFER_SIZE", c_hex(kL2BufferSize, 8, "ull"));
+      .define("NPU_L2_BUFFER_SIZE", c_hex(kL2BufferSize, 8, "ull"))
+      .blank()
+      .comment("Inside DDR, by software convention (docs/memory-map.md).")
+      .define("NPU_KERNEL_AREA_BASE", c_hex(kKernelSlots, 8, "ull"),
+              "kernel image slot n at + n * NPU_KERNEL_SLOT_SIZE")
+      .define("NPU_KERNEL_SLOT_SIZE", c_hex(kKernelSlotSize, 8, "ull"))
+      .define("NPU_KERNEL_AREA_END", c_hex(kKernelArguments, 8, "ull"), "the default kernel argument block follows")
+      .define("NPU_DEVICE_POOL_BASE", c_hex(kDevicePool, 8, "ull"), "the driver's default device memory")
+      .define("NPU_DEVICE_POOL_END", c_hex(kDevicePoolEnd, 8, "ull"), "the end of a 1 GiB DDR");
   return d.str();
 }
 

@@ -114,6 +114,10 @@ TEST(SocContract, ProtocolHardwareCarriesTheDeclaredMailboxCoresAndInterrupts) {
   EXPECT_EQ(definition(hardware, "NPU_MAX_CORES"), std::to_string(memory_map::kMaxAiCores) + "u");
   EXPECT_EQ(definition(hardware, "NPU_FAULT_FLAG_OVERFLOW"), "7u");
   EXPECT_EQ(definition(hardware, "NPU_L2_BUFFER_SIZE"), "0x00800000ull");
+  EXPECT_EQ(definition(hardware, "NPU_KERNEL_AREA_BASE"), "0x88000000ull");
+  EXPECT_EQ(definition(hardware, "NPU_KERNEL_AREA_END"), "0x8F000000ull");
+  EXPECT_EQ(definition(hardware, "NPU_DEVICE_POOL_BASE"), "0x90000000ull");
+  EXPECT_EQ(definition(hardware, "NPU_DEVICE_POOL_END"), "0xC0000000ull");
 }
 
 TEST(SocContract, DocumentTablesNameEveryWindowAndInterrupt) {
