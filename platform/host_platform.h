@@ -19,13 +19,15 @@
 #include "periph/plic.h"
 #include "periph/sim_finisher.h"
 #include "periph/uart16550.h"
+#include "cluster/mesh_cluster.h"
 #include "platform/memory_map.h"
-#include "platform/mesh_cluster.h"
 
 #include <systemc>
 
+#include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace npuvp {
@@ -66,14 +68,36 @@ class HostPlatform : public sc_core::sc_module {
   // 0 when no memory is there.
   std::size_t write_memory(std::uint64_t address, const std::uint8_t* data, std::size_t size);
   bool read_memory(std::uint64_t address, std::uint8_t* data, std::size_t size);
-  // Boot ROM code: a0 = mhartid, a1 = 0 (no device tree), jump to `entry`.
-  void set_boot_entry(std::uint64_t entry);
+
+  // Who runs what, decided before the run. Symbolizers name addresses in the
+  // cores' messages (an image's symbol table).
+  using Symbolizer = std::function<std::string(std::uint64_t)>;
+  // The host program: every hart that boots (the host CPU, or in cluster mode
+  // the cluster's harts, the host CPU then parked) starts at `entry` through
+  // the boot ROM.
+  void boot_host_program(std::uint64_t entry, const Symbolizer& symbolizer);
   // Runs without a host program: the host CPU stays in reset.
   void park_host_cpu() { cpu.hold_in_reset(); }
+  // The task scheduler's own program (a scenario's `core: ts` image).
+  void boot_task_scheduler(std::uint64_t entry, const Symbolizer& symbolizer);
+  // Names addresses in the AI Cores' messages (the kernel's image).
+  void set_kernel_symbolizer(const Symbolizer& symbolizer);
+  // Every core that can run a program, in a fixed order (host CPU, task
+  // scheduler, the AI Cores' scalar units, the cluster's harts): the
+  // debugger's threads.
+  void for_each_core(const std::function<void(RiscvCpu&)>& visit);
+
+  // Why the simulation ran out of events, in the user's terms ("soc.cpu
+  // sleeps in WFI (pc=...) and no timer or device will wake it").
+  std::string describe_starvation();
+  // Where the host program is (its pc, symbolized) for limit messages.
+  std::string describe_host_pc() const;
 
  private:
   // --vcd: the line's level as signal `name` (when a waveform is open and selects it).
   static void record_in_waveform(InterruptLine& line, const std::string& name);
+  // Boot ROM code: a0 = mhartid, a1 = 0 (no device tree), jump to `entry`.
+  void set_boot_entry(std::uint64_t entry);
   struct MemoryRegion {
     std::uint64_t base, size;
     std::uint8_t* data;

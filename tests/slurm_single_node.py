@@ -87,7 +87,8 @@ def start(folder):
     config = write_config(folder)
     environment = dict(os.environ, SLURM_CONF=config)
     subprocess.run(privileged(["/usr/sbin/slurmctld", "-f", config]), check=True, env=environment)
-    subprocess.run(privileged(["/usr/sbin/slurmd", "-f", config]), check=True, env=environment)
+    # -N: this node is "localhost" in slurm.conf, whatever the machine calls itself.
+    subprocess.run(privileged(["/usr/sbin/slurmd", "-f", config, "-N", "localhost"]), check=True, env=environment)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         state = subprocess.run(["sinfo", "-h", "-o", "%T"], capture_output=True, text=True, env=environment)

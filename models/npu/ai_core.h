@@ -22,7 +22,7 @@
 #include "core/statistics.h"
 #include "cpu/riscv_cpu.h"
 #include "npu/cube_unit.h"
-#include "npu/instruction_cache.h"
+#include "mem/instruction_cache.h"
 #include "npu/mte_unit.h"
 #include "npu/npu_types.h"
 #include "npu/vector_unit.h"

@@ -5,6 +5,8 @@
 // and resumed. The values in the tables are checked against `npuvp run` itself.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -207,6 +209,8 @@ TEST(SweepStudy, BadInputIsOneLineBeforeAnythingRuns) {
        "'soc.no_such_unit.*' matches no statistic the runs report"},
       {"unknown patch entry", "space:\n  grid:\n    patch.no_such_symbol: [1]\n",
        "unknown parameter 'patch.no_such_symbol'"},
+      {"code in a derived column", "space:\n  grid:\n    soc.ai_cores: [1]\nderived:\n  x: {expression: \"__import__('os')\"}\n",
+       "only numbers, column names"},
   };
   for (const auto& bad : cases) {
     SCOPED_TRACE(bad.what);
@@ -234,6 +238,8 @@ space:
     cpu.clock: [500MHz, 1GHz]
     sim.limit.instructions: [0, 1000]
 statistics: [npuvp.sim_time_seconds, npuvp.instructions, soc.cpu.cycles]
+derived:
+  cycles_per_instruction: {expression: soc.cpu.cycles / npuvp.instructions}
 plots:
   - {kind: line, x: cpu.clock, y: npuvp.sim_time_seconds, series: sim.limit.instructions}
   - {kind: heatmap, x: cpu.clock, y: sim.limit.instructions, value: soc.cpu.cycles}
@@ -260,6 +266,11 @@ TEST(SweepLocal, RecordsFailuresResumesRetriesAndPlots) {
     EXPECT_EQ(row.at("exit_status"), reference.at("exit_status"));
     EXPECT_DOUBLE_EQ(as_double(row.at("npuvp.sim_time_seconds")), as_double(reference.at("sim_time_seconds")));
     EXPECT_EQ(row.at("npuvp.instructions"), reference.at("instructions"));
+    if (row.at("exit_status") == "0")
+      EXPECT_DOUBLE_EQ(as_double(row.at("cycles_per_instruction")),
+                       as_double(row.at("soc.cpu.cycles")) / as_double(row.at("npuvp.instructions")));
+    else
+      EXPECT_EQ(row.at("cycles_per_instruction"), "") << "derived only from runs that passed";
     if (row.at("sim.limit.instructions") == "1000") {
       EXPECT_EQ(row.at("exit_status"), "124");
       EXPECT_THAT(row.at("error"), HasSubstr("instruction limit reached"));
@@ -280,7 +291,8 @@ TEST(SweepLocal, RecordsFailuresResumesRetriesAndPlots) {
   CommandResult resumed = sweep(study.string() + " --out " + out.string());
   EXPECT_EQ(resumed.status, 1);
   EXPECT_THAT(resumed.err, HasSubstr("3 of 4 runs finished earlier (kept)"));
-  EXPECT_EQ(lines_of(resumed.err).size(), 3u) << "one run, its line and the summary: " << resumed.err;
+  EXPECT_EQ(lines_of(resumed.err).size(), 4u) << "kept, one run's line, its time, the summary: " << resumed.err;
+  EXPECT_THAT(resumed.err, HasSubstr("ran 1 run in"));
   EXPECT_EQ(without_host_columns(read_table(out / "results.csv")), without_host_columns(table));
 
   // --retry: the failed runs run again (their second attempt); they fail the same way.
@@ -295,6 +307,52 @@ TEST(SweepLocal, RecordsFailuresResumesRetriesAndPlots) {
   CommandResult limited = sweep(study.string() + " --limit 1 --out " + (folder / "limited").string());
   EXPECT_EQ(limited.status, 0) << limited.err;
   EXPECT_EQ(read_table(folder / "limited" / "results.csv").rows.size(), 1u);
+  fs::remove_all(folder);
+}
+
+int finished_runs(const fs::path& out) {
+  int count = 0;
+  if (!fs::exists(out / "runs")) return 0;
+  for (const auto& run : fs::directory_iterator(out / "runs")) count += fs::exists(run.path() / "result.json");
+  return count;
+}
+
+// Ctrl-C (SIGINT) stops the sweep and its running npuvp; what finished stays, and the same
+// command runs only the rest.
+TEST(SweepLocal, InterruptKeepsFinishedRunsAndTheSameCommandResumes) {
+  fs::path folder = make_folder("interrupt");
+  fs::path study = write_study(folder, "interrupt", "name: interrupt\nbase:\n  scenario: " + scenario("mesh-synthetic") + R"(
+space:
+  grid:
+    patch.synthetic_interval: [50, 100, 200, 400]
+    soc.mesh.coherence: [mesi, nsi]
+statistics: [npuvp.sim_time_seconds]
+)");
+  fs::path out = folder / "out";
+  std::string command = std::string("echo $$; exec ") + NPUVP_EXECUTABLE + " sweep " + study.string() +
+                        " --jobs 1 --out " + out.string() + " 2>" + (folder / "stderr.txt").string();
+  std::FILE* pipe = popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  char line[64] = {};
+  ASSERT_NE(std::fgets(line, sizeof line, pipe), nullptr);
+  pid_t sweep_pid = static_cast<pid_t>(std::atol(line));
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (finished_runs(out) == 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_GT(finished_runs(out), 0);
+  kill(sweep_pid, SIGINT);
+  int status = pclose(pipe);
+  EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 130) << read_file((folder / "stderr.txt").string());
+  int kept = finished_runs(out);
+  ASSERT_LT(kept, 8) << "the interrupt came after the last run";
+  EXPECT_THAT(read_file((folder / "stderr.txt").string()), HasSubstr("interrupted; finished runs are kept"));
+
+  CommandResult resumed = sweep(study.string() + " --jobs 1 --out " + out.string());
+  EXPECT_EQ(resumed.status, 0) << resumed.err;
+  EXPECT_THAT(resumed.err, HasSubstr(std::to_string(kept) + " of 8 runs finished earlier (kept)"));
+  Table table = read_table(out / "results.csv");
+  ASSERT_EQ(table.rows.size(), 8u);
+  for (const auto& row : table.rows) EXPECT_EQ(row.at("exit_status"), "0") << row.at("key");
   fs::remove_all(folder);
 }
 
@@ -321,13 +379,6 @@ class SingleNodeSlurm : public ::testing::Test {
   }
   fs::path folder_, cluster_;
 };
-
-int finished_runs(const fs::path& out) {
-  int count = 0;
-  if (!fs::exists(out / "runs")) return 0;
-  for (const auto& run : fs::directory_iterator(out / "runs")) count += fs::exists(run.path() / "result.json");
-  return count;
-}
 
 bool in_queue(const std::string& job) { return !run_command("squeue -h -j " + job + " -o %i").out.empty(); }
 

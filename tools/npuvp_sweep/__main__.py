@@ -7,13 +7,17 @@ import argparse
 import json
 import os
 import sys
-from concurrent.futures import ThreadPoolExecutor
+import time
+
+import yaml
 
 from . import plots, study as study_format
+from .derived import Derived
 from .engines import LocalEngine, Progress, SlurmEngine, available_cores
 from .errors import (EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, EngineError,
                      StudyError)
-from .registry import ParameterRegistry, match_statistics, probe
+from .checks import check_parameters, check_plots, check_statistics, parameter_units
+from .registry import ParameterRegistry
 from .results import gather, write_tables
 from .runs import RESULT_FILE, build_runs, read_result, version_digest
 
@@ -64,133 +68,8 @@ def apply_command_line_settings(study, settings):
         name, equals, value = setting.partition("=")
         if not equals or not name:
             raise ArgumentError(f"--set expects NAME=VALUE, got '{setting}'")
-        import yaml
         base_set[name] = yaml.safe_load(value) if value else value
     study.base["set"] = base_set
-
-
-def shown(path):
-    """A path as short as it can be said: relative to here when below it."""
-    relative = os.path.relpath(path)
-    return path if relative.startswith("..") else relative
-
-
-def check_parameters(study, points, registry):
-    """Every parameter known to its point's platform and of the right type; returns their --set names."""
-    infer = "infer" in study.base
-    for index, part in enumerate(study.parts):
-        where = f"{study.path}: space" + (f"[{index}]" if len(study.parts) > 1 else "")
-        seen = {}
-        for block in ("set", "grid", "zip", "random"):
-            names = (part.get(block) or {}) if block != "random" else (part.get("random") or {}).get("parameters", {})
-            for name in names:
-                if name in seen:
-                    raise StudyError(f"{where}.{block}.{name}: also in {seen[name]} (a parameter once per part)")
-                seen[name] = block
-    base_scenario = None if infer else study.resolve(study.base["scenario"])
-    base_set = study.base.get("set") or {}
-    full_names, checked = {}, set()
-    for part, values in points:
-        scenario = base_scenario
-        if study_format.SCENARIO_PARAMETER in values:
-            if infer:
-                raise StudyError(f"{study.path}: the parameter 'scenario' needs a scenario base, not infer")
-            scenario = study.resolve(str(values[study_format.SCENARIO_PARAMETER]))
-        if scenario and not os.path.isfile(scenario):
-            raise StudyError(f"{study.path}: scenario '{scenario}' not found")
-        space = f"{study.path}: space" + (f" part '{part}'" if part else "")
-        mentions = [(f"{study.path}: base.set", name, value) for name, value in base_set.items() if name not in values]
-        mentions += [(space, name, value) for name, value in values.items()]
-        for where, name, value in mentions:
-            if name == study_format.SCENARIO_PARAMETER or (scenario, name, repr(value)) in checked:
-                continue
-            checked.add((scenario, name, repr(value)))
-            if name.startswith(study_format.PATCH_PREFIX):
-                check_patch(where, name, value, scenario)
-                continue
-            parameter = registry.find(scenario, name)
-            if parameter is None:
-                raise StudyError(f"{where}: unknown parameter '{name}' (`npuvp params"
-                                 f"{' ' + shown(scenario) if scenario else ''}` lists them)")
-            problem = parameter.type_error(value)
-            if problem:
-                raise StudyError(f"{where}: {name} expects {problem}")
-            full_names[name] = parameter.name
-    return full_names
-
-
-def check_patch(where, name, value, scenario):
-    """A patch.SYMBOL parameter names an entry of the scenario's images' `patch:` maps."""
-    import yaml
-    symbol = name[len(study_format.PATCH_PREFIX):]
-    if scenario is None:
-        raise StudyError(f"{where}: '{name}' patches a scenario's image; an infer base has none")
-    with open(scenario) as handle:
-        document = yaml.safe_load(handle) or {}
-    entries = {}
-    for image in document.get("images", []) or []:
-        entries.update(image.get("patch") or {})
-    if symbol not in entries:
-        raise StudyError(f"{where}: unknown parameter '{name}': {shown(scenario)} has no "
-                         f"'{symbol}' among its images' patch entries ({', '.join(entries) or 'none'})")
-    if isinstance(entries[symbol], int) and (not isinstance(value, int) or isinstance(value, bool)):
-        raise StudyError(f"{where}: {name} expects a whole number (as the scenario's {entries[symbol]}), "
-                         f"not {value!r}")
-
-
-def probe_commands(runs, npuvp):
-    """The first and the last run of each base: their platforms' statistics are what the runs report."""
-    chosen = {}
-    for run in runs:
-        identity = run.scenario or run.infer["model"]
-        chosen.setdefault(identity, [run, run])[1] = run
-    commands = []
-    for first, last in chosen.values():
-        for run in ([first] if first is last else [first, last]):
-            if run.infer:
-                command = [npuvp, "infer", run.infer["model"], "--input", run.infer["input"]]
-            else:
-                command = [npuvp, "run", run.scenario]
-            for name, text in run.settings:
-                command += ["--set", f"{name}={text}"]
-            commands.append(command)
-    return commands
-
-
-def check_statistics(study, runs, npuvp):
-    names, units = set(), {}
-    with ThreadPoolExecutor(max_workers=available_cores()) as pool:
-        for found, found_units in pool.map(lambda command: probe(command, study.path), probe_commands(runs, npuvp)):
-            names |= found
-            units.update(found_units)
-    for pattern in study.statistics:
-        if not match_statistics([pattern], names):
-            raise StudyError(f"{study.path}: statistics: '{pattern}' matches no statistic the runs report "
-                             "(see `npuvp run ... --stats FILE` for the names)")
-    return match_statistics(study.statistics, names), units
-
-
-def check_plots(study, columns):
-    for index, plot in enumerate(study.plots):
-        for role in ("x", "y", "value", "series"):
-            name = plot.get(role)
-            if name and name not in columns and not (study.console_prefix and name.startswith("console.")):
-                raise StudyError(f"{study.path}: plots[{index}].{role}: '{name}' is neither a parameter of the "
-                                 "space nor a collected statistic")
-        for name in list(plot.get("where") or {}):
-            if name not in columns:
-                raise StudyError(f"{study.path}: plots[{index}].where: '{name}' is not a parameter of the space")
-
-
-def parameter_units(study, points, registry, full_names):
-    units = {}
-    scenario = None if "infer" in study.base else study.resolve(study.base["scenario"])
-    for _, values in points:
-        for name in values:
-            parameter = registry.find(scenario, name) if name in full_names else None
-            if parameter and parameter.unit:
-                units[name] = parameter.unit
-    return units
 
 
 def prepare(options):
@@ -220,7 +99,12 @@ def main(arguments):
     columns = {"exit_status"} | set(statistics) | {name for _, values in points for name in values}
     if len(study.parts) > 1:
         columns.add("part")
+    derived = Derived(study)
+    derived.check(columns, bool(study.console_prefix))
     check_plots(study, columns)
+    units.update(derived.units())
+    for name, unit in (study.document.get("units") or {}).items():
+        units.setdefault(name, unit)  # the study's units fill in where npuvp declares none
     units.update(parameter_units(study, points, registry, full_names))
 
     if options.dry_run:
@@ -234,13 +118,13 @@ def main(arguments):
     status = EXIT_OK
     if not options.collect:
         status = execute(options, study, runs, npuvp, out_dir)
-    rows, column_names = gather(runs, statistics, study.console_prefix, several_parts)
+    rows, column_names = gather(runs, statistics, study.console_prefix, several_parts, derived)
     write_tables(out_dir, study, rows, column_names, units)
     written = plots.draw(study, rows, units, out_dir)
     finished = [row for row in rows if row["exit_status"] is not None]
     failed = [row for row in finished if row["exit_status"] != 0]
     print(f"sweep: {study.name}: {len(finished)} of {len(rows)} runs finished, {len(failed)} failed; "
-          f"table {os.path.join(out_dir, 'results.csv')}" + (f", {len(written)} plots" if written else ""),
+          f"table {os.path.join(out_dir, 'results.csv')}" + (f", {len(written)} plot{'s' if len(written) != 1 else ''}" if written else ""),
           file=sys.stderr)
     if status != EXIT_OK:
         return status
@@ -271,6 +155,47 @@ def queued_keys(engine):
     return keys
 
 
+def varying_parameters(runs):
+    """The parameters whose value differs between runs (the progress lines show only these)."""
+    values = {}
+    for run in runs:
+        for name, value in run.parameters.items():
+            values.setdefault(name, set()).add(repr(value))
+    return {name for name, seen in values.items() if len(seen) > 1}
+
+
+def pending_runs(unique, in_queue, retry, progress):
+    """Runs without a result, and failed runs with retries left (their record set aside)."""
+    pending = []
+    for key, run in unique.items():
+        if key in in_queue:
+            continue
+        record, earlier = read_result(run), failed_attempts(run)
+        if record is None:
+            run.attempt = earlier + 1
+            pending.append(run)
+        elif record["exit_status"] != 0 and earlier < retry:
+            os.replace(os.path.join(run.folder, RESULT_FILE),
+                       os.path.join(run.folder, f"result.failed-{earlier + 1}.json"))
+            progress.done -= 1
+            progress.failed -= 1
+            run.attempt = earlier + 2
+            pending.append(run)
+    return pending
+
+
+def report_speed(ran, started):
+    """How well the engine packed the runs: its wall time against the runs' own times added up."""
+    records = [record for record in (read_result(run) for run in ran) if record]
+    if not records:
+        return
+    wall = time.monotonic() - started
+    total = sum(record["wall_seconds"] for record in records)
+    if total:
+        print(f"sweep: ran {len(records)} run{'s' if len(records) != 1 else ''} in {wall:.1f} s; their run times "
+              f"add up to {total:.1f} s (wall / sum = {wall / total:.2f})", file=sys.stderr)
+
+
 def execute(options, study, runs, npuvp, out_dir):
     """Runs what has not finished (and, with --retry, what failed); returns an exit status."""
     unique = {}
@@ -282,10 +207,12 @@ def execute(options, study, runs, npuvp, out_dir):
     in_queue = queued_keys(engine) if slurm else set()
     records = {key: read_result(run) for key, run in unique.items()}
     finished = sum(1 for record in records.values() if record is not None)
-    progress = Progress(len(unique), finished, options.jobs or (available_cores() if not slurm else 1))
+    progress = Progress(len(unique), finished, options.jobs or (available_cores() if not slurm else 1),
+                        varying_parameters(runs))
     progress.failed = sum(1 for record in records.values() if record and record["exit_status"] != 0)
     if finished:
         print(f"sweep: {finished} of {len(unique)} runs finished earlier (kept)", file=sys.stderr)
+    started, ran = time.monotonic(), []
     try:
         if in_queue and options.wait:
             queued = [run for key, run in unique.items() if key in in_queue]
@@ -293,28 +220,16 @@ def execute(options, study, runs, npuvp, out_dir):
                 engine.wait_for(job["id"], queued, progress)
             in_queue = set()
         for _ in range(options.retry + 1):
-            pending = []
-            for key, run in unique.items():
-                if key in in_queue:
-                    continue
-                record, earlier = read_result(run), failed_attempts(run)
-                if record is None:
-                    run.attempt = earlier + 1
-                    pending.append(run)
-                elif record["exit_status"] != 0 and earlier < options.retry:
-                    os.replace(os.path.join(run.folder, RESULT_FILE),
-                               os.path.join(run.folder, f"result.failed-{earlier + 1}.json"))
-                    progress.done -= 1
-                    progress.failed -= 1
-                    run.attempt = earlier + 2
-                    pending.append(run)
+            pending = pending_runs(unique, in_queue, options.retry, progress)
             if not pending:
                 break
+            ran += pending
             if not engine.run(pending, progress):
                 return EXIT_OK  # submitted to Slurm: --collect (or --wait) later
     except KeyboardInterrupt:
         print("sweep: interrupted; finished runs are kept, the same command resumes", file=sys.stderr)
         return EXIT_INTERRUPTED
+    report_speed(ran, started)
     return EXIT_OK
 
 

@@ -29,7 +29,8 @@ def available_cores():
 class Progress:
     """Counts and an ETA on standard error, one line per finished run."""
 
-    def __init__(self, total, skipped, parallel):
+    def __init__(self, total, skipped, parallel, varying=None):
+        self.varying = varying  # the parameters that differ between runs: the only ones shown
         self.total = total
         self.done = skipped
         self.failed = 0
@@ -58,7 +59,7 @@ class Progress:
                 self.failed += 1
             self.durations.append(record["wall_seconds"])
             outcome = "ok" if record["exit_status"] == 0 else f"FAILED ({record['error'] or record['exit_status']})"
-            print(f"sweep: [{self.done}/{self.total}] {run.description()}: {outcome}; "
+            print(f"sweep: [{self.done}/{self.total}] {run.description(self.varying)}: {outcome}; "
                   f"{self.failed} failed, ETA {self.eta()}", file=sys.stderr, flush=True)
 
     def count(self, done, failed):
@@ -118,6 +119,15 @@ class LocalEngine:
             self.processes = {p for p in self.processes if p.poll() is None} | {process}
 
 
+def slurm_command(command):
+    """A Slurm client command; a missing client is an engine error, not a traceback."""
+    try:
+        return subprocess.run(command, capture_output=True, text=True)
+    except FileNotFoundError:
+        raise EngineError(f"'{command[0]}' not found: --engine slurm runs on a Slurm submit host "
+                          "(Debian: slurm-client)")
+
+
 class SlurmEngine:
     """One Slurm job array per submission: task i runs run i of a manifest in the shared OUT folder.
 
@@ -149,8 +159,14 @@ class SlurmEngine:
 
     @staticmethod
     def in_queue(job_id):
-        result = subprocess.run(["squeue", "-h", "-j", str(job_id), "-o", "%i"], capture_output=True, text=True)
-        return result.returncode == 0 and bool(result.stdout.strip())
+        """Whether the job (array) is pending or running; a job Slurm has forgotten is not."""
+        result = slurm_command(["squeue", "-h", "-j", str(job_id), "-o", "%i"])
+        if result.returncode != 0:
+            if "Invalid job id" in result.stderr:
+                return False
+            last = (result.stderr.strip().splitlines() or [f"exit status {result.returncode}"])[-1]
+            raise EngineError(f"squeue cannot reach Slurm: {last}")
+        return bool(result.stdout.strip())
 
     def submit(self, runs):
         os.makedirs(os.path.join(self.folder, "logs"), exist_ok=True)
@@ -171,9 +187,10 @@ class SlurmEngine:
                    f"--output={os.path.join(self.folder, 'logs', '%A_%a.out')}"]
         if self.partition:
             command.append(f"--partition={self.partition}")
-        result = subprocess.run(command + [script], capture_output=True, text=True)
+        result = slurm_command(command + [script])
         if result.returncode != 0:
-            raise EngineError(f"sbatch refused the job array: {result.stderr.strip() or result.returncode}")
+            last = (result.stderr.strip().splitlines() or [f"exit status {result.returncode}"])[-1]
+            raise EngineError(f"sbatch refused the job array: {last}")
         self.job_id = result.stdout.strip().split(";")[0]
         jobs_path = os.path.join(self.folder, "jobs.json")
         try:

@@ -14,6 +14,14 @@ def label(name, units):
     return f"{name} [{unit}]" if unit else name
 
 
+def tick_text(value):
+    """A value as a tick label: a scenario path by its file name (mesh-lu, not /a/b/mesh-lu.yaml)."""
+    text = str(value)
+    if "/" in text and text.endswith((".yaml", ".yml")):
+        return os.path.splitext(os.path.basename(text))[0]
+    return text
+
+
 def selected(rows, where):
     """The rows of runs that passed and match every `where` condition."""
     chosen = []
@@ -63,12 +71,14 @@ def line_plot(axes, plot, rows, units):
         points.sort(key=lambda p: numeric(p[0]) if numeric_x else categories.index(p[0]))
         xs = [numeric(p[0]) if numeric_x else categories.index(p[0]) for p in points]
         axes.plot(xs, [p[1] for p in points], marker="o",
-                  label=f"{series_name} = {series}" if series_name else y_name)
-    if not numeric_x:
-        axes.set_xticks(range(len(categories)))
-        axes.set_xticklabels([str(c) for c in categories])
-    if plot.get("log_x"):
+                  label=f"{series_name} = {tick_text(series)}" if series_name else y_name)
+    if plot.get("log_x") and numeric_x:
         axes.set_xscale("log")
+    if not numeric_x or plot.get("log_x"):
+        # The swept values themselves as ticks, as the study writes them (8GB/s, 64KiB).
+        axes.set_xticks([numeric(c) for c in categories] if numeric_x else range(len(categories)))
+        axes.set_xticklabels([tick_text(c) for c in categories])
+        axes.minorticks_off()
     if plot.get("log_y"):
         axes.set_yscale("log")
     axes.set_xlabel(label(x_name, units))
@@ -85,9 +95,9 @@ def heatmap_plot(figure, axes, plot, rows, units):
     grid = [[means.get((x, y), float("nan")) for x in xs] for y in ys]
     image = axes.imshow(grid, origin="lower", aspect="auto", cmap="viridis")
     axes.set_xticks(range(len(xs)))
-    axes.set_xticklabels([str(x) for x in xs])
+    axes.set_xticklabels([tick_text(x) for x in xs])
     axes.set_yticks(range(len(ys)))
-    axes.set_yticklabels([str(y) for y in ys])
+    axes.set_yticklabels([tick_text(y) for y in ys])
     finite = [v for line in grid for v in line if v == v]
     middle = (min(finite) + max(finite)) / 2 if finite else 0
     for row_index, line in enumerate(grid):
@@ -122,7 +132,7 @@ def pareto_plot(axes, plot, rows, units):
     for row in rows:
         x, y = as_number(row.get(x_name)), as_number(row.get(y_name))
         if x is not None and y is not None:
-            points.append((x, y, ", ".join(f"{name}={row.get(name)}" for name in labels)))
+            points.append((x, y, ", ".join(f"{name.rsplit('.', 1)[-1]}={tick_text(row.get(name))}" for name in labels)))
     axes.scatter([p[0] for p in points], [p[1] for p in points], color="tab:gray", alpha=0.5, label="runs")
     front = pareto_front(points, x_name in maximise, y_name in maximise)
     axes.plot([p[0] for p in front], [p[1] for p in front], marker="o", color="tab:red", drawstyle="steps-post",

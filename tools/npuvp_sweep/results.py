@@ -61,9 +61,13 @@ def row_of(run, statistics, console_prefix, several_parts):
     return row
 
 
-def gather(runs, statistics, console_prefix, several_parts):
+def gather(runs, statistics, console_prefix, several_parts, derived):
     """Rows of every run, in the study's order, and the column names in order."""
     rows = [row_of(run, statistics, console_prefix, several_parts) for run in runs]
+    for row in rows:
+        host = {name: row.pop(name) for name in HOST_COLUMNS}
+        derived.add(row)
+        row.update(host)
     columns = []
     for row in rows:
         for name in row:

@@ -108,8 +108,11 @@ class Run:
         if self.patches and not self.infer:
             write_atomically(os.path.join(self.folder, "scenario.yaml"), self.scenario_text())
 
-    def description(self):
-        return ", ".join(f"{name}={value}" for name, value in self.parameters.items()) or "the base"
+    def description(self, varying=None):
+        """The run in words for the progress lines: its part and the parameters that vary."""
+        shown = [f"{name}={value}" for name, value in self.parameters.items() if varying is None or name in varying]
+        text = ", ".join(shown) or "the base"
+        return f"{self.part}: {text}" if self.part else text
 
 
 def build_runs(study, points, settings_of, repetitions):

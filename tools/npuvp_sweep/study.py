@@ -6,7 +6,7 @@ import yaml
 
 from .errors import StudyError
 
-TOP_LEVEL_KEYS = {"name", "description", "base", "space", "repetitions", "statistics", "console", "plots"}
+TOP_LEVEL_KEYS = {"name", "description", "base", "space", "repetitions", "statistics", "console", "derived", "units", "plots"}
 BASE_KEYS = {"scenario", "infer", "set"}
 PART_KEYS = {"name", "grid", "zip", "random", "set"}
 RANDOM_KEYS = {"samples", "seed", "parameters"}
@@ -91,6 +91,9 @@ def check_structure(path, document):
         raise StudyError(f"{path}: statistics: a list of names or shell patterns")
     if "console" in document and (not isinstance(document["console"], str) or not document["console"]):
         raise StudyError(f"{path}: console: the text that starts the guest's key=value summary line")
+    units = document.get("units", {})
+    if not isinstance(units, dict) or not all(isinstance(u, str) for u in units.values()):
+        raise StudyError(f"{path}: units: a mapping of column names to units (for patch.* and console.* columns)")
     space = document["space"]
     parts = space if isinstance(space, list) else [space]
     if not parts:
