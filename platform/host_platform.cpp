@@ -41,8 +41,9 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
                       ".." + std::to_string(kPlicSources - 1) + ")");
   if (kAiCoreDoneSource + kSourcesPerAiCore * ai_cores.get() > plic.sources.get())
     throw ConfigError(ai_cores.name() + " = " + std::to_string(ai_cores.get()) + " needs PLIC sources up to " +
-                      std::to_string(kAiCoreDoneSource + kSourcesPerAiCore * ai_cores.get() - 1) + ", but " + plic.sources.name() +
-                      " = " + std::to_string(plic.sources.get()) + " gives 1.." + std::to_string(plic.sources.get() - 1));
+                      std::to_string(kAiCoreDoneSource + kSourcesPerAiCore * ai_cores.get() - 1) + ", but " +
+                      plic.sources.name() + " = " + std::to_string(plic.sources.get()) + " gives 1.." +
+                      std::to_string(plic.sources.get() - 1));
   std::vector<unsigned> aicore_stops;
   unsigned l2_stop = 0;
   const unsigned before_l2 = static_cast<unsigned>((ai_cores.get() + 1) / 2);
