@@ -39,7 +39,7 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
       uart0("uart0"),
       mesh(cluster_enabled ? std::make_unique<MeshNetwork>("mesh") : nullptr),
       clint("clint", platform_harts(mesh.get())),
-      plic("plic", kPlicSources, 2),
+      plic("plic", kPlicSources, kPlicContexts),
       finisher("finisher"),
       mailbox("mailbox") {
   // Ring stops in ring order: cpu, the first half of the AI Cores, the L2
@@ -53,10 +53,11 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
     throw ConfigError(ai_cores.name() + " = " + std::to_string(ai_cores.get()) + ": must be at most " +
                       std::to_string(kMaxAiCores) + " (two PLIC sources per core, " + std::to_string(kAiCoreDoneSource) +
                       ".." + std::to_string(kPlicSources - 1) + ")");
-  if (kAiCoreDoneSource + 2 * ai_cores.get() > plic.sources.get())
+  if (kAiCoreDoneSource + kSourcesPerAiCore * ai_cores.get() > plic.sources.get())
     throw ConfigError(ai_cores.name() + " = " + std::to_string(ai_cores.get()) + " needs PLIC sources up to " +
-                      std::to_string(kAiCoreDoneSource + 2 * ai_cores.get() - 1) + ", but " + plic.sources.name() +
-                      " = " + std::to_string(plic.sources.get()) + " gives 1.." + std::to_string(plic.sources.get() - 1));
+                      std::to_string(kAiCoreDoneSource + kSourcesPerAiCore * ai_cores.get() - 1) + ", but " +
+                      plic.sources.name() + " = " + std::to_string(plic.sources.get()) + " gives 1.." +
+                      std::to_string(plic.sources.get() - 1));
   std::vector<unsigned> aicore_stops;
   unsigned l2_stop = 0;
   const unsigned before_l2 = static_cast<unsigned>((ai_cores.get() + 1) / 2);
@@ -87,8 +88,8 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
     ring.connect_initiator(core.bus, aicore_stops[i]);
     ring.map(core.control, kAiCoreControl + i * AiCore::kControlSize, AiCore::kControlSize,
              std::string(core.name()) + ".control", aicore_stops[i]);
-    core.done_interrupt.connect(plic, kAiCoreDoneSource + 2 * i);
-    core.error_interrupt.connect(plic, kAiCoreDoneSource + 2 * i + 1);
+    core.done_interrupt.connect(plic, kAiCoreDoneSource + kSourcesPerAiCore * i);
+    core.error_interrupt.connect(plic, kAiCoreErrorSource + kSourcesPerAiCore * i);
     record_in_waveform(core.done_interrupt, std::string(core.name()) + ".done_irq");
     record_in_waveform(core.error_interrupt, std::string(core.name()) + ".error_irq");
   }
@@ -129,8 +130,8 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
   // Interrupts: CLINT -> MSIP/MTIP, PLIC context 0 (hart 0 M-mode) -> MEIP.
   clint.msip_irq.at(0).connect(cpu, 3);
   clint.mtip_irq.at(0).connect(cpu, 7);
-  plic.irq.at(0).connect(cpu, 11);
-  plic.irq.at(1).connect(ts, 11);  // context 1: the task scheduler's M-mode
+  plic.irq.at(kPlicContextHost).connect(cpu, 11);
+  plic.irq.at(kPlicContextTaskScheduler).connect(ts, 11);  // the task scheduler's M-mode
   mailbox.ts_irq.connect(plic, kTsDoorbellSource);
   mailbox.host_irq.connect(plic, kTsHostIrqSource);
   record_in_waveform(mailbox.ts_irq, "soc.mailbox.ts_irq");
