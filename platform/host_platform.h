@@ -100,6 +100,11 @@ class HostPlatform : public sc_core::sc_module {
   // 0 when no memory is there.
   std::size_t write_memory(std::uint64_t address, const std::uint8_t* data, std::size_t size);
   bool read_memory(std::uint64_t address, std::uint8_t* data, std::size_t size);
+  // Why a loader (ELF segments, preloads) cannot fill [address, address + size)
+  // ("" when it can): no memory there, past the end of that memory, or over the
+  // boot ROM, which holds the platform's reset vector (QEMU refuses images over
+  // its ROM too). Defined in platform/load_placement.cpp.
+  std::string load_problem(std::uint64_t address, std::uint64_t size) const;
   // Boot ROM code: a0 = mhartid, a1 = 0 (no device tree), jump to `entry`.
   void set_boot_entry(std::uint64_t entry);
   // Runs without a host program: the host CPU stays in reset.
@@ -111,6 +116,7 @@ class HostPlatform : public sc_core::sc_module {
   struct MemoryRegion {
     std::uint64_t base, size;
     std::uint8_t* data;
+    const char* name;  // as in the memory map ("boot_rom", "l2", "ddr")
   };
   std::vector<MemoryRegion> memories_;
 };

@@ -12,7 +12,9 @@
 #include "npu/numerics.h"
 #include "platform/host_platform.h"
 #include "platform/kernel_launcher.h"
+#include "platform/load_placement.h"
 #include "platform/scenario.h"
+#include "platform/stats_destination.h"
 #include "cpu/gdb_server.h"
 
 #include <csignal>
@@ -41,7 +43,7 @@ struct SimulationParameters {
                                               "stop with an error after this much host time (0 = no limit)"};
 };
 
-void on_interrupt_signal(int) { SimulationControl::request_interrupt(); }
+void on_interrupt_signal(int signal_number) { SimulationControl::request_interrupt(signal_number); }
 
 // --itrace and its filters (the cores' tracers attach at start of simulation).
 void open_instruction_trace(const RunOptions& options) {
@@ -93,6 +95,7 @@ std::vector<std::uint8_t> preload_bytes(const Scenario::Preload& preload) {
     bytes.insert(bytes.end(), p, p + size);
   };
   for (std::uint64_t i = 0; i < preload.count; ++i) {
+    if (i % (1u << 20) == 0) simulation().check_wall_time("memory preload");  // limits and Ctrl-C hold while loading
     if (preload.random_type == "f16") {
       std::uint16_t half = numerics::float_to_half(real(random));
       append(&half, 2);
@@ -168,6 +171,7 @@ int run_scenario(const std::function<Scenario()>& make_scenario, const RunOption
   auto& control = simulation();
   SimulationControl::install_report_handler();
   std::signal(SIGINT, on_interrupt_signal);
+  std::signal(SIGTERM, on_interrupt_signal);  // ends the run with statistics too (status 143)
   Scenario scenario;
   std::unique_ptr<HostPlatform> platform;
   std::vector<std::unique_ptr<ElfImage>> images;
@@ -177,9 +181,12 @@ int run_scenario(const std::function<Scenario()>& make_scenario, const RunOption
   bool kernel_broken = false;  // SystemC state after an exception escaped sc_start
 
   try {
+    if (!options.stats_path.empty()) check_stats_destination(options.stats_path);  // before any work
     scenario = make_scenario();
     apply_settings(scenario, options);
     SimulationParameters parameters;
+    control.set_instruction_limit(parameters.limit_instructions);
+    control.set_wall_time_limit(parameters.limit_wall_time.get().to_seconds());  // from here on, loading included
     for (const auto& image : scenario.images) images.push_back(std::make_unique<ElfImage>(image.path));
     if (scenario.kernel_launch) kernel_image = std::make_unique<ElfImage>(scenario.kernel_launch->path);
     // The first host image boots the host CPU; a `core: ts` image boots the task scheduler.
@@ -200,13 +207,11 @@ int run_scenario(const std::function<Scenario()>& make_scenario, const RunOption
     if (hooks.platform_built) hooks.platform_built(*platform, scenario);
 
     tlm_utils::tlm_quantumkeeper::set_global_quantum(parameters.quantum.get());
-    control.set_instruction_limit(parameters.limit_instructions);
-    control.set_wall_time_limit(parameters.limit_wall_time.get().to_seconds());
 
     for (std::size_t i = 0; i < images.size(); ++i) {
       images[i]->load([&](std::uint64_t address, const std::uint8_t* data, std::size_t size) {
         return platform->write_memory(address, data, size);
-      });
+      }, load_placement(*platform));
       for (const auto& [symbol, value] : scenario.images[i].patches) {
         auto address = images[i]->symbol(symbol);
         auto size = images[i]->symbol_size(symbol).value_or(0);
@@ -236,6 +241,7 @@ int run_scenario(const std::function<Scenario()>& make_scenario, const RunOption
       platform->ts.set_symbolizer([ts_image](std::uint64_t address) { return ts_image->symbolize(address); });
     }
     for (const auto& preload : scenario.preloads) {
+      check_preload_placement(*platform, preload);
       if (preload.bytes) {  // given in memory (npuvp infer's package): no copy
         if (platform->write_memory(preload.address, preload.bytes->data(), preload.bytes->size()) != preload.bytes->size())
           throw ConfigError("memory preload at " + hex(preload.address) + " (" + std::to_string(preload.bytes->size()) +
@@ -251,7 +257,7 @@ int run_scenario(const std::function<Scenario()>& make_scenario, const RunOption
       const auto& launch = *scenario.kernel_launch;
       kernel_image->load([&](std::uint64_t address, const std::uint8_t* data, std::size_t size) {
         return platform->write_memory(address, data, size);
-      });
+      }, load_placement(*platform));
       if (!launch.args.empty() &&
           platform->write_memory(launch.args_address, reinterpret_cast<const std::uint8_t*>(launch.args.data()),
                                  launch.args.size() * 8) != launch.args.size() * 8)

@@ -85,6 +85,18 @@ const ParameterBase* ParameterRegistry::find(const std::string& name) const {
   return found == parameters_.end() ? nullptr : found->second;
 }
 
+std::uint64_t clock_period_ps(const Parameter<double>& clock) {
+  const double frequency = clock.get();
+  if (!std::isfinite(frequency) || frequency < kLowestClockHz || frequency > kHighestClockHz) {
+    std::ostringstream value;
+    value << frequency;
+    throw ConfigError("parameter '" + clock.name() + "' = " + value.str() +
+                      " Hz is outside the clocks SystemC's 64-bit picosecond time can hold: it must be between "
+                      "1 kHz (a 1 ms cycle) and 1 THz (a 1 ps cycle)");
+  }
+  return static_cast<std::uint64_t>(std::llround(1e12 / frequency));
+}
+
 std::string child_name(const sc_core::sc_object& owner, const std::string& local) {
   return std::string(owner.name()) + "." + local;
 }
