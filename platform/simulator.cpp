@@ -14,7 +14,7 @@
 #include "platform/kernel_launcher.h"
 #include "platform/load_placement.h"
 #include "platform/scenario.h"
-#include "platform/stats_destination.h"
+#include "platform/output_file.h"
 #include "cpu/gdb_server.h"
 
 #include <csignal>
@@ -181,7 +181,7 @@ int run_scenario(const std::function<Scenario()>& make_scenario, const RunOption
   bool kernel_broken = false;  // SystemC state after an exception escaped sc_start
 
   try {
-    if (!options.stats_path.empty()) check_stats_destination(options.stats_path);  // before any work
+    if (!options.stats_path.empty()) check_output_file("--stats", options.stats_path);  // before any work
     scenario = make_scenario();
     apply_settings(scenario, options);
     SimulationParameters parameters;

@@ -329,6 +329,14 @@ TEST(BadInput, ClockSoLowThatPicosecondsOverflowIsRefused) {
                         "parameter 'soc.mesh.clock' = 2e+12 Hz is outside");
 }
 
+// SystemC time is 2^64 ps (about 213 days); sc_time wraps a larger value
+// silently (1e30s became 9.2e6 s).
+TEST(BadInput, TimeAboveSystemCsRangeIsRefused) {
+  expect_one_line_error(run_npuvp("run " + scenario("hello") + " --set sim.limit.sim_time=1e30s"), kBadInput,
+                        "parameter 'sim.limit.sim_time' expects a time with a unit such as 10us or 1ms, got '1e30s': "
+                        "above SystemC's largest time, 2^64 ps (about 213 days)");
+}
+
 // SIGTERM (kill, a batch system's time limit) ends the run like Ctrl-C:
 // statistics written, status 143 (128 + SIGTERM), the signal named.
 TEST(BadInput, SigtermEndsTheRunWithStatistics) {

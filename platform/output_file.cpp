@@ -1,4 +1,4 @@
-#include "platform/stats_destination.h"
+#include "platform/output_file.h"
 
 #include "core/simulation.h"
 
@@ -11,9 +11,9 @@
 
 namespace npuvp {
 
-void check_stats_destination(const std::string& path) {
+void check_output_file(const std::string& option, const std::string& path) {
   namespace fs = std::filesystem;
-  const std::string prefix = "--stats '" + path + "': ";
+  const std::string prefix = option + " '" + path + "': ";
   std::error_code error;
   if (fs::is_directory(path, error)) throw ConfigError(prefix + "is a directory; give a file name");
   const fs::path folder = fs::path(path).parent_path();
