@@ -263,6 +263,7 @@ TEST(BadInput, WallTimeLimitHoldsWhileLoading) {
 TEST(BadInput, UnwritableStatsPathFailsBeforeTheRun) {
   auto result = run_npuvp("run " + scenario("hello") + " --quiet --stats /nonexistent-npuvp-folder/s.json");
   expect_one_line_error(result, kBadInput, "--stats '/nonexistent-npuvp-folder/s.json': the folder '/nonexistent-npuvp-folder' does not exist");
+  EXPECT_EQ(result.err.find('\n'), result.err.size() - 1) << "more than one line:\n" << result.err;
   EXPECT_EQ(result.out, "") << "the guest ran";
   result = run_npuvp("run " + scenario("hello") + " --quiet --stats /tmp");
   expect_one_line_error(result, kBadInput, "--stats '/tmp': is a directory");
