@@ -125,6 +125,11 @@ std::vector<StatChange> compare_statistics(const nlohmann::json& before, const n
 }
 
 int stats_diff(const StatsDiffOptions& options, std::ostream& out, std::ostream& error) {
+  // strtod reads "nan" and "inf": a NaN threshold would hide nothing, silently.
+  if (!std::isfinite(options.threshold) || options.threshold < 0) {
+    error << "npuvp: error: --threshold expects a non-negative number (0.05 = 5 %), got " << options.threshold << "\n";
+    return static_cast<int>(ExitStatus::kBadInput);
+  }
   nlohmann::json before, after;
   try {
     before = read_document(options.before_path);
