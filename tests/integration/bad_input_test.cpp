@@ -341,11 +341,15 @@ TEST(BadInput, TimeAboveSystemCsRangeIsRefused) {
 // SIGTERM (kill, a batch system's time limit) ends the run like Ctrl-C:
 // statistics written, status 143 (128 + SIGTERM), the signal named.
 TEST(BadInput, SigtermEndsTheRunWithStatistics) {
-  std::string stats = temp_path("sigterm.json");
+  std::string stats = temp_path("sigterm.json"), console = temp_path("sigterm.out");
   std::remove(stats.c_str());
+  // The signal goes once the guest runs (its first line is on the console, which
+  // is flushed per line), so the handler is in place however slow the start.
   auto result = run_command("sh -c '" + std::string(NPUVP_EXECUTABLE) + " run --elf " + firmware("tests/runaway.elf") +
-                            " --quiet --set sim.limit.wall_time=60s --stats " + stats +
-                            " & pid=$!; sleep 2; kill -TERM $pid; wait $pid'");
+                            " --quiet --set sim.limit.wall_time=60s --stats " + stats + " > " + console +
+                            " & pid=$!; for i in $(seq 600); do grep -q spinning " + console +
+                            " && break; sleep 0.1; done; kill -TERM $pid; wait $pid'");
+  std::remove(console.c_str());
   expect_one_line_error(result, 143, "terminated (SIGTERM) at simulated time");
   expect_stats_with_status(stats, 143);
 }
