@@ -34,6 +34,11 @@ ElfImage::PlacementCheck load_placement(const HostPlatform& platform) {
   return [&platform](std::uint64_t address, std::uint64_t size) { return platform.load_problem(address, size); };
 }
 
+void check_load(const HostPlatform& platform, const std::string& what, std::uint64_t address, std::uint64_t size) {
+  const std::string problem = platform.load_problem(address, size);
+  if (!problem.empty()) throw ConfigError(what + " " + hex_range(address, size) + " " + problem);
+}
+
 void check_preload_placement(const HostPlatform& platform, const Scenario::Preload& preload) {
   const std::uint64_t size = preload.size();
   std::string what = std::to_string(size) + " bytes";

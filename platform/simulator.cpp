@@ -325,6 +325,7 @@ class Run {
     HostPlatform& platform = *platform_;
     kernel.load(writer_into(platform), load_placement(platform));
     const std::size_t argument_bytes = launch.args.size() * 8;
+    if (!launch.args.empty()) check_load(platform, "aicore_launch: the argument block", launch.args_address, argument_bytes);
     if (!launch.args.empty() &&
         platform.write_memory(launch.args_address, reinterpret_cast<const std::uint8_t*>(launch.args.data()),
                               argument_bytes) != argument_bytes)

@@ -277,6 +277,19 @@ TEST(BadInput, PatchOfAMissingSymbol) {
   expect_stats_with_status(stats, kBadInput);
 }
 
+// The argument block of an aicore_launch is loaded like an image: not over the
+// boot ROM (it used to overwrite the reset vector) and not past a memory's end.
+TEST(BadInput, KernelArgumentBlockOverTheBootRomIsRefused) {
+  std::string path = write_temp("args.yaml", "aicore_launch:\n  kernel: " + firmware("sw/kernels/tests/faults.elf") +
+                                                 "\n  cores: 1\n  args: [1, 2]\n  args_address: 0x1ff8\n");
+  expect_one_line_error(run_npuvp("run " + path + " --quiet"), kBadInput,
+                        "aicore_launch: the argument block [0x1ff8, 0x2008) overlaps the boot ROM [0x1000, 0x2000)");
+  path = write_temp("args-end.yaml", "aicore_launch:\n  kernel: " + firmware("sw/kernels/tests/faults.elf") +
+                                         "\n  cores: 1\n  args: [1, 2]\n  args_address: 0xbffffff8\n");
+  expect_one_line_error(run_npuvp("run " + path + " --quiet"), kBadInput,
+                        "aicore_launch: the argument block [0xbffffff8, 0xc0000008) does not fit in 'ddr'");
+}
+
 TEST(BadInput, DirectoryAsScenarioIsBadInput) {
   expect_one_line_error(run_npuvp("run /tmp"), kBadInput, "scenario '/tmp' is a directory, not a YAML file");
 }
