@@ -100,7 +100,9 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
   ring.map(uart0.socket, kUart0, Uart16550::kWindowSize, "uart0", periph_stop);
   ring.map(l2.socket, kL2Buffer, l2.size, "l2", l2_stop);
   ring.map(ddr.socket, kDdr, ddr.size, "ddr", ddr_stop);
-  memories_ = {{kBootRom, boot_rom.size, boot_rom.data()}, {kL2Buffer, l2.size, l2.data()}, {kDdr, ddr.size, ddr.data()}};
+  memories_ = {{kBootRom, boot_rom.size, boot_rom.data(), "boot_rom"},
+               {kL2Buffer, l2.size, l2.data(), "l2"},
+               {kDdr, ddr.size, ddr.data(), "ddr"}};
 
   // A generator whose range leaves its target would fail mid-run: say so now.
   for (const auto& generator : generators) {

@@ -72,6 +72,11 @@ class HostPlatform : public sc_core::sc_module {
   // 0 when no memory is there.
   std::size_t write_memory(std::uint64_t address, const std::uint8_t* data, std::size_t size);
   bool read_memory(std::uint64_t address, std::uint8_t* data, std::size_t size);
+  // Why a loader (ELF segments, preloads) cannot fill [address, address + size)
+  // ("" when it can): no memory there, past the end of that memory, or over the
+  // boot ROM, which holds the platform's reset vector (QEMU refuses images over
+  // its ROM too). Defined in platform/load_placement.cpp.
+  std::string load_problem(std::uint64_t address, std::uint64_t size) const;
 
   // Who runs what, decided before the run. Symbolizers name addresses in the
   // cores' messages (an image's symbol table).
@@ -105,6 +110,7 @@ class HostPlatform : public sc_core::sc_module {
   struct MemoryRegion {
     std::uint64_t base, size;
     std::uint8_t* data;
+    const char* name;  // as in the memory map ("boot_rom", "l2", "ddr")
   };
   std::vector<MemoryRegion> memories_;
 };

@@ -59,7 +59,8 @@ const char* const kExitStatus = R"(
 exit status: 0 pass; the guest's exit code for a bare ELF (and infer's program when it
 fails: 3 a kernel fault, 4 a bad package, 5 a missing kernel, 6 no device memory); 1 a failed check;
 124 a run limit; 125 bad input; 126 a guest error the platform cannot continue
-from; 127 an internal error; 130 interrupted.
+from; 127 an internal error; 130 interrupted (SIGINT); 143 terminated (SIGTERM).
+Every bad input with its message and status: docs/errors.md.
 )";
 
 // A bad command line: the message, then exit status 125 (main prints it).

@@ -46,9 +46,7 @@ RiscvCpu::RiscvCpu(sc_core::sc_module_name name, std::uint64_t default_hart_id, 
   socket.register_invalidate_direct_mem_ptr(this, &RiscvCpu::invalidate_direct_mem_ptr);
   hart_ = std::make_unique<Hart>(hart_id, *this);
 
-  if (clock.get() <= 0) throw ConfigError(clock.name() + " must be positive");
-  period_ps_ = static_cast<std::uint64_t>(std::llround(1e12 / clock.get()));
-  if (period_ps_ == 0) throw ConfigError(clock.name() + " is above 1 THz");
+  period_ps_ = clock_period_ps(clock);
   period_ = sc_time(static_cast<double>(period_ps_), sc_core::SC_PS);
 
   CycleModel model;
