@@ -74,3 +74,20 @@ TEST(QemuCompat, MisalignedAccessesTrapWhenNotAllowed) {
 TEST(QemuCompat, PmpAndTriggers) {
   expect_same_as_qemu("tests/pmp-triggers.elf", 1, "", "pmp-triggers: done");
 }
+
+// PMP parameters the hart cannot have are bad input (125) with both values named.
+TEST(QemuCompat, ImpossiblePmpParametersAreBadInput) {
+  for (const std::string setting : {"cpu.pmp.entries=12", "cpu.pmp.granularity=6", "cluster.hart3.pmp.granularity=2"}) {
+    auto result = run_npuvp("run --elf " + firmware("tests/misaligned.elf") + " --quiet --cluster --set " + setting);
+    EXPECT_EQ(result.status, 125) << setting;
+    EXPECT_THAT(result.err, HasSubstr("entries must be 0, 16 or 64 and the granularity a power of two")) << setting;
+  }
+}
+
+// 64 entries or a coarser granularity are legal choices (QEMU's are the defaults).
+TEST(QemuCompat, OtherPmpShapesRunTheSameProgram) {
+  auto result = run_npuvp("run --elf " + firmware("tests/misaligned-single-hart.elf") +
+                          " --quiet --set cpu.pmp.entries=64 --set cpu.pmp.granularity=4KiB");
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("misaligned: done"));
+}
