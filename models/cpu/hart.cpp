@@ -279,7 +279,8 @@ void Hart::run(std::uint64_t cycle_limit) {
     if (pending_service_) service_pending();
     if (waiting_for_interrupt_ || cycles_ >= cycle_limit || debug_stop_ != DebugStop::kNone) return;
     budget_ = cycle_limit;
-    // Once per batch: PMP-checked fetches (U-mode, or locked entries), or --itrace.
+    // Once per batch: PMP-checked fetches (U-mode, or locked entries; traces
+    // too), or --itrace.
     if (__builtin_expect(pmp_fetch_checks_, 0)) run_fetch_checked_batch();
     else if (__builtin_expect(tracer_ != nullptr, 0)) run_traced_batch();
     // The interpreter loop: no SystemC calls, no allocation.
@@ -307,13 +308,23 @@ void Hart::run_fetch_checked_batch() {
       if (instruction->length == 4 && !fetch_permitted(pc + 2)) denied = pc + 2;
     }
     if (denied != ~0ull) {
-      raise_exception(TrapCause::kInstructionAccessFault, denied);
+      raise_exception(TrapCause::kInstructionAccessFault, denied);  // --itrace shows the trap
       cycles_ += 1;
-    } else {
-      instruction->execute(*this, *instruction);
-      cycles_ += instruction->cost;
+      ++executed_;
+      continue;
     }
+    // --itrace as in run_traced_batch (instruction_trace.cpp).
+    HartTracer* tracer = tracer_ && tracer_->active() && tracer_->selects(pc) ? tracer_ : nullptr;
+    if (tracer) {
+      if (instruction->execute == decode_on_first_use) decode_into(*instruction, pc);
+      tracer->begin(*this, *instruction, pc, cycles_);
+    }
+    const std::uint64_t executed_before = executed_, exceptions_before = exceptions_;
+    instruction->execute(*this, *instruction);
+    cycles_ += instruction->cost;
     ++executed_;
+    // A debugger stop abandons the instruction (it runs again on resume).
+    if (tracer && executed_ != executed_before) tracer->end(*this, exceptions_ != exceptions_before);
   }
 }
 

@@ -11,6 +11,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -90,4 +92,21 @@ TEST(QemuCompat, OtherPmpShapesRunTheSameProgram) {
                           " --quiet --set cpu.pmp.entries=64 --set cpu.pmp.granularity=4KiB");
   EXPECT_EQ(result.status, 0) << result.err;
   EXPECT_THAT(result.out, HasSubstr("misaligned: done"));
+}
+
+// --itrace also traces instructions run under PMP fetch checks (U-mode): the
+// probe's load and ecall appear before the trap they cause.
+TEST(QemuCompat, InstructionTraceShowsUserModeCode) {
+  std::string trace = temp_path("pmp_itrace.txt");
+  auto result = run_npuvp("run --elf " + firmware("tests/pmp-triggers.elf") + " --quiet --itrace " + trace);
+  ASSERT_EQ(result.status, 0) << result.err;
+  auto lines = console_lines(read_file(trace));
+  std::remove(trace.c_str());
+  auto trap = std::find_if(lines.begin(), lines.end(), [](const std::string& line) {
+    return line.find("trap environment call from U-mode") != std::string::npos;
+  });
+  ASSERT_NE(trap, lines.end());
+  ASSERT_GE(trap - lines.begin(), 2);
+  EXPECT_THAT(*(trap - 1), HasSubstr(" ecall"));
+  EXPECT_THAT(*(trap - 2), HasSubstr("ld a0,0(a0)"));
 }
