@@ -25,6 +25,13 @@ struct ElfHandle {
   }
 };
 
+// Whether [offset, offset + size) lies inside a file of `file_size` bytes, without the
+// sum wrapping around (a corrupt header can hold any 64-bit values).
+bool inside_file(std::uint64_t offset, std::uint64_t size, off_t file_size) {
+  const auto end = static_cast<std::uint64_t>(file_size);
+  return offset <= end && size <= end - offset;
+}
+
 }  // namespace
 
 ElfImage::ElfImage(const std::string& path) : path_(path) {
@@ -50,8 +57,8 @@ ElfImage::ElfImage(const std::string& path) : path_(path) {
   if (header.e_type != ET_EXEC) fail("not an executable (e_type = " + std::to_string(header.e_type) + "); link it first");
   entry_ = header.e_entry;
   // A cut-off file often still has its segments; its section table gives it away.
-  if (header.e_shoff + static_cast<std::uint64_t>(header.e_shnum) * header.e_shentsize > static_cast<std::uint64_t>(file_size) ||
-      header.e_phoff + static_cast<std::uint64_t>(header.e_phnum) * header.e_phentsize > static_cast<std::uint64_t>(file_size))
+  if (!inside_file(header.e_shoff, static_cast<std::uint64_t>(header.e_shnum) * header.e_shentsize, file_size) ||
+      !inside_file(header.e_phoff, static_cast<std::uint64_t>(header.e_phnum) * header.e_phentsize, file_size))
     fail("headers extend past the end of the file (truncated?)");
 
   std::size_t count = 0;
@@ -61,7 +68,7 @@ ElfImage::ElfImage(const std::string& path) : path_(path) {
     if (!gelf_getphdr(handle.elf, static_cast<int>(i), &program)) fail("unreadable program header " + std::to_string(i));
     if (program.p_type != PT_LOAD || program.p_memsz == 0) continue;
     if (program.p_filesz > program.p_memsz) fail("segment " + std::to_string(i) + " is larger in the file than in memory");
-    if (program.p_offset + program.p_filesz > static_cast<std::uint64_t>(file_size))
+    if (!inside_file(program.p_offset, program.p_filesz, file_size))
       fail("segment " + std::to_string(i) + " extends past the end of the file (truncated?)");
     Segment segment{program.p_paddr, program.p_memsz, std::vector<std::uint8_t>(program.p_filesz),
                     (program.p_flags & PF_X) != 0};
@@ -78,10 +85,10 @@ ElfImage::ElfImage(const std::string& path) : path_(path) {
   while ((section = elf_nextscn(handle.elf, section)) != nullptr) {
     GElf_Shdr section_header;
     if (!gelf_getshdr(section, &section_header)) continue;
-    if (section_header.sh_type != SHT_NOBITS && section_header.sh_offset + section_header.sh_size > static_cast<std::uint64_t>(file_size))
+    if (section_header.sh_type != SHT_NOBITS && !inside_file(section_header.sh_offset, section_header.sh_size, file_size))
       fail("section " + std::to_string(elf_ndxscn(section)) + " extends past the end of the file (truncated?)");
     if (section_header.sh_type != SHT_SYMTAB) continue;
-    if (section_header.sh_offset + section_header.sh_size > static_cast<std::uint64_t>(file_size))
+    if (!inside_file(section_header.sh_offset, section_header.sh_size, file_size))
       fail("symbol table extends past the end of the file (truncated?)");
     Elf_Data* data = elf_getdata(section, nullptr);
     if (!data || section_header.sh_entsize == 0) continue;
