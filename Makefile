@@ -9,14 +9,15 @@ DEBIAN_PACKAGES := cmake ninja-build g++ pkg-config make \
   libgtest-dev libgmock-dev libbenchmark-dev \
   gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc gdb-multiarch \
   python3-torch python3-torchvision python3-onnx python3-numpy \
-  libonnx-dev libprotobuf-dev protobuf-compiler
+  libonnx-dev libprotobuf-dev protobuf-compiler \
+  python3-yaml python3-matplotlib slurm-wlm munge
+# python3-yaml, python3-matplotlib: `npuvp sweep` (tools/npuvp_sweep) reads studies and draws
+# plots; slurm-wlm, munge: its Slurm engine's test starts a single-node Slurm (sweep_test).
 
-# Only `make reproduce-nsi` needs these (its plots), so `deps` does not install them.
-STUDY_PACKAGES := python3-matplotlib
 # Only `make fuzz` needs these: libFuzzer comes with clang (docs/testing.md).
 FUZZ_PACKAGES := clang libfuzzer-14-dev
-# The study's interpreter: Debian's, which sees python3-matplotlib (a python3 from pyenv
-# or a virtualenv earlier on PATH would not).
+# The study's interpreter: Debian's, which sees python3-yaml and python3-matplotlib (a
+# python3 from pyenv or a virtualenv earlier on PATH would not).
 PYTHON ?= /usr/bin/python3
 
 # The checking builds (docs/testing.md), each in its own folder: host code with ASan and
@@ -28,7 +29,7 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
 
-.PHONY: all deps study-deps fuzz-deps build demo test test-sanitize fuzz bench reproduce-nsi clean
+.PHONY: all deps fuzz-deps build demo test test-sanitize fuzz bench reproduce-nsi clean
 
 all: build
 
@@ -44,9 +45,6 @@ endef
 
 deps:
 	$(call install_missing,$(DEBIAN_PACKAGES))
-
-study-deps:
-	$(call install_missing,$(STUDY_PACKAGES))
 
 fuzz-deps:
 	$(call install_missing,$(FUZZ_PACKAGES))
@@ -95,11 +93,12 @@ bench: build
 	$(BUILD)/tests/bench/npuvp_network_bench
 
 # Reproduction study (issue 7): every cluster workload and the synthetic
-# synchronisation-interval and footprint sweeps under MESI and NSI with the thesis's
-# Table 5.2 parameters, our numbers beside the thesis's (docs/reproduce-nsi.md); the
+# synchronisation-interval and footprint sweeps under MESI, NSI and MSI with the thesis's
+# Table 5.2 parameters, our numbers beside the thesis's (docs/reproduce-nsi.md), run by
+# `npuvp sweep` from studies/coherence-nsi-mesi-msi.yaml (an interrupted run resumes); the
 # report and the plots go to $(BUILD)/reproduce-nsi/. Pass e.g.
 # STUDY_OPTIONS="--part interval" to run one part.
-reproduce-nsi: build study-deps
+reproduce-nsi: build
 	$(PYTHON) tools/reproduce_nsi.py --npuvp $(BUILD)/platform/npuvp --out $(BUILD)/reproduce-nsi $(STUDY_OPTIONS)
 
 clean:

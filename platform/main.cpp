@@ -4,6 +4,7 @@
 #include "platform/simulator.h"
 #include "platform/infer.h"
 #include "platform/stats_diff.h"
+#include "platform/sweep_command.h"
 
 #include <systemc>
 
@@ -37,6 +38,9 @@ usage:
                                       list every parameter (default, unit, meaning)
   npuvp stats diff A.json B.json [--match PATTERN]... [--threshold R] [--all]
                                       the statistics that changed between two runs, B/A
+  npuvp sweep STUDY.yaml [--engine local|slurm] [--out DIR] [--limit N] [--retry N] ...
+                                      run an exploration study: one table, plots
+                                      (docs/exploration.md; npuvp sweep --help)
   npuvp --help | --version
 
 options:
@@ -173,6 +177,7 @@ int sc_main(int argc, char** argv) {
   std::string command = argv[1];
   if (command == "stats") return stats_command(argc, argv);
   if (command == "infer") return infer_command(argc, argv);
+  if (command == "sweep") return npuvp::sweep_command(argc, argv);
   if (command != "run" && command != "params") return usage_error("unknown command '" + command + "'");
 
   npuvp::RunOptions options;

@@ -12,14 +12,21 @@ per run): the synchronisation interval swept at a fixed footprint and the footpr
 swept at a fixed interval, NSI/MESI per point beside the thesis's (qualitative) claims,
 and two PNG plots of the time ratio when matplotlib can be imported.
 
-The Markdown report is printed and written to OUT/report.md. The tables need only the
-standard library; plotting imports matplotlib (Debian: python3-matplotlib) and is
-skipped, with the reason in the report, when it cannot.
+Every run goes through `npuvp sweep` (docs/exploration.md): the study is
+studies/coherence-nsi-mesi-msi.yaml (its parts are this script's parts, its values the
+sweeps' points, MSI included), copied to OUT/study.yaml with the chosen parts, workloads,
+operations and seed; the sweep's runs and table go to OUT/sweep/, so a re-run resumes
+where an interrupted one stopped and reuses every finished run. This script checks the
+parameters against Table 5.2, checks each synthetic run's summary line against its
+patched values, and writes the report.
+
+The Markdown report is printed and written to OUT/report.md. Reading the study needs
+python3-yaml; plotting imports matplotlib (Debian: python3-matplotlib) and is skipped,
+with the reason in the report, when it cannot.
 
 Usage: tools/reproduce_nsi.py [--npuvp PATH] [--out DIR] [--part workloads,interval,footprint]
 """
 import argparse
-import concurrent.futures
 import json
 import os
 import re
@@ -31,31 +38,32 @@ WORKLOADS = ["lu", "fft", "radix", "ocean", "nbody"]
 PROTOCOLS = ["mesi", "nsi"]
 PARTS = ["workloads", "interval", "footprint"]
 
-# The synthetic sweeps (Figs. 5.11 and 5.12; docs/reproduce-nsi.md explains the choices).
+# The study every run of this script belongs to (the one source of its points).
+STUDY = os.path.join("studies", "coherence-nsi-mesi-msi.yaml")
 SYNTHETIC_SCENARIO = "scenarios/mesh-synthetic.yaml"
-SYNC_INTERVALS = [60, 80, 100, 120, 140, 160, 180, 200, 400, 1000]   # memory instructions per sync
-FOOTPRINTS = [256, 1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20]
-# Interval sweep: 16 KiB fits in every L1 (64 KiB), so misses come from sharing and
-# synchronisation only, never from capacity, and the LLC always hits.
-INTERVAL_SWEEP_FOOTPRINT = 16 << 10
-# Footprint sweep: one sync per 200 memory instructions, inside the range where the
-# thesis says NSI wins (>= 120), so the footprint is what changes.
-FOOTPRINT_SWEEP_INTERVAL = 200
-# Memory instructions per hart: 16 x 65,536 = 1,048,576 accesses, which touch ~825,000
-# distinct 32-byte lines of the 64 MiB region (2,097,152 lines): 1.6x the LLC's 524,288.
-SYNTHETIC_OPERATIONS = 65536
-STORE_PERCENT = 30
-SYNTHETIC_SEED = 1
+# The synthetic sweeps (Figs. 5.11 and 5.12; docs/reproduce-nsi.md explains the choices), set
+# from the study's `interval` and `footprint` parts by adopt_study(): the intervals swept at
+# a 16 KiB footprint (fits every 64 KiB L1, so misses come from sharing and synchronisation
+# only), the footprints swept at one sync per 200 memory instructions (inside the range
+# where the thesis says NSI wins), 65,536 memory instructions per hart (16 x 65,536 accesses
+# touch ~825,000 distinct lines of the 64 MiB region: 1.6x the LLC), 30% stores, seed 1.
+SYNC_INTERVALS = []
+FOOTPRINTS = []
+INTERVAL_SWEEP_FOOTPRINT = None
+FOOTPRINT_SWEEP_INTERVAL = None
+SYNTHETIC_OPERATIONS = None
+STORE_PERCENT = None
+SYNTHETIC_SEED = None
 HARTS = 16
 # Ratios within 0.5% of 1 are a tie: seeds 1, 2 and 3 give 1.001, 0.998 and 1.000 at 64 MiB.
 TIE_BAND = 0.005
-# The thesis's claims (reference nsi-coherence.md §7; the bar values are lost).
+# The thesis's claims ([nsi] §7, docs/references.md; the bar values are lost).
 THESIS_INTERVAL_CLAIM_FROM = 120
 THESIS_INTERVAL_CLAIM = "NSI still beats MESI at one sync per 120 instructions (Fig. 5.11)"
 THESIS_FOOTPRINT_CLAIM = ("NSI beats MESI at every footprint and the advantage grows with footprint "
                           "(Fig. 5.12)")
 
-# Table 5.2 of the thesis (reference: nsi-coherence.md §6.2) as npuvp parameters:
+# Table 5.2 of the thesis ([nsi] §6.2, docs/references.md) as npuvp parameters:
 # (parameter, expected value, value as the thesis writes it).  The periodic
 # synchronisation period is from §5.4.3.2 / §5.7, not Table 5.2.
 TABLE_5_2 = [
@@ -82,7 +90,7 @@ TABLE_5_2 = [
 # uses the defaults, so for these the default column is the value that applies.
 LISTING_OVERRIDES = {"soc.mesh.width", "soc.mesh.height", "soc.mesh.memory_controllers"}
 
-# The thesis's published numbers (reference nsi-coherence.md §7; thesis §5.6.2).
+# The thesis's published numbers ([nsi] §7, docs/references.md; thesis §5.6.2).
 # Only what the text gives; the figures' bars are lost.  Ratios are NSI/MESI.
 THESIS = {
     "lu": {"bench": "lu", "flits": "0.181 (−81.92%, best; Fig. 5.8)",
@@ -167,25 +175,6 @@ def format_param(value):
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def run_scenario(npuvp, scenario, protocol, settings, stats_file):
-    """Runs SCENARIO under PROTOCOL; raises RuntimeError with the output if it fails."""
-    command = [npuvp, "run", scenario, "--set", f"mesh.coherence={protocol}", *settings,
-               "--stats", stats_file, "--quiet"]
-    result = subprocess.run(command, capture_output=True, text=True)
-    if result.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed (exit {result.returncode}):\n"
-                           f"{result.stdout}{result.stderr}")
-    return result
-
-
-def run(npuvp, workload, protocol, settings, out_dir):
-    stats_file = os.path.join(out_dir, f"{workload}-{protocol}.json")
-    run_scenario(npuvp, f"scenarios/mesh-{workload}.yaml", protocol, settings, stats_file)
-    with open(stats_file) as handle:
-        data = json.load(handle)
-    return workload, protocol, data
-
-
 def flatten(tree, prefix=""):
     flat = {}
     for key, value in tree.items():
@@ -243,7 +232,7 @@ def geomean(values):
 def parameter_report(param_rows, settings, parts):
     lines = ["# NSI vs MESI on the npuvp mesh cluster (reproduction study)", ""]
     lines += ["Every program run under `mesh.coherence=mesi` and `=nsi`; ratios are NSI/MESI "
-              "(below 1 = NSI better). Thesis numbers: reference `nsi-coherence.md` §7 (thesis §5.6.2). "
+              "(below 1 = NSI better). Thesis numbers: [nsi] §7 (thesis §5.6.2; docs/references.md). "
               "Parts in this report: " + ", ".join(parts) + ".", ""]
     lines += ["## Table 5.2 parameters", "",
               "| parameter | thesis | npuvp default | applied |", "| --- | --- | --- | --- |"]
@@ -262,7 +251,8 @@ def workload_report(results, workloads):
              "`—` where the thesis gives no number (its per-benchmark bars are lost); the thesis "
              "column names the benchmark the number is for.", ""]
     lines += ["### Per workload", "",
-              "| workload | metric | MESI | NSI | NSI/MESI | thesis |", "| --- | --- | --- | --- | --- | --- |"]
+              "| workload | metric | MESI | NSI | NSI/MESI | MSI/MESI | thesis |",
+              "| --- | --- | --- | --- | --- | --- | --- |"]
     ratios = {"time": [], "flits": [], "energy": [], "miss_rate": [], "misses": [], "accesses": []}
     for w in workloads:
         mesi, nsi = results[(w, "mesi")], results[(w, "nsi")]
@@ -278,10 +268,12 @@ def workload_report(results, workloads):
             ("L1 misses", "misses", lambda v: f"{v:,}", "—"),
             ("L1 accesses", "accesses", lambda v: f"{v:,}", "—"),
         ]
+        msi = results.get((w, "msi"))
         for label, key, fmt, tc in rows:
             ratio = nsi[key] / mesi[key] if mesi[key] else float("nan")
             ratios[key].append(ratio)
-            lines.append(f"| {w} | {label} | {fmt(mesi[key])} | {fmt(nsi[key])} | {change(ratio)} | {tc} |")
+            msi_cell = change(msi[key] / mesi[key]) if msi and mesi[key] else "—"
+            lines.append(f"| {w} | {label} | {fmt(mesi[key])} | {fmt(nsi[key])} | {change(ratio)} | {msi_cell} | {tc} |")
     lines += ["", "### Average over the workloads (geometric mean of NSI/MESI)", "",
               "| metric | NSI/MESI (ours) | thesis average |", "| --- | --- | --- |"]
     for label, key, tkey in (("execution time", "time", "time"), ("network flits", "flits", "flits"),
@@ -325,33 +317,6 @@ def size_text(size):
     return f"{size} B"
 
 
-def synthetic_points(parts, operations, seed):
-    """[(sweep, swept value, patch values)] for the requested sweeps."""
-    points = []
-    common = {"synthetic_operations": operations, "synthetic_store_percent": STORE_PERCENT,
-              "synthetic_seed": seed}
-    if "interval" in parts:
-        for interval in SYNC_INTERVALS:
-            points.append(("interval", interval, dict(common, synthetic_interval=interval,
-                                                      synthetic_footprint=INTERVAL_SWEEP_FOOTPRINT)))
-    if "footprint" in parts:
-        for footprint in FOOTPRINTS:
-            points.append(("footprint", footprint, dict(common, synthetic_interval=FOOTPRINT_SWEEP_INTERVAL,
-                                                        synthetic_footprint=footprint)))
-    return points
-
-
-def write_synthetic_scenario(template, patch, path):
-    """The shipped scenario with the values of its `patch:` entries replaced (comments kept)."""
-    text = template
-    for symbol, value in patch.items():
-        text, count = re.subn(rf"(?m)^(\s+{symbol}:\s*)\S+", rf"\g<1>{value}", text)
-        if count != 1:
-            sys.exit(f"reproduce_nsi: {SYNTHETIC_SCENARIO} has no single '{symbol}:' patch entry")
-    with open(path, "w") as handle:
-        handle.write(text)
-
-
 def parse_summary(console):
     """The key=value fields of synthetic.c's summary line (lists left as text)."""
     match = re.search(r"^synthetic: (interval=.*)$", console, re.MULTILINE)
@@ -360,11 +325,8 @@ def parse_summary(console):
     return dict(token.split("=", 1) for token in match.group(1).split() if "=" in token)
 
 
-def run_synthetic(npuvp, sweep, value, patch, protocol, settings, scenario, out_dir):
-    stats_file = os.path.join(out_dir, f"{sweep}-{value}-{protocol}.json")
-    result = run_scenario(npuvp, scenario, protocol, settings, stats_file)
-    summary = parse_summary(result.stdout)
-    # The program must have run with the patched values and executed the whole stream.
+def check_synthetic(summary, patch, where):
+    """The program ran with the patched values and executed the whole stream."""
     problems = []
     if summary is None:
         problems.append("no 'synthetic:' summary line")
@@ -379,10 +341,7 @@ def run_synthetic(npuvp, sweep, value, patch, protocol, settings, scenario, out_
         if int(summary["total_syncs"]) != HARTS * (operations // interval):
             problems.append("syncs != harts x (operations / interval)")
     if problems:
-        raise RuntimeError(f"{' '.join(result.args)}: {'; '.join(problems)}\n{result.stdout}")
-    with open(stats_file) as handle:
-        data = json.load(handle)
-    return sweep, value, protocol, data, summary
+        sys.exit(f"reproduce_nsi: {where}: {'; '.join(problems)}")
 
 
 def synthetic_metrics(data, summary, clock_hz):
@@ -427,7 +386,7 @@ def trend_text(values, ratios, label):
 
 def synthetic_table(sweep, values, results, label):
     lines = []
-    header = ["point", "time MESI", "time NSI", "time NSI/MESI", "flits NSI/MESI", "energy NSI/MESI",
+    header = ["point", "time MESI", "time NSI", "time NSI/MESI", "time MSI/MESI", "flits NSI/MESI", "energy NSI/MESI",
               "L1 miss rate MESI / NSI", "L1 misses per access MESI / NSI"]
     if sweep == "footprint":
         header += ["LLC misses MESI / NSI", "LLC evictions MESI / NSI"]
@@ -445,7 +404,9 @@ def synthetic_table(sweep, values, results, label):
         else:
             claimed = True
             thesis = "NSI faster"
+        msi = results.get((sweep, value, "msi"))
         row = [label(value), f"{mesi['time'] * 1e3:.3f} ms", f"{nsi['time'] * 1e3:.3f} ms", change(ratio),
+               change(msi["time"] / mesi["time"]) if msi else "—",
                change(nsi["flits"] / mesi["flits"]), change(nsi["energy"] / mesi["energy"]),
                f"{mesi['miss_rate'] * 100:.2f}% / {nsi['miss_rate'] * 100:.2f}%",
                f"{mesi['misses'] / mesi['program_accesses']:.3f} / {nsi['misses'] / nsi['program_accesses']:.3f}"]
@@ -467,7 +428,7 @@ def synthetic_report(results, parts, operations, seed, plot_note):
              "LLC counts are over the whole run (start-up and the barriers included). \"L1 misses per "
              f"access\" divides the L1 misses by the program's {HARTS * operations:,} accesses, the same "
              "for both protocols (the miss rate's denominator also counts the barriers' spinning loads). "
-             "Thesis: reference `nsi-coherence.md` §7; only its qualitative claims survive.", ""]
+             "Thesis: [nsi] §7 (docs/references.md); only its qualitative claims survive.", ""]
     if "interval" in parts:
         lines += [f"### Synchronisation interval (Fig. 5.11): footprint {size_text(INTERVAL_SWEEP_FOOTPRINT)}", "",
                   f"Thesis: {THESIS_INTERVAL_CLAIM}; the wording implies NSI may lose at 60–100.", ""]
@@ -551,14 +512,92 @@ def write_plots(results, parts, out_dir):
     return "Plots: " + ", ".join(f"`{name}`" for name in written) + " (in the output directory)."
 
 
+def adopt_study(document):
+    """Takes the synthetic sweeps' values from the study's `interval` and `footprint` parts."""
+    global SYNC_INTERVALS, FOOTPRINTS, INTERVAL_SWEEP_FOOTPRINT, FOOTPRINT_SWEEP_INTERVAL
+    global SYNTHETIC_OPERATIONS, STORE_PERCENT, SYNTHETIC_SEED
+    parts = {part["name"]: part for part in document["space"]}
+    interval, footprint = parts["interval"], parts["footprint"]
+    SYNC_INTERVALS = sorted(interval["grid"]["patch.synthetic_interval"])
+    FOOTPRINTS = sorted(footprint["grid"]["patch.synthetic_footprint"])
+    INTERVAL_SWEEP_FOOTPRINT = interval["set"]["patch.synthetic_footprint"]
+    FOOTPRINT_SWEEP_INTERVAL = footprint["set"]["patch.synthetic_interval"]
+    SYNTHETIC_OPERATIONS = interval["set"]["patch.synthetic_operations"]
+    STORE_PERCENT = interval["set"]["patch.synthetic_store_percent"]
+    SYNTHETIC_SEED = interval["set"]["patch.synthetic_seed"]
+
+
+def study_for(document, study_dir, parts, workloads, operations, seed):
+    """The study restricted to PARTS and WORKLOADS, with OPERATIONS and SEED, paths made absolute."""
+    study = json.loads(json.dumps(document))
+    absolute = lambda path: os.path.normpath(os.path.join(study_dir, path))
+    study["base"]["scenario"] = absolute(study["base"]["scenario"])
+    study["space"] = [part for part in study["space"] if part["name"] in parts]
+    for part in study["space"]:
+        if part["name"] == "workloads":
+            part["grid"]["scenario"] = [absolute(path) for path in part["grid"]["scenario"]
+                                        if workload_of(path) in workloads]
+        else:
+            part["set"]["patch.synthetic_operations"] = operations
+            part["set"]["patch.synthetic_seed"] = seed
+    return study
+
+
+def workload_of(scenario_path):
+    return re.fullmatch(r"mesh-(\w+)\.yaml", os.path.basename(scenario_path)).group(1)
+
+
+def run_study(npuvp, study_path, sweep_dir, jobs, settings):
+    """`npuvp sweep` of the study (progress on the terminal); returns the table's rows."""
+    command = [npuvp, "sweep", study_path, "--out", sweep_dir, "--jobs", str(jobs)]
+    for i in range(1, len(settings), 2):  # settings: ["--set", "NAME=VALUE", ...]
+        command += ["--set", settings[i]]
+    status = subprocess.run(command).returncode
+    results = os.path.join(sweep_dir, "results.json")
+    if status not in (0, 1) or not os.path.exists(results):
+        sys.exit(f"reproduce_nsi: '{' '.join(command)}' failed (exit status {status})")
+    with open(results) as handle:
+        rows = json.load(handle)["rows"]
+    failed = [row for row in rows if row["exit_status"] != 0]
+    if failed:
+        sys.exit("reproduce_nsi: runs failed:\n" + "\n".join(
+            f"  {row['part']} point {row['point']}: {row['error']} ({os.path.join(sweep_dir, 'runs', row['key'])})"
+            for row in failed))
+    return rows
+
+
+def collect(rows, sweep_dir, clock_hz):
+    """{(workload, protocol): metrics} and {(sweep, value, protocol): metrics} from the runs."""
+    workload_results, synthetic_results = {}, {}
+    for row in rows:
+        run_dir = os.path.join(sweep_dir, "runs", row["key"])
+        with open(os.path.join(run_dir, "stats.json")) as handle:
+            data = json.load(handle)
+        protocol = row["soc.mesh.coherence"]
+        if row["part"] == "workloads":
+            workload_results[(workload_of(row["scenario"]), protocol)] = metrics(data)
+            continue
+        with open(os.path.join(run_dir, "console.txt")) as handle:
+            summary = parse_summary(handle.read())
+        patch = {name[len("patch."):]: value for name, value in row.items() if name.startswith("patch.")}
+        check_synthetic(summary, patch, run_dir)
+        value = patch["synthetic_interval" if row["part"] == "interval" else "synthetic_footprint"]
+        synthetic_results[(row["part"], value, protocol)] = synthetic_metrics(data, summary, clock_hz)
+    return workload_results, synthetic_results
+
+
 def main():
     started = time.monotonic()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    import yaml  # python3-yaml (make deps): the study file
+    with open(os.path.join(root, STUDY)) as handle:
+        document = yaml.safe_load(handle)
+    adopt_study(document)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--npuvp", default=os.path.join(root, "build", "platform", "npuvp"),
                         help="the simulator (default: build/platform/npuvp)")
     parser.add_argument("--out", default=os.path.join(root, "build", "reproduce-nsi"),
-                        help="directory for the stats JSON files, report.md and the plots")
+                        help="directory for the study, its runs (sweep/), report.md and the plots")
     parser.add_argument("--jobs", type=int, default=2, help="simulations run at once (default 2)")
     parser.add_argument("--part", default=",".join(PARTS),
                         help="comma-separated parts to run: " + ",".join(PARTS) + " (default: all)")
@@ -578,69 +617,42 @@ def main():
     for w in workloads:
         if w not in WORKLOADS:
             sys.exit(f"reproduce_nsi: unknown workload '{w}' (known: {', '.join(WORKLOADS)})")
+    if "workloads" in parts and not workloads:
+        parts.remove("workloads")
     if not os.access(args.npuvp, os.X_OK):
         sys.exit(f"reproduce_nsi: simulator '{args.npuvp}' not found or not executable (build first)")
     if args.jobs < 1:
         sys.exit("reproduce_nsi: --jobs must be at least 1")
     if args.operations < 1:
         sys.exit("reproduce_nsi: --operations must be at least 1")
+    npuvp = os.path.abspath(args.npuvp)
+    out = os.path.abspath(args.out)
     os.chdir(root)
-    os.makedirs(args.out, exist_ok=True)
+    os.makedirs(out, exist_ok=True)
 
     reference = f"scenarios/mesh-{workloads[0]}.yaml" if workloads else SYNTHETIC_SCENARIO
-    param_rows, settings = check_table_5_2(args.npuvp, reference)
+    param_rows, settings = check_table_5_2(npuvp, reference)
     clock_hz = next(expected for name, expected, _ in TABLE_5_2 if name == "soc.cluster.hart0.clock")
 
-    # Synthetic points: one scenario file per point, written before any run starts.
-    points = synthetic_points(parts, args.operations, args.seed)
-    synthetic_dir = os.path.join(args.out, "synthetic")
-    if points:
-        os.makedirs(synthetic_dir, exist_ok=True)
-        with open(SYNTHETIC_SCENARIO) as handle:
-            template = handle.read()
-    jobs = []
-    # The longest runs first (large footprints, then the workloads), so two jobs finish together.
-    for sweep, value, patch in sorted(points, key=lambda p: (p[0] != "footprint", -p[1])):
-        scenario = os.path.join(synthetic_dir, f"{sweep}-{value}.yaml")
-        write_synthetic_scenario(template, patch, scenario)
-        for protocol in PROTOCOLS:
-            jobs.append((run_synthetic, (args.npuvp, sweep, value, patch, protocol, settings, scenario,
-                                         synthetic_dir)))
-    for w in workloads:
-        for protocol in PROTOCOLS:
-            jobs.append((run, (args.npuvp, w, protocol, settings, args.out)))
-
-    workload_results, synthetic_results = {}, {}
-    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [pool.submit(function, *arguments) for function, arguments in jobs]
-        for future in concurrent.futures.as_completed(futures):
-            try:
-                outcome = future.result()
-            except RuntimeError as error:
-                for other in futures:
-                    other.cancel()
-                sys.exit(f"reproduce_nsi: {error}")
-            if len(outcome) == 3:
-                w, p, data = outcome
-                workload_results[(w, p)] = metrics(data)
-                print(f"reproduce_nsi: {w} under {p}: {workload_results[(w, p)]['time'] * 1e3:.3f} ms simulated",
-                      file=sys.stderr)
-            else:
-                sweep, value, p, data, summary = outcome
-                m = synthetic_metrics(data, summary, clock_hz)
-                synthetic_results[(sweep, value, p)] = m
-                shown = size_text(value) if sweep == "footprint" else value
-                print(f"reproduce_nsi: synthetic {sweep}={shown} under {p}: {m['time'] * 1e3:.3f} ms "
-                      f"(program), {data['npuvp']['wall_seconds']:.1f} s wall", file=sys.stderr)
+    study = study_for(document, os.path.dirname(os.path.join(root, STUDY)), parts, workloads, args.operations,
+                      args.seed)
+    study_path = os.path.join(out, "study.yaml")
+    with open(study_path, "w") as handle:
+        yaml.safe_dump(study, handle, sort_keys=False)
+    sweep_dir = os.path.join(out, "sweep")
+    rows = run_study(npuvp, study_path, sweep_dir, args.jobs, settings)
+    workload_results, synthetic_results = collect(rows, sweep_dir, clock_hz)
 
     lines = parameter_report(param_rows, settings, parts)
     if workloads:
         lines += workload_report(workload_results, workloads)
-    if points:
-        plot_note = write_plots(synthetic_results, parts, args.out)
+    if "interval" in parts or "footprint" in parts:
+        plot_note = write_plots(synthetic_results, parts, out)
         lines += synthetic_report(synthetic_results, parts, args.operations, args.seed, plot_note)
+    lines += [f"The runs: `npuvp sweep` of `{STUDY}` (with the parts above), table "
+              "`sweep/results.csv` in the output directory, one folder per run in `sweep/runs/`.", ""]
     text = "\n".join(lines)
-    path = os.path.join(args.out, "report.md")
+    path = os.path.join(out, "report.md")
     with open(path, "w") as handle:
         handle.write(text)
     print(text)

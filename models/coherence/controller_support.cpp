@@ -1,5 +1,6 @@
 // The shared checks and error texts of the protocols' controllers.
 #include "coherence/controller_support.h"
+#include "coherence/table_driven_controller.h"
 
 #include <sstream>
 #include <stdexcept>
@@ -23,6 +24,13 @@ std::string L1ControllerBase::failure_cause(const Message* message, std::string 
   text << "core " << kinds[static_cast<int>(pending_.kind)] << " of " << pending_.size << " bytes at 0x" << std::hex
        << pending_.address;
   return text.str();
+}
+
+void check_tile(const Controller& controller, unsigned tile, const Geometry& geometry, unsigned max_tiles) {
+  if (tile >= geometry.tiles || (max_tiles != 0 && geometry.tiles > max_tiles))
+    throw std::invalid_argument(controller.name() + ": tile out of range (tiles " + std::to_string(geometry.tiles) +
+                                (max_tiles != 0 ? ", at most " + std::to_string(max_tiles) + " for the sharer mask)"
+                                                : std::string(")")));
 }
 
 void check_addressed_to_l1(const Controller& controller, unsigned tile, const Message& message,

@@ -1,8 +1,8 @@
 // Pieces every protocol's controllers share, so that a protocol's files keep
 // only what is specific to it (its tables and its actions):
-//  - L1ControllerBase, HomeControllerBase: the members and the plumbing
-//    (name, peek/poke of the LLC, a line's state) of every protocol's
-//    controllers, which derive from them;
+//  - L1ControllerBase: the members of every protocol's L1 (its identity,
+//    cache array, the core's pending access, the atomic's lock, parked
+//    forwards), beneath TableDrivenL1 (table_driven_controller.h);
 //  - ParkedForwards: an L1's queue of forwards it cannot take in its line's
 //    current (transient) state, retried in arrival order after each event;
 //  - WaitingRequests: a home's queue of requests waiting for a busy line or
@@ -308,85 +308,6 @@ class L1ControllerBase : public L1Controller {
   bool locked_ = false;  // an atomic holds locked_line_ (kMakeWritable until its store)
   std::uint64_t locked_line_ = 0;
   ParkedForwards parked_;  // forwards waiting until their line's transaction ends
-};
-
-// What every protocol's home (one LLC bank) has: its identity, the bank's
-// tags and data, and the requests waiting for a busy line or a free way.
-// `Machine` is the protocol's home table traits; `absent` is its state of a
-// line not in the bank, `filling` of one waiting for MemoryData.
-template <typename Machine>
-class HomeControllerBase : public HomeController {
- public:
-  using State = typename Machine::State;
-
-  std::string name() const override { return "home " + std::to_string(tile_); }
-  bool peek(std::uint64_t address, void* data, unsigned size) const override {
-    return peek_llc(array_, geometry_, static_cast<std::uint8_t>(filling_), address, data, size);
-  }
-  void poke(std::uint64_t address, const void* data, unsigned size) override {
-    poke_llc(array_, geometry_, static_cast<std::uint8_t>(filling_), address, data, size);
-  }
-  // The stable or transient state of `line` here (`absent` when not in the bank).
-  State state_of_line(std::uint64_t line) const { return state_of_way(array_.find(geometry_.line_of(line))); }
-
- protected:
-  HomeControllerBase(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment,
-                     State absent, State filling)
-      : tile_(tile),
-        geometry_(geometry),
-        shape_(shape),
-        environment_(environment),
-        array_("home " + std::to_string(tile), shape, geometry.line_bytes, geometry.tiles),
-        absent_(absent),
-        filling_(filling) {}
-
-  State state_of_way(int way) const {
-    return way == CacheArray::kNone ? absent_ : static_cast<State>(array_.state(way));
-  }
-  // Queues `message` to wait (stalled_now_ tells a retry it waited again).
-  void stall(const Message& message) {
-    waiting_.park(message, statistics_.stalled_messages);
-    stalled_now_ = true;
-  }
-  // A new message: a request behind waiting ones of its line waits too
-  // (arrival order per line); anything else goes to `process`.
-  template <typename Process>
-  void receive(const Message& message, bool request, Process&& process) {
-    if (request && waiting_.has_line(message.line))
-      stall(message);
-    else
-      process(message);
-  }
-  // Retries the waiting requests with `process`, in passes while the last
-  // pass changed some line's state (`transitions_`, counted by the protocol's
-  // fire() for every row but a lone stall).
-  template <typename Process>
-  void retry_while_lines_change(Process&& process) {
-    std::uint64_t before = transitions_;
-    waiting_.retry(
-        [&](const Message& message) {
-          stalled_now_ = false;
-          process(message);
-          return !stalled_now_;
-        },
-        [&](bool) {
-          const bool changed = transitions_ != before;
-          before = transitions_;
-          return changed;
-        });
-  }
-
-  unsigned tile_;
-  Geometry geometry_;
-  CacheShape shape_;
-  Environment& environment_;
-  CacheArray array_;
-  WaitingRequests waiting_;  // requests waiting for a busy line or a free way, in arrival order
-  bool stalled_now_ = false;  // the request being served had to wait (again)
-  std::uint64_t transitions_ = 0;  // rows fired, lone stalls excepted (for retry_while_lines_change)
-
- private:
-  State absent_, filling_;
 };
 
 // A message from L1 `tile` to the home of `line` on virtual network `vnet`

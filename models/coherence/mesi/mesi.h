@@ -1,5 +1,5 @@
 // MESI: a full-map directory protocol with an inclusive, blocking home (the
-// baseline of reference/nsi-coherence.md, chapter 4 and A9), written as two
+// baseline of [nsi] chapter 4 and A9, docs/references.md), written as two
 // ProtocolTables (L1 and home). docs/coherence.md prints the tables and
 // explains the races; this header is the code's contract.
 //
@@ -30,11 +30,10 @@
 //    already sent), requests may wait at the home; so no cycle of waiting.
 #pragma once
 
-#include "coherence/cache_array.h"
 #include "coherence/coherence.h"
-#include "coherence/controller_support.h"
 #include "coherence/protocol_registry.h"
 #include "coherence/protocol_table.h"
+#include "coherence/table_driven_controller.h"
 
 #include <array>
 #include <cstdint>
@@ -61,173 +60,190 @@ enum MessageType : unsigned {
 std::string message_name(unsigned type);
 VirtualNetwork virtual_network_of(unsigned type);
 
-// ---- the L1 machine ----
+#define NPUVP_MESI_L1_STATES(X)                                                                                        \
+  X(I, kStable, "invalid: not in this cache")                                                                          \
+  X(S, kStable | kHoldsData, "shared: readable, other L1s may hold it")                                                \
+  X(E, kStable | kHoldsData, "exclusive: the only copy, clean; writable (E -> M silently)")                            \
+  X(M, kStable | kHoldsData | kOwner, "modified: the only copy, dirty")                                                \
+  X(E_L, kHoldsData, "E locked by kMakeWritable: forwards wait for the atomic's store")                                \
+  X(M_L, kHoldsData | kOwner, "M locked by kMakeWritable: forwards wait for the atomic's store")                       \
+  X(IS_D, kTransient, "load miss: Read sent, waiting for RepShd/RepExc")                                               \
+  X(IM_D, kTransient, "store miss: RdEx sent, waiting for RepExc")                                                     \
+  X(IW_D, kTransient, "make-writable miss: RdEx sent, waiting for RepExc")                                             \
+  X(SM_A, kHoldsData, "store to S: Upgrade sent, waiting for AckChange (data still valid)")                            \
+  X(SW_A, kHoldsData, "make-writable on S: Upgrade sent, waiting for AckChange")                                       \
+  X(MI_A, kHoldsData | kOwner, "evicted M: Replace with data sent, in the write-back buffer, waiting for AckChange")   \
+  X(EI_A, kHoldsData, "evicted E: Replace sent, in the write-back buffer, waiting for AckChange")                      \
+  X(SI_A, kHoldsData, "evicted S (or downgraded while evicting): waiting for AckChange")                               \
+  X(II_A, kTransient, "evicted, copy given away (AckData/Ack sent): waiting for AckChange")
+
+#define NPUVP_MESI_L1_EVENTS(X)                                                                                        \
+  X(Load, "the core loads from the line")                                                                              \
+  X(Store, "the core stores to the line")                                                                              \
+  X(MakeWritable, "the core asks for write permission (before an AMO or SC)")                                          \
+  X(Replacement, "the line is the victim of a fill into its set")                                                      \
+  X(Unlock, "the core's atomic is over (access to another line, or synchronise)")                                      \
+  X(Invalidation, "the home removes this read-only copy")                                                              \
+  X(ShdIntervention, "the home asks the owner for the data; the owner keeps a read-only copy")                         \
+  X(ExcIntervention, "the home asks the owner for the data; the owner gives the line up")                              \
+  X(RepShd, "shared data from the home")                                                                               \
+  X(RepExc, "exclusive data from the home")                                                                            \
+  X(AckChange, "the home acknowledges an Upgrade (write permission) or a Replace")
+
+#define NPUVP_MESI_L1_ACTIONS(X)                                                                                       \
+  X(Allocate, "allocate", "take a free way of the set for the line (a victim was replaced before if needed)")          \
+  X(SendRead, "send Read", "Read to the home (requests vnet)")                                                         \
+  X(SendRdEx, "send RdEx", "RdEx to the home (requests vnet)")                                                         \
+  X(SendUpgrade, "send Upgrade", "Upgrade to the home (requests vnet)")                                                \
+  X(Perform, "perform", "perform the core's access: a load copies the bytes out, a store in; completes a miss")        \
+  X(InstallData, "install data", "copy the message's data into the line")                                              \
+  X(SendReplace, "send Replace", "Replace without data to the home (S or clean E)")                                    \
+  X(SendReplaceData, "send Replace+data", "Replace with the dirty data to the home")                                   \
+  X(MoveToWritebackBuffer, "move to write-back buffer", "move the line and its data to a write-back buffer entry, "    \
+      "freeing the way")                                                                                               \
+  X(SendAck, "send Ack", "Ack to the home (responses vnet)")                                                           \
+  X(SendAckData, "send AckData", "AckData with the line's data (dirty if M) to the home (responses vnet)")             \
+  X(DropLine, "drop line", "the copy is gone: tell the line-lost observer (drops an LR reservation)")                  \
+  X(StallForward, "stall forward", "park the forward until the line's transaction ends (its data is already on its "   \
+      "way)")                                                                                                          \
+  X(StallAccess, "stall access", "the access waits until the write-back entry of its line is freed")                   \
+  X(FreeWritebackEntry, "free write-back entry", "the write-back buffer entry becomes free; a waiting access "         \
+      "retries")
+
+#define NPUVP_MESI_HOME_STATES(X)                                                                                      \
+  X(NP, kStable, "not present in the LLC")                                                                             \
+  X(NP_D, kTransient, "allocated, MemoryRead sent, waiting for MemoryData")                                            \
+  X(IDLE, kStable, "in the LLC, in no L1")                                                                             \
+  X(SHD, kStable, "in the LLC and read-only (S) in the L1s of the sharer mask")                                        \
+  X(EXC, kStable, "held E or M by one L1, the owner; the LLC data may be stale")                                       \
+  X(SHD_A, kTransient, "invalidating the sharers for a RdEx/Upgrade, counting Acks")                                   \
+  X(EXC_D, kTransient, "ShdIntervention sent to the owner for a Read, waiting for AckData")                            \
+  X(EXC_X, kTransient, "ExcIntervention sent to the owner for a RdEx, waiting for AckData")                            \
+  X(SHD_R, kTransient, "LLC eviction (inclusion): invalidating all sharers, counting Acks")                            \
+  X(EXC_R, kTransient, "LLC eviction (inclusion): owner recalled, waiting for AckData")
+
+#define NPUVP_MESI_HOME_EVENTS(X)                                                                                      \
+  X(Read, "a Read (busy line: any Read)")                                                                              \
+  X(RdEx, "a RdEx, or an Upgrade from an L1 that is no longer a sharer (it was invalidated meanwhile); busy line: "    \
+      "any RdEx")                                                                                                      \
+  X(Upgrade, "an Upgrade from a sharer while other sharers exist (busy line: any Upgrade)")                            \
+  X(UpgradeSole, "an Upgrade from the only sharer")                                                                    \
+  X(RequestFromOwner, "a Read/RdEx/Upgrade from the line's owner (cannot happen: an owner evicts before asking "       \
+      "again)")                                                                                                        \
+  X(RequestFromSharer, "a RdEx from a sharer (cannot happen: a sharer sends Upgrade)")                                 \
+  X(Replace, "a Replace while the line is busy")                                                                       \
+  X(ReplaceOwner, "a Replace from the owner (data if it was M)")                                                       \
+  X(ReplaceSharer, "a Replace from one of several sharers")                                                            \
+  X(ReplaceLastSharer, "a Replace from the only sharer")                                                               \
+  X(ReplaceStale, "a Replace from an L1 that no longer holds the line here (its copy was taken by a forward that "     \
+      "crossed it)")                                                                                                   \
+  X(Ack, "an Ack, more expected")                                                                                      \
+  X(LastAck, "the last expected Ack")                                                                                  \
+  X(AckData, "the owner's data, answering an intervention")                                                            \
+  X(MemoryData, "the line's data from memory")                                                                         \
+  X(Evict, "the line is the LLC's victim for a fill into its set")
+
+#define NPUVP_MESI_HOME_ACTIONS(X)                                                                                     \
+  X(Allocate, "allocate", "take a free way for the line (a victim was evicted before if needed; else the request "     \
+      "stalls)")                                                                                                       \
+  X(FetchFromMemory, "fetch from memory", "MemoryRead to the line's memory controller")                                \
+  X(Stall, "stall", "the request waits at the home (per line, in arrival order) and is handled again when the line "   \
+      "is stable")                                                                                                     \
+  X(InstallMemoryData, "install memory data", "copy MemoryData into the LLC line (clean)")                             \
+  X(RecordRequest, "record request", "remember the requester and the request type of the transaction")                 \
+  X(SendRepExc, "send RepExc", "RepExc with the LLC data to the requester")                                            \
+  X(SendRepShd, "send RepShd", "RepShd with the LLC data to the requester")                                            \
+  X(SendGrant, "send grant", "the recorded request's grant: AckChange to an Upgrade, RepExc with data to a RdEx")      \
+  X(SendAckChange, "send AckChange", "AckChange to the sender of the Replace")                                         \
+  X(MakeOwner, "make owner", "the requester becomes the owner, no sharers")                                            \
+  X(AddSharer, "add sharer", "add the requester to the sharer mask")                                                   \
+  X(RemoveSharer, "remove sharer", "remove the sender from the sharer mask")                                           \
+  X(OwnerAndRequesterShare, "owner and requester share", "owner and requester both become sharers, no owner")          \
+  X(InvalidateOtherSharers, "invalidate other sharers", "Invalidation to every sharer but the requester; expect as "   \
+      "many Acks")                                                                                                     \
+  X(InvalidateAllSharers, "invalidate all sharers", "Invalidation to every sharer; expect as many Acks")               \
+  X(SendShdIntervention, "send ShdIntervention", "ShdIntervention to the owner")                                       \
+  X(SendExcIntervention, "send ExcIntervention", "ExcIntervention to the owner")                                       \
+  X(RecallOwner, "recall owner", "ExcIntervention to the owner, for the LLC eviction")                                 \
+  X(CountAck, "count Ack", "one Ack fewer expected")                                                                   \
+  X(WriteAckData, "write AckData", "copy the AckData into the LLC line (dirty if the owner's was)")                    \
+  X(WriteReplaceData, "write Replace data", "copy the Replace's data, if any, into the LLC line (dirty)")              \
+  X(WriteBack, "write back", "MemoryWrite of the line if it is dirty; the way becomes free")
+
+// The L1 controller's machine (mesi_tables.cpp: its table).
 struct L1Machine {
-  enum class State : std::uint8_t {
-    kI,     // not present (a free way)
-    kS, kE, kM,
-    kE_L, kM_L,           // E/M locked by kMakeWritable until the atomic's store
-    kIS_D, kIM_D, kIW_D,  // waiting for data: load, store, make-writable
-    kSM_A, kSW_A,         // S, Upgrade sent for a store / make-writable, waiting for AckChange
-    kMI_A, kEI_A, kSI_A, kII_A,  // in the write-back buffer, Replace sent, waiting for AckChange
-    kCount
-  };
-  enum class Event : std::uint8_t {
-    kLoad, kStore, kMakeWritable, kReplacement, kUnlock,
-    kInvalidation, kShdIntervention, kExcIntervention, kRepShd, kRepExc, kAckChange,
-    kCount
-  };
-  enum class Action : std::uint8_t {
-    kAllocate, kSendRead, kSendRdEx, kSendUpgrade, kPerform, kInstallData,
-    kSendReplace, kSendReplaceData, kMoveToWritebackBuffer, kSendAck, kSendAckData,
-    kDropLine, kStallForward, kStallAccess, kFreeWritebackEntry,
-    kCount
-  };
-  static const char* name(State state);
-  static const char* name(Event event);
-  static const char* name(Action action);
-  static const char* meaning(State state);
-  static const char* meaning(Event event);
-  static const char* meaning(Action action);
+  NPUVP_COHERENCE_MACHINE(NPUVP_MESI_L1_STATES, NPUVP_MESI_L1_EVENTS, NPUVP_MESI_L1_ACTIONS)
+  static constexpr State kAbsent = State::kI;
+  static constexpr unsigned kMaxTiles = 64;  // the home's sharer mask
+  static constexpr auto message_name = &mesi::message_name;
+  static constexpr auto virtual_network_of = &mesi::virtual_network_of;
+  static const ProtocolTable<L1Machine>& table();
 };
 
-// ---- the home machine ----
+// The home controller's machine (mesi_tables.cpp: its table).
 struct HomeMachine {
-  enum class State : std::uint8_t {
-    kNP,      // not present in the LLC (a free way)
-    kNP_D,    // allocated, waiting for MemoryData
-    kIDLE,    // in the LLC, in no L1
-    kSHD,     // in the LLC, read-only in the L1s of the sharer mask
-    kEXC,     // held E or M by one L1, the owner (the LLC data may be stale)
-    kSHD_A,   // invalidating sharers for a RdEx/Upgrade, counting Acks
-    kEXC_D,   // ShdIntervention sent to the owner for a Read, waiting for AckData
-    kEXC_X,   // ExcIntervention sent to the owner for a RdEx, waiting for AckData
-    kSHD_R,   // LLC eviction: invalidating all sharers, counting Acks
-    kEXC_R,   // LLC eviction: ExcIntervention sent to the owner, waiting for AckData
-    kCount
-  };
-  enum class Event : std::uint8_t {
-    kRead, kRdEx, kUpgrade, kUpgradeSole, kRequestFromOwner, kRequestFromSharer,
-    kReplace, kReplaceOwner, kReplaceSharer, kReplaceLastSharer, kReplaceStale,
-    kAck, kLastAck, kAckData, kMemoryData, kEvict,
-    kCount
-  };
-  enum class Action : std::uint8_t {
-    kAllocate, kFetchFromMemory, kStall, kInstallMemoryData, kRecordRequest,
-    kSendRepExc, kSendRepShd, kSendGrant, kSendAckChange,
-    kMakeOwner, kAddSharer, kRemoveSharer, kOwnerAndRequesterShare,
-    kInvalidateOtherSharers, kInvalidateAllSharers, kSendShdIntervention, kSendExcIntervention, kRecallOwner,
-    kCountAck, kWriteAckData, kWriteReplaceData, kWriteBack,
-    kCount
-  };
-  static const char* name(State state);
-  static const char* name(Event event);
-  static const char* name(Action action);
-  static const char* meaning(State state);
-  static const char* meaning(Event event);
-  static const char* meaning(Action action);
+  NPUVP_COHERENCE_MACHINE(NPUVP_MESI_HOME_STATES, NPUVP_MESI_HOME_EVENTS, NPUVP_MESI_HOME_ACTIONS)
+  static constexpr State kAbsent = State::kNP;
+  static constexpr State kFilling = State::kNP_D;
+  static constexpr unsigned kMaxTiles = 64;  // the sharer mask
+  static constexpr auto message_name = &mesi::message_name;
+  static constexpr auto virtual_network_of = &mesi::virtual_network_of;
+  static const ProtocolTable<HomeMachine>& table();
+  static bool is_request(unsigned type) { return is_lookup(type) || type == kReplace; }
+  static bool is_lookup(unsigned type) { return type == kRead || type == kRdEx || type == kUpgrade; }
 };
 
 using L1Table = ProtocolTable<L1Machine>;
 using HomeTable = ProtocolTable<HomeMachine>;
-const L1Table& l1_table();
-const HomeTable& home_table();
+inline const L1Table& l1_table() { return L1Machine::table(); }
+inline const HomeTable& home_table() { return HomeMachine::table(); }
 
-class L1 final : public L1ControllerBase {
+class L1 final : public TableDrivenL1<L1, L1Machine> {
  public:
-  using State = L1Machine::State;
-  using Event = L1Machine::Event;
-  using Action = L1Machine::Action;
   static constexpr unsigned kDefaultWritebackEntries = 4;
 
   L1(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment,
      unsigned writeback_entries = kDefaultWritebackEntries);
 
-  bool access(Access access, std::uint64_t address, void* data, unsigned size) override;
-  Cycles synchronise() override;
-  bool peek(std::uint64_t address, void* data, unsigned size, bool& owner) const override;
-  void poke(std::uint64_t address, const void* data, unsigned size) override;
-  void handle(const Message& message) override;
-  std::string describe(std::uint64_t line) const override;
-  bool quiescent() const override;
-  void serialize(std::string& out) const override;
-  // The stable or transient state of `line` here (kI when absent).
-  State state_of_line(std::uint64_t line) const;
-
  private:
-  struct Context {
-    std::uint64_t line = 0;
-    int way = CacheArray::kNone;
-    int buffer = -1;
-    const Message* message = nullptr;
-  };
+  using Base = TableDrivenL1<L1, L1Machine>;
+  friend Base;
 
-  Context locate(std::uint64_t line) const;
-  State state_of(const Context& context) const;
-  void set_state(Context& context, State state);
-  void fire(Event event, Context& context);
+  Event classify(const Message& message);
   void perform(Action action, Context& context);
   void dispatch_access();
-  void process(const Message& message);
-  void after_event();
-  void retry_stalled_forwards();
-  void unlock();
-  void send_to_home(unsigned type, const Context& context, bool with_data, bool dirty);
-  std::uint8_t* line_data(const Context& context);
-  const std::uint8_t* line_data(const Context& context) const;
-  [[noreturn]] void fail(const char* state, const char* event, const Context& context) const;
-
-  WritebackBuffer<State, State::kI> writeback_;
-  bool in_access_ = false;  // a hit performs inside access()
-  bool performed_ = false;
-  bool writeback_freed_ = false;
 };
 
-class Home final : public HomeControllerBase<HomeMachine> {
- public:
-  using State = HomeMachine::State;
-  using Event = HomeMachine::Event;
-  using Action = HomeMachine::Action;
+// The directory entry of a line in the LLC.
+struct Directory {
+  std::uint64_t sharers = 0;  // bit t: L1 t holds the line S
+  int owner = -1;             // the L1 holding it E or M
+  bool dirty = false;         // the LLC data differs from memory's
+  unsigned requester = 0;     // the transaction in progress
+  unsigned request = 0;       // its message type
+  int acks = 0;               // Acks still expected
+};
 
+class Home final : public TableDrivenHome<Home, HomeMachine, Directory> {
+ public:
   // `shape` is this bank's (the LLC's size / tiles).
   Home(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment);
 
-  void handle(const Message& message) override;
   std::string describe(std::uint64_t line) const override;
-  bool quiescent() const override;
-  void serialize(std::string& out) const override;
   // The directory entry of `line` (0 / -1 when absent).
   std::uint64_t sharers_of(std::uint64_t line) const;
   int owner_of(std::uint64_t line) const;
   bool dirty(std::uint64_t line) const;
 
  private:
-  struct Directory {
-    std::uint64_t sharers = 0;  // bit t: L1 t holds the line S
-    int owner = -1;             // the L1 holding it E or M
-    bool dirty = false;         // the LLC data differs from memory's
-    unsigned requester = 0;     // the transaction in progress
-    unsigned request = 0;       // its message type
-    int acks = 0;               // Acks still expected
-  };
-  struct Context {
-    std::uint64_t line = 0;
-    int way = CacheArray::kNone;
-    const Message* message = nullptr;
-    Event event = Event::kCount;  // the event being handled
-  };
+  using Base = TableDrivenHome<Home, HomeMachine, Directory>;
+  friend Base;
 
-  State state_of(const Context& context) const;
   Event classify(const Message& message, const Context& context) const;
-  void fire(Event event, Context& context);
   void perform(Action action, Context& context);
-  void process(const Message& message);
-  bool make_room(std::uint64_t line);
-  unsigned requester(const Context& context) const;
-  void send_to_l1(unsigned type, unsigned tile, const Context& context, bool with_data);
-  [[noreturn]] void fail(const char* state, const char* event, const Context& context) const;
-
-  std::vector<Directory> directory_;
+  Event eviction(const Context& evicted);
+  std::string entry_summary(const Directory& entry) const;
+  std::string entry_key(int way) const;
 };
 
 // The registry entry.

@@ -1,157 +1,46 @@
 // The MESI L1 controller: classifies core accesses and messages into events
-// and executes l1_table().
+// and executes l1_table() (table_driven_controller.h does the rest).
 #include "coherence/mesi/mesi.h"
-
-#include <cstring>
-#include <stdexcept>
 
 namespace npuvp::coherence::mesi {
 
-namespace {
-
-bool readable(L1Machine::State state) {
-  using S = L1Machine::State;
-  return state == S::kS || state == S::kE || state == S::kM || state == S::kE_L || state == S::kM_L ||
-         state == S::kSM_A || state == S::kSW_A;
-}
-
-}  // namespace
-
 L1::L1(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment,
        unsigned writeback_entries)
-    : L1ControllerBase(tile, geometry, shape, environment),
-      writeback_(writeback_entries) {
-  if (tile >= geometry.tiles || geometry.tiles > 64)
-    throw std::invalid_argument(name() + ": tile out of range (tiles " + std::to_string(geometry.tiles) +
-                                ", at most 64 for the sharer mask)");
-}
+    : TableDrivenL1(tile, geometry, shape, environment, writeback_entries == 0 ? 1 : writeback_entries) {}
 
-L1::Context L1::locate(std::uint64_t line) const {
-  Context context;
-  context.line = line;
-  context.way = array_.find(line);
-  if (context.way == CacheArray::kNone) context.buffer = writeback_.find(line);
-  return context;
-}
-
-L1::State L1::state_of(const Context& context) const {
-  if (context.way != CacheArray::kNone) return static_cast<State>(array_.state(context.way));
-  if (context.buffer >= 0) return writeback_.state(context.buffer);
-  return State::kI;
-}
-
-L1::State L1::state_of_line(std::uint64_t line) const { return state_of(locate(geometry_.line_of(line))); }
-
-void L1::set_state(Context& context, State state) {
-  if (context.way != CacheArray::kNone) {
-    if (state == State::kI) {
-      array_.release(context.way);
-      context.way = CacheArray::kNone;
-    } else {
-      array_.set_state(context.way, static_cast<std::uint8_t>(state));
-    }
-  } else if (context.buffer >= 0) {
-    writeback_.set_state(context.buffer, state);
-    if (state == State::kI) context.buffer = -1;
-  } else if (state != State::kI) {
-    throw ProtocolError(name() + ": internal error, state " + L1Machine::name(state) + " for a line without storage");
+L1::Event L1::classify(const Message& message) {
+  switch (message.type) {
+    case kInvalidation: return Event::kInvalidation;
+    case kShdIntervention: return Event::kShdIntervention;
+    case kExcIntervention: return Event::kExcIntervention;
+    case kRepShd: return Event::kRepShd;
+    case kRepExc: return Event::kRepExc;
+    case kAckChange: return Event::kAckChange;
+    default: throw_unexpected_message(name(), message, &message_name, environment_.now());
   }
-}
-
-std::uint8_t* L1::line_data(const Context& context) {
-  if (context.way != CacheArray::kNone) return array_.data(context.way);
-  return writeback_.data(context.buffer);
-}
-const std::uint8_t* L1::line_data(const Context& context) const {
-  if (context.way != CacheArray::kNone) return array_.data(context.way);
-  return writeback_.data(context.buffer);
-}
-
-void L1::fail(const char* state, const char* event, const Context& context) const {
-  throw ProtocolError(protocol_error_text(name(), context.line, state, event,
-                                          failure_cause(context.message, &message_name), environment_.now()));
-}
-
-void L1::fire(Event event, Context& context) {
-  const State state = state_of(context);
-  const L1Table::Row* row = l1_table().find(state, event);
-  if (!row) fail(L1Machine::name(state), L1Machine::name(event), context);
-  l1_table().fired(row);
-  for (unsigned i = 0; i < row->action_count; ++i) perform(row->actions[i], context);
-  set_state(context, row->next);
-}
-
-void L1::send_to_home(unsigned type, const Context& context, bool with_data, bool dirty) {
-  Message message = message_to_home(type, context.line, tile_, geometry_, virtual_network_of(type));
-  message.has_data = with_data;
-  message.dirty = dirty;
-  if (with_data) std::memcpy(message.data.data(), line_data(context), geometry_.line_bytes);
-  environment_.send(message, shape_.latency);
 }
 
 void L1::perform(Action action, Context& context) {
   switch (action) {
-    case Action::kAllocate: {
-      const int way = array_.free_way(context.line);
-      if (way == CacheArray::kNone) throw ProtocolError(name() + ": internal error, no free way to allocate");
-      array_.install(way, context.line, static_cast<std::uint8_t>(State::kIS_D));
-      context.way = way;
-      break;
-    }
+    case Action::kAllocate: allocate(context, State::kIS_D); break;
     case Action::kSendRead: send_to_home(kRead, context, false, false); break;
     case Action::kSendRdEx: send_to_home(kRdEx, context, false, false); break;
     case Action::kSendUpgrade:
       ++statistics_.upgrades;
       send_to_home(kUpgrade, context, false, false);
       break;
-    case Action::kPerform: {
-      std::uint8_t* bytes = array_.data(context.way) + (pending_.address - context.line);
-      const bool hit = in_access_;
-      switch (pending_.kind) {
-        case Access::kLoad:
-          copy_to_core(bytes);
-          ++(hit ? statistics_.load_hits : statistics_.load_misses);
-          break;
-        case Access::kStore:
-          copy_from_core(bytes);
-          ++(hit ? statistics_.store_hits : statistics_.store_misses);
-          if (locked_ && locked_line_ == context.line) locked_ = false;
-          break;
-        case Access::kMakeWritable:
-          ++(hit ? statistics_.atomic_hits : statistics_.atomic_misses);
-          locked_ = true;
-          locked_line_ = context.line;
-          break;
-      }
-      array_.touch(context.way);
-      performed_ = true;
-      break;
-    }
-    case Action::kInstallData:
-      if (!context.message || !context.message->has_data)
-        fail(L1Machine::name(state_of(context)), "install data (message without data)", context);
-      std::memcpy(array_.data(context.way), context.message->data.data(), geometry_.line_bytes);
-      break;
+    case Action::kPerform: perform_access(context, in_access_); break;
+    case Action::kInstallData: install_data(context); break;
     case Action::kSendReplace: send_to_home(kReplace, context, false, false); break;
     case Action::kSendReplaceData:
       ++statistics_.writebacks;
       send_to_home(kReplace, context, true, true);
       break;
-    case Action::kMoveToWritebackBuffer: {
-      const int entry =
-          writeback_.insert(context.line, state_of(context), array_.data(context.way), geometry_.line_bytes, *this);
-      array_.release(context.way);
-      context.way = CacheArray::kNone;
-      context.buffer = entry;
-      ++statistics_.evictions;
-      line_lost(context.line);
-      break;
-    }
-    case Action::kSendAck: {
+    case Action::kMoveToWritebackBuffer: move_to_writeback_buffer(context); break;
+    case Action::kSendAck:
       ++statistics_.invalidations_received;
       send_to_home(kAck, context, false, false);
       break;
-    }
     case Action::kSendAckData: {
       ++statistics_.interventions_received;
       const State state = state_of(context);
@@ -159,31 +48,15 @@ void L1::perform(Action action, Context& context) {
       break;
     }
     case Action::kDropLine: line_lost(context.line); break;
-    case Action::kStallForward:
-      parked_.park(*context.message, statistics_.stalled_messages);
-      break;
+    case Action::kStallForward: park_forward(context); break;
     case Action::kStallAccess: pending_.waiting = true; break;
-    case Action::kFreeWritebackEntry: writeback_freed_ = true; break;
+    case Action::kFreeWritebackEntry: resource_freed_ = true; break;
     case Action::kCount: break;
   }
 }
 
-bool L1::access(Access kind, std::uint64_t address, void* data, unsigned size) {
-  check_access(address, size);
-  const std::uint64_t line = geometry_.line_of(address);
-  if (locked_ && locked_line_ != line) unlock();
-  pending_ = Pending{true, false, kind, address, line, data, size};
-  performed_ = false;
-  in_access_ = true;
-  dispatch_access();
-  in_access_ = false;
-  if (!performed_) return false;
-  performed_ = false;
-  pending_.active = false;
-  retry_stalled_forwards();  // a store may have ended an atomic's lock
-  return true;
-}
-
+// Fires the pending access's event, replacing a victim first (into the
+// write-back buffer) when its line needs a way and the set is full.
 void L1::dispatch_access() {
   static const Event events[] = {Event::kLoad, Event::kStore, Event::kMakeWritable};
   Context context = locate(pending_.line);
@@ -193,10 +66,7 @@ void L1::dispatch_access() {
       pending_.waiting = true;
       return;
     }
-    const int victim = array_.victim(pending_.line, [](std::uint8_t state) {
-      const auto s = static_cast<State>(state);
-      return s == State::kS || s == State::kE || s == State::kM;
-    });
+    const int victim = array_.victim(pending_.line, &evictable);
     if (victim == CacheArray::kNone) throw ProtocolError(name() + ": internal error, no evictable way");
     Context evicted;
     evicted.line = array_.line(victim);
@@ -204,118 +74,6 @@ void L1::dispatch_access() {
     fire(Event::kReplacement, evicted);
   }
   fire(events[static_cast<int>(pending_.kind)], context);
-}
-
-void L1::handle(const Message& message) {
-  check_addressed_to_l1(*this, tile_, message, &message_name);
-  performed_ = false;
-  process(message);
-  after_event();
-}
-
-void L1::process(const Message& message) {
-  Event event;
-  switch (message.type) {
-    case kInvalidation: event = Event::kInvalidation; break;
-    case kShdIntervention: event = Event::kShdIntervention; break;
-    case kExcIntervention: event = Event::kExcIntervention; break;
-    case kRepShd: event = Event::kRepShd; break;
-    case kRepExc: event = Event::kRepExc; break;
-    case kAckChange: event = Event::kAckChange; break;
-    default: throw_unexpected_message(name(), message, &message_name, environment_.now());
-  }
-  Context context = locate(message.line);
-  context.message = &message;
-  fire(event, context);
-}
-
-void L1::after_event() {
-  retry_stalled_forwards();
-  if (pending_.active && pending_.waiting && writeback_freed_) {
-    writeback_freed_ = false;
-    pending_.waiting = false;
-    dispatch_access();
-  }
-  writeback_freed_ = false;
-  if (performed_ && pending_.active) {
-    performed_ = false;
-    pending_.active = false;
-    miss_completed();  // last: the handler may start the next access
-  }
-}
-
-void L1::retry_stalled_forwards() {
-  parked_.retry([&](const Message& message) { process(message); });  // one still blocked parks again, in order
-}
-
-void L1::unlock() {
-  Context context = locate(locked_line_);
-  locked_ = false;
-  fire(Event::kUnlock, context);
-  retry_stalled_forwards();
-}
-
-Cycles L1::synchronise() {
-  if (locked_) unlock();
-  return 0;
-}
-
-bool L1::peek(std::uint64_t address, void* data, unsigned size, bool& owner) const {
-  const Context context = locate(geometry_.line_of(address));
-  const State state = state_of(context);
-  const bool valid = readable(state) || state == State::kMI_A || state == State::kEI_A || state == State::kSI_A;
-  if (!valid) return false;
-  owner = state == State::kM || state == State::kM_L || state == State::kMI_A;
-  std::memcpy(data, line_data(context) + (address - context.line), size);
-  return true;
-}
-
-void L1::poke(std::uint64_t address, const void* data, unsigned size) {
-  const Context context = locate(geometry_.line_of(address));
-  const State state = state_of(context);
-  if (readable(state) || state == State::kMI_A || state == State::kEI_A || state == State::kSI_A)
-    std::memcpy(line_data(context) + (address - context.line), data, size);
-}
-
-std::string L1::describe(std::uint64_t line) const {
-  const Context context = locate(geometry_.line_of(line));
-  std::string text = L1Machine::name(state_of(context));
-  if (context.buffer >= 0) text += " (write-back buffer)";
-  if (locked_ && locked_line_ == context.line) text += " (locked)";
-  if (pending_.active && pending_.line == context.line) text += pending_.waiting ? " (access waiting)" : " (miss)";
-  const unsigned parked = parked_.on_line(context.line);
-  if (parked) text += " (" + std::to_string(parked) + " forwards parked)";
-  return text;
-}
-
-bool L1::quiescent() const {
-  if (pending_.active || !parked_.empty()) return false;
-  if (!writeback_.empty()) return false;
-  for (unsigned way = 0; way < array_.entries(); ++way) {
-    const auto state = static_cast<State>(array_.state(static_cast<int>(way)));
-    if (state != State::kI && state != State::kS && state != State::kE && state != State::kM) return false;
-  }
-  return true;
-}
-
-void L1::serialize(std::string& out) const {
-  out += name();
-  out += '{';
-  for (unsigned way = 0; way < array_.entries(); ++way) {
-    const int index = static_cast<int>(way);
-    if (array_.state(index) == 0) continue;
-    out += std::to_string(array_.line(index)) + ':' + L1Machine::name(static_cast<State>(array_.state(index))) + ':' +
-           std::to_string(array_.lru_rank(index)) + ':';
-    out.append(reinterpret_cast<const char*>(array_.data(index)), geometry_.line_bytes);
-    out += ';';
-  }
-  writeback_.serialize(out, &L1Machine::name, geometry_.line_bytes);
-  if (pending_.active)
-    out += "pending" + std::to_string(static_cast<int>(pending_.kind)) + '/' + std::to_string(pending_.address) + '/' +
-           std::to_string(pending_.size) + (pending_.waiting ? "w;" : ";");
-  if (locked_) out += "locked" + std::to_string(locked_line_) + ';';
-  parked_.serialize(out);
-  out += '}';
 }
 
 }  // namespace npuvp::coherence::mesi

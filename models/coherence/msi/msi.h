@@ -24,11 +24,10 @@
 //    Ack, AckData, RepShd, RepExc, AckChange on responses.
 #pragma once
 
-#include "coherence/cache_array.h"
 #include "coherence/coherence.h"
-#include "coherence/controller_support.h"
 #include "coherence/protocol_registry.h"
 #include "coherence/protocol_table.h"
+#include "coherence/table_driven_controller.h"
 
 #include <cstdint>
 #include <string>
@@ -53,154 +52,173 @@ enum MessageType : unsigned {
 std::string message_name(unsigned type);
 VirtualNetwork virtual_network_of(unsigned type);
 
+#define NPUVP_MSI_L1_STATES(X)                                                                                         \
+  X(I, kStable, "invalid: not in this cache")                                                                          \
+  X(S, kStable | kHoldsData, "shared: readable, other L1s may hold it")                                                \
+  X(M, kStable | kHoldsData | kOwner, "modified: the only copy, readable and writable (no E: a load miss always "      \
+      "gets S)")                                                                                                       \
+  X(M_L, kHoldsData | kOwner, "M locked by kMakeWritable: forwards wait for the atomic's store")                       \
+  X(IS_D, kTransient, "load miss: Read sent, waiting for RepShd")                                                      \
+  X(IM_D, kTransient, "store miss (or store to S, whose data is not kept): RdEx sent, waiting for RepExc")             \
+  X(IW_D, kTransient, "make-writable miss (or on S): RdEx sent, waiting for RepExc")                                   \
+  X(SI_A, kHoldsData, "evicted S (or M downgraded by a ShdIntervention meanwhile): Replace sent, waiting for "         \
+      "AckChange (keeps its way)")                                                                                     \
+  X(MI_A, kHoldsData | kOwner, "evicted M: Replace with the data sent, waiting for AckChange (keeps its way, "         \
+      "answers forwards)")                                                                                             \
+  X(II_A, kTransient, "evicted, copy given away to a forward meanwhile: waiting for AckChange")
+
+#define NPUVP_MSI_L1_EVENTS(X)                                                                                         \
+  X(Load, "the core loads from the line")                                                                              \
+  X(Store, "the core stores to the line")                                                                              \
+  X(MakeWritable, "the core asks for write permission (before an AMO or SC)")                                          \
+  X(Replacement, "the line is the victim of a fill into its set")                                                      \
+  X(Unlock, "the core's atomic is over (access to another line, or synchronise)")                                      \
+  X(Invalidation, "the home removes this read-only copy")                                                              \
+  X(ShdIntervention, "the home asks the owner for the data; the owner keeps a read-only copy")                         \
+  X(ExcIntervention, "the home asks the owner for the data; the owner gives the line up")                              \
+  X(RepShd, "shared data from the home")                                                                               \
+  X(RepExc, "exclusive data from the home")                                                                            \
+  X(AckChange, "the home acknowledges a Replace")
+
+#define NPUVP_MSI_L1_ACTIONS(X)                                                                                        \
+  X(Allocate, "allocate", "take a free way of the set for the line (a victim was replaced before if needed)")          \
+  X(SendRead, "send Read", "Read to the home (requests vnet)")                                                         \
+  X(SendRdEx, "send RdEx", "RdEx to the home (requests vnet)")                                                         \
+  X(Perform, "perform", "perform the core's access: a load copies the bytes out, a store in; completes a miss")        \
+  X(InstallData, "install data", "copy the message's data into the line")                                              \
+  X(SendReplace, "send Replace", "Replace without data to the home")                                                   \
+  X(SendReplaceData, "send Replace+data", "Replace with the dirty data to the home")                                   \
+  X(SendAck, "send Ack", "Ack to the home (responses vnet)")                                                           \
+  X(SendAckData, "send AckData", "AckData with the line's data (dirty) to the home (responses vnet)")                  \
+  X(DropLine, "drop line", "the core's copy is gone: tell the line-lost observer (drops an LR reservation)")           \
+  X(StallForward, "stall forward", "park the forward until the line's transaction ends (it overtook the data, or "     \
+      "the line is locked)")
+
+#define NPUVP_MSI_HOME_STATES(X)                                                                                       \
+  X(NP, kStable, "not present in the LLC")                                                                             \
+  X(NP_D, kTransient, "allocated, MemoryRead sent, waiting for MemoryData")                                            \
+  X(SHD, kStable, "in the LLC, read-only in the L1s of the sharer mask (possibly none)")                               \
+  X(MOD, kStable, "held M by one L1, the owner; the LLC data may be stale")                                            \
+  X(SHD_A, kTransient, "RdEx: invalidating the other sharers, counting Acks")                                          \
+  X(MOD_D, kTransient, "Read: ShdIntervention sent to the owner, waiting for AckData")                                 \
+  X(MOD_X, kTransient, "RdEx: ExcIntervention sent to the owner, waiting for AckData")                                 \
+  X(SHD_R, kTransient, "LLC eviction (inclusion): invalidating every sharer, counting Acks")                           \
+  X(MOD_R, kTransient, "LLC eviction (inclusion): owner recalled, waiting for AckData")
+
+#define NPUVP_MSI_HOME_EVENTS(X)                                                                                       \
+  X(Read, "a Read")                                                                                                    \
+  X(RdEx, "a RdEx while other L1s hold the line")                                                                      \
+  X(RdExAlone, "a RdEx while no other L1 holds the line (the requester may be its last sharer)")                       \
+  X(RequestFromOwner, "a Read/RdEx from the line's owner (cannot happen: an owner evicts, and waits, before asking "   \
+      "again)")                                                                                                        \
+  X(Replace, "a Replace while the line is busy")                                                                       \
+  X(ReplaceOwner, "a Replace from the owner, with the data")                                                           \
+  X(ReplaceSharer, "a Replace from a sharer")                                                                          \
+  X(ReplaceStale, "a Replace from an L1 that no longer holds the line here (a forward took its copy meanwhile)")       \
+  X(Ack, "an Ack, more expected")                                                                                      \
+  X(LastAck, "the last expected Ack")                                                                                  \
+  X(AckData, "the owner's data, answering an intervention")                                                            \
+  X(MemoryData, "the line's data from memory")                                                                         \
+  X(Evict, "the line, held by L1s, is the LLC's victim for a fill into its set")                                       \
+  X(EvictUnshared, "the line, held by no L1, is the LLC's victim")
+
+#define NPUVP_MSI_HOME_ACTIONS(X)                                                                                      \
+  X(Allocate, "allocate", "take a free way for the line (a victim was evicted before if needed; else the request "     \
+      "stalls)")                                                                                                       \
+  X(FetchFromMemory, "fetch from memory", "MemoryRead to the line's memory controller")                                \
+  X(Stall, "stall", "the request waits at the home (per line, in arrival order) and is handled again when the line "   \
+      "is stable")                                                                                                     \
+  X(InstallMemoryData, "install memory data", "copy MemoryData into the LLC line (clean)")                             \
+  X(RecordRequest, "record request", "remember the requester of the transaction")                                      \
+  X(SendRepShd, "send RepShd", "RepShd with the LLC data to the requester")                                            \
+  X(SendRepExc, "send RepExc", "RepExc with the LLC data to the requester")                                            \
+  X(SendAckChange, "send AckChange", "AckChange to the sender of the Replace")                                         \
+  X(AddSharer, "add sharer", "add the requester to the sharer mask")                                                   \
+  X(RemoveSharer, "remove sharer", "remove the sender from the sharer mask")                                           \
+  X(MakeOwner, "make owner", "the requester becomes the owner, no sharers")                                            \
+  X(OwnerAndRequesterShare, "owner and requester share", "the former owner (the AckData's sender) and the "            \
+      "requester become the sharers")                                                                                  \
+  X(InvalidateOtherSharers, "invalidate other sharers", "Invalidation to every sharer but the requester; expect as "   \
+      "many Acks")                                                                                                     \
+  X(InvalidateAllSharers, "invalidate all sharers", "Invalidation to every sharer; expect as many Acks")               \
+  X(SendShdIntervention, "send ShdIntervention", "ShdIntervention to the owner")                                       \
+  X(SendExcIntervention, "send ExcIntervention", "ExcIntervention to the owner (for a RdEx, or to recall the line)")   \
+  X(CountAck, "count Ack", "one Ack fewer expected")                                                                   \
+  X(WriteData, "write data", "copy the AckData's or Replace's data, if any, into the LLC line (dirty); no owner "      \
+      "any more")                                                                                                      \
+  X(WriteBack, "write back", "MemoryWrite of the line if it is dirty; the way becomes free")
+
+// The L1 controller's machine (msi_tables.cpp: its table).
 struct L1Machine {
-  enum class State : std::uint8_t {
-    kI,                   // not present (a free way)
-    kS, kM,
-    kM_L,                 // M locked by kMakeWritable until the atomic's store
-    kIS_D, kIM_D, kIW_D,  // waiting for data: load, store, make-writable
-    kSI_A, kMI_A, kII_A,  // evicted, Replace sent, waiting for AckChange (still in the way)
-    kCount
-  };
-  enum class Event : std::uint8_t {
-    kLoad, kStore, kMakeWritable, kReplacement, kUnlock,
-    kInvalidation, kShdIntervention, kExcIntervention, kRepShd, kRepExc, kAckChange,
-    kCount
-  };
-  enum class Action : std::uint8_t {
-    kAllocate, kSendRead, kSendRdEx, kPerform, kInstallData, kSendReplace, kSendReplaceData,
-    kSendAck, kSendAckData, kDropLine, kStallForward,
-    kCount
-  };
-  static const char* name(State state);
-  static const char* name(Event event);
-  static const char* name(Action action);
-  static const char* meaning(State state);
-  static const char* meaning(Event event);
-  static const char* meaning(Action action);
+  NPUVP_COHERENCE_MACHINE(NPUVP_MSI_L1_STATES, NPUVP_MSI_L1_EVENTS, NPUVP_MSI_L1_ACTIONS)
+  static constexpr State kAbsent = State::kI;
+  static constexpr unsigned kMaxTiles = 64;  // the home's sharer mask
+  static constexpr auto message_name = &msi::message_name;
+  static constexpr auto virtual_network_of = &msi::virtual_network_of;
+  static const ProtocolTable<L1Machine>& table();
 };
 
+// The home controller's machine (msi_tables.cpp: its table).
 struct HomeMachine {
-  enum class State : std::uint8_t {
-    kNP,     // not in the LLC (a free way)
-    kNP_D,   // allocated, waiting for MemoryData
-    kSHD,    // in the LLC, read-only in the L1s of the sharer mask (maybe none)
-    kMOD,    // held M by the owner (the LLC data may be stale)
-    kSHD_A,  // RdEx: invalidating the other sharers, counting Acks
-    kMOD_D,  // Read: ShdIntervention sent to the owner, waiting for AckData
-    kMOD_X,  // RdEx: ExcIntervention sent to the owner, waiting for AckData
-    kSHD_R,  // LLC eviction: invalidating every sharer, counting Acks
-    kMOD_R,  // LLC eviction: owner recalled, waiting for AckData
-    kCount
-  };
-  enum class Event : std::uint8_t {
-    kRead, kRdEx, kRdExAlone, kRequestFromOwner,
-    kReplace, kReplaceOwner, kReplaceSharer, kReplaceStale,
-    kAck, kLastAck, kAckData, kMemoryData, kEvict, kEvictUnshared,
-    kCount
-  };
-  enum class Action : std::uint8_t {
-    kAllocate, kFetchFromMemory, kStall, kInstallMemoryData, kRecordRequest,
-    kSendRepShd, kSendRepExc, kSendAckChange,
-    kAddSharer, kRemoveSharer, kMakeOwner, kOwnerAndRequesterShare,
-    kInvalidateOtherSharers, kInvalidateAllSharers, kSendShdIntervention, kSendExcIntervention,
-    kCountAck, kWriteData, kWriteBack,
-    kCount
-  };
-  static const char* name(State state);
-  static const char* name(Event event);
-  static const char* name(Action action);
-  static const char* meaning(State state);
-  static const char* meaning(Event event);
-  static const char* meaning(Action action);
+  NPUVP_COHERENCE_MACHINE(NPUVP_MSI_HOME_STATES, NPUVP_MSI_HOME_EVENTS, NPUVP_MSI_HOME_ACTIONS)
+  static constexpr State kAbsent = State::kNP;
+  static constexpr State kFilling = State::kNP_D;
+  static constexpr unsigned kMaxTiles = 64;  // the sharer mask
+  static constexpr auto message_name = &msi::message_name;
+  static constexpr auto virtual_network_of = &msi::virtual_network_of;
+  static const ProtocolTable<HomeMachine>& table();
+  static bool is_request(unsigned type) { return type == kRead || type == kRdEx || type == kReplace; }
+  static bool is_lookup(unsigned type) { return type == kRead || type == kRdEx; }
 };
 
 using L1Table = ProtocolTable<L1Machine>;
 using HomeTable = ProtocolTable<HomeMachine>;
-const L1Table& l1_table();
-const HomeTable& home_table();
+inline const L1Table& l1_table() { return L1Machine::table(); }
+inline const HomeTable& home_table() { return HomeMachine::table(); }
 
-class L1 final : public L1ControllerBase {
+class L1 final : public TableDrivenL1<L1, L1Machine> {
  public:
-  using State = L1Machine::State;
-  using Event = L1Machine::Event;
-  using Action = L1Machine::Action;
-
   L1(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment);
-
-  bool access(Access access, std::uint64_t address, void* data, unsigned size) override;
-  Cycles synchronise() override;
-  bool peek(std::uint64_t address, void* data, unsigned size, bool& owner) const override;
-  void poke(std::uint64_t address, const void* data, unsigned size) override;
   Permission permission(std::uint64_t line) const override;
-  void handle(const Message& message) override;
-  std::string describe(std::uint64_t line) const override;
-  bool quiescent() const override;
-  void serialize(std::string& out) const override;
-  State state_of_line(std::uint64_t line) const;
 
  private:
-  // The line being worked on: its way (kNone when absent) and the message.
-  struct Context {
-    std::uint64_t line = 0;
-    int way = CacheArray::kNone;
-    const Message* message = nullptr;
-  };
+  using Base = TableDrivenL1<L1, L1Machine>;
+  friend Base;
 
-  Context locate(std::uint64_t line) const;
-  State state_of(const Context& context) const;
-  void fire(Event event, Context& context);
+  Event classify(const Message& message);
   void perform(Action action, Context& context);
-  void start_access();
-  void on_message(const Message& message);
-  void retry_stalled_forwards();
-  void unlock();
-  void send_to_home(unsigned type, const Context& context, bool with_data);
-
-  bool hit_ = false;        // the access is being tried inside access()
-  bool performed_ = false;  // kPerform ran for the pending access
-  bool way_freed_ = false;  // an AckChange released a way: a waiting access retries
+  void dispatch_access();
 };
 
-class Home final : public HomeControllerBase<HomeMachine> {
- public:
-  using State = HomeMachine::State;
-  using Event = HomeMachine::Event;
-  using Action = HomeMachine::Action;
+// The directory entry of a line in the LLC.
+struct Directory {
+  std::uint64_t sharers = 0;  // bit t: L1 t holds the line S
+  int owner = -1;             // the L1 holding it M
+  bool dirty = false;         // the LLC data differs from memory's
+  unsigned requester = 0;     // of the transaction in progress
+  int acks = 0;               // Acks still expected
+};
 
+class Home final : public TableDrivenHome<Home, HomeMachine, Directory> {
+ public:
   Home(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment);
 
-  void handle(const Message& message) override;
   std::string describe(std::uint64_t line) const override;
-  bool quiescent() const override;
-  void serialize(std::string& out) const override;
   std::uint64_t sharers_of(std::uint64_t line) const;  // 0 when absent
   int owner_of(std::uint64_t line) const;              // -1 when none
 
  private:
-  struct Directory {
-    std::uint64_t sharers = 0;  // bit t: L1 t holds the line S
-    int owner = -1;             // the L1 holding it M
-    bool dirty = false;         // the LLC data differs from memory's
-    unsigned requester = 0;     // of the transaction in progress
-    int acks = 0;               // Acks still expected
-  };
-  struct Context {
-    std::uint64_t line = 0;
-    int way = CacheArray::kNone;
-    const Message* message = nullptr;
-  };
+  using Base = TableDrivenHome<Home, HomeMachine, Directory>;
+  friend Base;
 
-  State state_of(const Context& context) const;
   Event classify(const Message& message, const Context& context) const;
-  void fire(Event event, Context& context);
   void perform(Action action, Context& context);
-  bool process(const Message& message);  // false: the message waits
-  bool make_room(std::uint64_t line);
-  unsigned requester(const Context& context) const;
-  void send(unsigned type, unsigned destination, Port port, const Context& context, bool with_data);
-
-  std::vector<Directory> directory_;
+  Event eviction(const Context& evicted);
+  void retry_waiting();
+  void send_to(unsigned type, unsigned destination, Port port, const Context& context, bool with_data);
+  std::string entry_summary(const Directory& entry) const;
+  std::string entry_key(int way) const;
+  void serialize_tail(std::string& out) const { waiting_.serialize(out, geometry_.line_bytes); }
 };
 
 // The registry entry ("msi").

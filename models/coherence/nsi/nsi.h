@@ -1,6 +1,6 @@
-// NSI (Non-Sharer-Information) coherence, reference/nsi-coherence.md
-// chapter 5: no sharer list, no Invalidation/Ack; the LLC keeps only an owner
-// per line, and each core self-invalidates at synchronisation points. Written
+// NSI (Non-Sharer-Information) coherence, [nsi] chapter 5 (docs/references.md):
+// no sharer list, no Invalidation/Ack; the LLC keeps only an owner per line,
+// and each core self-invalidates at synchronisation points. Written
 // as two ProtocolTables (L1 and home) like MESI; docs/coherence.md ("NSI")
 // prints the tables and documents the resolved ambiguities (A1..A10).
 //
@@ -43,11 +43,10 @@
 //    RepExc, RepValidShd, RepValidExc on responses.
 #pragma once
 
-#include "coherence/cache_array.h"
 #include "coherence/coherence.h"
-#include "coherence/controller_support.h"
 #include "coherence/protocol_registry.h"
 #include "coherence/protocol_table.h"
+#include "coherence/table_driven_controller.h"
 
 #include <array>
 #include <cstdint>
@@ -77,131 +76,177 @@ VirtualNetwork virtual_network_of(unsigned type);
 constexpr const char* kPeriodicSynchronisationParameter = "periodic_synchronisation_cycles";
 constexpr std::uint64_t kDefaultPeriodicSynchronisationCycles = 100000;
 
-// ---- the L1 machine ----
+#define NPUVP_NSI_L1_STATES(X)                                                                                         \
+  X(INV, kStable, "invalid: not in this cache")                                                                        \
+  X(SHD, kStable | kHoldsData, "shared: readable; may be stale (writers do not invalidate it)")                        \
+  X(EXC, kStable | kHoldsData, "exclusive: this L1 is the owner, the LLC data is current")                             \
+  X(MOD, kStable | kHoldsData | kOwner, "modified: this L1 is the owner and may hold newer data than the LLC")         \
+  X(SUS, kStable | kHoldsData, "suspect: a SHD line present at the last synchronisation; a load validates it")         \
+  X(MOD_L, kHoldsData | kOwner, "MOD locked by kMakeWritable: forwards wait for the atomic's store")                   \
+  X(IS_D, kTransient, "load miss: Read sent, waiting for RepShd/RepExc")                                               \
+  X(IM_D, kTransient, "store miss: RdEx sent, waiting for RepExc")                                                     \
+  X(IW_D, kTransient, "make-writable miss: RdEx sent, waiting for RepExc")                                             \
+  X(SV_D, kHoldsData, "load on SUS: validation Read (with the copy's version) sent, waiting for "                      \
+      "RepValidShd/RepValidExc (current) or RepShd/RepExc (changed)")                                                  \
+  X(EM_A, kHoldsData, "store on EXC: Upgrade sent, waiting for AckChange")                                             \
+  X(EW_A, kHoldsData, "make-writable on EXC: Upgrade sent, waiting for AckChange")                                     \
+  X(MI_A, kHoldsData | kOwner, "evicted MOD: Replace with data sent, in the write-back buffer, waiting for "           \
+      "AckChange")                                                                                                     \
+  X(EI_A, kHoldsData, "evicted EXC (or MOD downgraded meanwhile): Replace sent, waiting for AckChange")                \
+  X(II_A, kTransient, "evicted, ownership given away (AckData sent): waiting for AckChange")
+
+#define NPUVP_NSI_L1_EVENTS(X)                                                                                         \
+  X(Load, "the core loads from the line")                                                                              \
+  X(Store, "the core stores to the line")                                                                              \
+  X(MakeWritable, "the core asks for write permission (before an AMO or SC)")                                          \
+  X(Replacement, "the line is the victim of a fill into its set")                                                      \
+  X(Unlock, "the core's atomic is over (access to another line, or synchronise)")                                      \
+  X(Synchronise, "a synchronisation (fence, AMO, LR, SC, or the periodic one): applies to every SHD line at once")     \
+  X(ShdIntervention, "the home asks the owner of a MOD line for the data; the owner keeps it, clean")                  \
+  X(ExcIntervention, "the home takes ownership for another L1's RdEx (or an LLC eviction); the owner keeps a SHD "     \
+      "copy")                                                                                                          \
+  X(RepShd, "shared data (and its version) from the home")                                                             \
+  X(RepExc, "exclusive data (and its version) from the home (the L1 becomes the owner)")                               \
+  X(AckChange, "the home acknowledges an Upgrade or a Replace (forwards vnet)")                                        \
+  X(RepValidShd, "no data: the validated copy is current, the line has an owner (the L1 keeps SHD)")                   \
+  X(RepValidExc, "no data: the validated copy is current, the line had no owner (the L1 becomes the owner)")
+
+#define NPUVP_NSI_L1_ACTIONS(X)                                                                                        \
+  X(Allocate, "allocate", "take a free way of the set for the line (a victim was replaced before if needed)")          \
+  X(SendRead, "send Read", "Read to the home (requests vnet)")                                                         \
+  X(SendRdEx, "send RdEx", "RdEx to the home (requests vnet)")                                                         \
+  X(SendUpgrade, "send Upgrade", "Upgrade to the home (requests vnet)")                                                \
+  X(Perform, "perform", "perform the core's access: a load copies the bytes out, a store in; completes a miss")        \
+  X(InstallData, "install data", "copy the message's data into the line")                                              \
+  X(Validate, "validate", "compare the reply's data with the suspect copy: equal counts a hit (validated current), "   \
+      "else a miss (stale); then install the reply's data")                                                            \
+  X(SendReplace, "send Replace", "Replace without data to the home (EXC)")                                             \
+  X(SendReplaceData, "send Replace+data", "Replace with the dirty data to the home (MOD)")                             \
+  X(MoveToWritebackBuffer, "move to write-back buffer", "move the line and its data to a write-back buffer entry, "    \
+      "freeing the way")                                                                                               \
+  X(DropSilently, "drop silently", "free the way without telling the home (SHD/SUS); the line-lost observer is told")  \
+  X(SendAckData, "send AckData", "AckData with the line's data (dirty if MOD) to the home (responses vnet)")           \
+  X(StallForward, "stall forward", "park the forward until the line's transaction ends (its data is already on its "   \
+      "way)")                                                                                                          \
+  X(StallAccess, "stall access", "the access waits until the write-back entry of its line is freed")                   \
+  X(FreeWritebackEntry, "free write-back entry", "the write-back buffer entry becomes free; a waiting access "         \
+      "retries")                                                                                                       \
+  X(FlashSuspect, "flash suspect", "every SHD line becomes SUS in one step (the ways that became SHD since the "       \
+      "last synchronisation)")                                                                                         \
+  X(ConfirmCurrent, "confirm current", "the home found the suspect copy's version current: keep the data, count a "    \
+      "hit (validated current)")
+
+#define NPUVP_NSI_HOME_STATES(X)                                                                                       \
+  X(INV, kStable, "not present in the LLC")                                                                            \
+  X(INV_D, kTransient, "allocated, MemoryRead sent, waiting for MemoryData")                                           \
+  X(EXC, kStable, "in the LLC with current data; owner = the L1 holding it EXC, or none (-1)")                         \
+  X(MOD, kStable, "in the LLC; the owner L1 may hold newer data")                                                      \
+  X(B_S, kTransient, "ShdIntervention sent to the owner for a Read, waiting for AckData")                              \
+  X(B_X, kTransient, "ExcIntervention sent to the owner for a RdEx, waiting for AckData")                              \
+  X(B_R, kTransient, "LLC eviction: owner recalled with an ExcIntervention, waiting for AckData")
+
+#define NPUVP_NSI_HOME_EVENTS(X)                                                                                       \
+  X(Read, "a Read of a line without owner (busy line: any Read)")                                                      \
+  X(ReadOwned, "a Read of a line with an owner (another L1)")                                                          \
+  X(RdEx, "a RdEx of a line without owner, or an Upgrade from an L1 that is no longer the owner (busy line: any)")     \
+  X(RdExOwned, "a RdEx (or stale Upgrade) of a line owned by another L1")                                              \
+  X(Upgrade, "an Upgrade from the owner")                                                                              \
+  X(RequestFromOwner, "a Read or RdEx from the line's owner (cannot happen: an owner hits, or upgrades)")              \
+  X(Replace, "a Replace while the line is busy")                                                                       \
+  X(ReplaceOwner, "a Replace from the owner (with data if it was MOD)")                                                \
+  X(ReplaceStale, "a Replace from an L1 that is no longer the owner (an intervention crossed it)")                     \
+  X(AckData, "the owner's data, answering an intervention")                                                            \
+  X(MemoryData, "the line's data from memory")                                                                         \
+  X(Evict, "the line without owner is the LLC's victim for a fill into its set")                                       \
+  X(EvictOwned, "the owned line is the LLC's victim for a fill into its set")                                          \
+  X(ReadCurrent, "a validation Read whose copy has the line's version, line without owner (stable EXC only)")          \
+  X(ReadCurrentOwned, "a validation Read whose copy has the line's version, line owned by another L1 (stable EXC "     \
+      "only)")
+
+#define NPUVP_NSI_HOME_ACTIONS(X)                                                                                      \
+  X(Allocate, "allocate", "take a free way for the line (a victim was evicted before if needed; else the request "     \
+      "stalls)")                                                                                                       \
+  X(FetchFromMemory, "fetch from memory", "MemoryRead to the line's memory controller")                                \
+  X(Stall, "stall", "the request waits at the home (per line, in arrival order) and is handled again when the line "   \
+      "is stable")                                                                                                     \
+  X(InstallMemoryData, "install memory data", "copy MemoryData into the LLC line (clean), no owner")                   \
+  X(RecordRequest, "record request", "remember the requester of the transaction")                                      \
+  X(SendRepExc, "send RepExc", "RepExc with the LLC data and its version to the requester (or the recorded one)")      \
+  X(SendRepShd, "send RepShd", "RepShd with the LLC data and its version to the requester (or the recorded one)")      \
+  X(SendAckChange, "send AckChange", "AckChange to the sender (forwards vnet)")                                        \
+  X(MakeOwner, "make owner", "the requester (or the recorded one) becomes the owner")                                  \
+  X(ClearOwner, "clear owner", "no owner (-1)")                                                                        \
+  X(SendShdIntervention, "send ShdIntervention", "ShdIntervention to the owner")                                       \
+  X(SendExcIntervention, "send ExcIntervention", "ExcIntervention to the owner")                                       \
+  X(RecallOwner, "recall owner", "ExcIntervention to the owner for the LLC eviction; no owner")                        \
+  X(WriteAckData, "write AckData", "copy the AckData into the LLC line (dirty if the owner's was)")                    \
+  X(WriteReplaceData, "write Replace data", "copy the Replace's data, if any, into the LLC line (dirty)")              \
+  X(WriteBack, "write back", "MemoryWrite of the line if it is dirty; the way becomes free")                           \
+  X(NewVersion, "new version", "the line gets a fresh version (the bank's next): copies of older versions are no "     \
+      "longer current")                                                                                                \
+  X(SendRepValidShd, "send RepValidShd", "RepValidShd (no data: the requester's copy is current) to the requester")    \
+  X(SendRepValidExc, "send RepValidExc", "RepValidExc (no data: the requester's copy is current, it becomes the "      \
+      "owner) to the requester")
+
+// The L1 controller's machine (nsi_tables.cpp: its table).
 struct L1Machine {
-  enum class State : std::uint8_t {
-    kINV,  // not present (a free way)
-    kSHD, kEXC, kMOD, kSUS,
-    kMOD_L,                      // MOD locked by kMakeWritable until the atomic's store
-    kIS_D, kIM_D, kIW_D,         // waiting for data: load, store, make-writable
-    kSV_D,                       // SUS load: validation Read sent, waiting for the reply
-    kEM_A, kEW_A,                // EXC, Upgrade sent for a store / make-writable, waiting for AckChange
-    kMI_A, kEI_A, kII_A,         // in the write-back buffer, Replace sent, waiting for AckChange
-    kCount
-  };
-  enum class Event : std::uint8_t {
-    kLoad, kStore, kMakeWritable, kReplacement, kUnlock, kSynchronise,
-    kShdIntervention, kExcIntervention, kRepShd, kRepExc, kAckChange, kRepValidShd, kRepValidExc,
-    kCount
-  };
-  enum class Action : std::uint8_t {
-    kAllocate, kSendRead, kSendRdEx, kSendUpgrade, kPerform, kInstallData, kValidate,
-    kSendReplace, kSendReplaceData, kMoveToWritebackBuffer, kDropSilently, kSendAckData,
-    kStallForward, kStallAccess, kFreeWritebackEntry, kFlashSuspect, kConfirmCurrent,
-    kCount
-  };
-  static const char* name(State state);
-  static const char* name(Event event);
-  static const char* name(Action action);
-  static const char* meaning(State state);
-  static const char* meaning(Event event);
-  static const char* meaning(Action action);
+  NPUVP_COHERENCE_MACHINE(NPUVP_NSI_L1_STATES, NPUVP_NSI_L1_EVENTS, NPUVP_NSI_L1_ACTIONS)
+  static constexpr State kAbsent = State::kINV;
+  static constexpr unsigned kMaxTiles = 0;  // no sharer list
+  static constexpr auto message_name = &nsi::message_name;
+  static constexpr auto virtual_network_of = &nsi::virtual_network_of;
+  static const ProtocolTable<L1Machine>& table();
 };
 
-// ---- the home machine ----
+// The home controller's machine (nsi_tables.cpp: its table).
 struct HomeMachine {
-  enum class State : std::uint8_t {
-    kINV,    // not present in the LLC (a free way)
-    kINV_D,  // allocated, waiting for MemoryData
-    kEXC,    // the LLC data is current; owner = an L1 holding it EXC, or none (-1)
-    kMOD,    // the owner L1 may hold newer data than the LLC
-    kB_S,    // ShdIntervention sent to the owner for a Read, waiting for AckData
-    kB_X,    // ExcIntervention sent to the owner for a RdEx, waiting for AckData
-    kB_R,    // LLC eviction: owner recalled (ExcIntervention), waiting for AckData
-    kCount
-  };
-  enum class Event : std::uint8_t {
-    kRead, kReadOwned, kRdEx, kRdExOwned, kUpgrade, kRequestFromOwner,
-    kReplace, kReplaceOwner, kReplaceStale, kAckData, kMemoryData, kEvict, kEvictOwned,
-    kReadCurrent, kReadCurrentOwned,
-    kCount
-  };
-  enum class Action : std::uint8_t {
-    kAllocate, kFetchFromMemory, kStall, kInstallMemoryData, kRecordRequest,
-    kSendRepExc, kSendRepShd, kSendAckChange, kMakeOwner, kClearOwner,
-    kSendShdIntervention, kSendExcIntervention, kRecallOwner,
-    kWriteAckData, kWriteReplaceData, kWriteBack, kNewVersion, kSendRepValidShd, kSendRepValidExc,
-    kCount
-  };
-  static const char* name(State state);
-  static const char* name(Event event);
-  static const char* name(Action action);
-  static const char* meaning(State state);
-  static const char* meaning(Event event);
-  static const char* meaning(Action action);
+  NPUVP_COHERENCE_MACHINE(NPUVP_NSI_HOME_STATES, NPUVP_NSI_HOME_EVENTS, NPUVP_NSI_HOME_ACTIONS)
+  static constexpr State kAbsent = State::kINV;
+  static constexpr State kFilling = State::kINV_D;
+  static constexpr unsigned kMaxTiles = 0;  // an owner per line, no sharer list
+  static constexpr auto message_name = &nsi::message_name;
+  static constexpr auto virtual_network_of = &nsi::virtual_network_of;
+  static const ProtocolTable<HomeMachine>& table();
+  static bool is_request(unsigned type) { return is_lookup(type) || type == kReplace; }
+  static bool is_lookup(unsigned type) { return type == kRead || type == kRdEx || type == kUpgrade; }
 };
 
 using L1Table = ProtocolTable<L1Machine>;
 using HomeTable = ProtocolTable<HomeMachine>;
-const L1Table& l1_table();
-const HomeTable& home_table();
+inline const L1Table& l1_table() { return L1Machine::table(); }
+inline const HomeTable& home_table() { return HomeMachine::table(); }
 
-class L1 final : public L1ControllerBase {
+class L1 final : public TableDrivenL1<L1, L1Machine> {
  public:
-  using State = L1Machine::State;
-  using Event = L1Machine::Event;
-  using Action = L1Machine::Action;
   static constexpr unsigned kDefaultWritebackEntries = 4;
 
   L1(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment,
      std::uint64_t periodic_synchronisation_cycles = kDefaultPeriodicSynchronisationCycles,
      unsigned writeback_entries = kDefaultWritebackEntries);
 
-  bool access(Access access, std::uint64_t address, void* data, unsigned size) override;
   Cycles synchronise() override;
-  bool peek(std::uint64_t address, void* data, unsigned size, bool& owner) const override;
-  void poke(std::uint64_t address, const void* data, unsigned size) override;
-  void handle(const Message& message) override;
-  std::string describe(std::uint64_t line) const override;
-  bool quiescent() const override;
-  void serialize(std::string& out) const override;
-  // The stable or transient state of `line` here (kINV when absent); SHD
-  // lines filled before the last synchronisation read as kSUS.
-  State state_of_line(std::uint64_t line) const;
   // Fault injection for the verification tests: synchronise() no longer
   // self-invalidates (the testers must then catch stale loads).
   void skip_self_invalidation_for_testing(bool skip) { skip_self_invalidation_ = skip; }
 
  private:
-  struct Context {
-    std::uint64_t line = 0;
-    int way = CacheArray::kNone;
-    int buffer = -1;
-    const Message* message = nullptr;
-  };
+  using Base = TableDrivenL1<L1, L1Machine>;
+  friend Base;
 
-  Context locate(std::uint64_t line) const;
-  // Inline: every access asks it twice (dispatch, fire). SUS is stored as a
-  // state of its own, so the look-up has no data-dependent branch.
-  State state_of(const Context& context) const {
-    if (context.way != CacheArray::kNone) return static_cast<State>(array_.state(context.way));
-    if (context.buffer >= 0) return writeback_.state(context.buffer);
-    return State::kINV;
-  }
-  void set_state(Context& context, State state);
-  void fire(Event event, Context& context);
+  Event classify(const Message& message);
   void perform(Action action, Context& context);
   void dispatch_access();
-  void process(const Message& message);
-  void after_event();
-  void retry_stalled_forwards();
-  void unlock();
+  void before_access();
+  void set_state(Context& context, State state);
+  void leaving(State from, State to);
+  void on_miss_completed() { fill_is_suspect_ = false; }
+  void serialize_way(std::string& out, int way) const { out += ":v" + std::to_string(version_[way]); }
+  void serialize_tail(std::string& out) const {
+    if (periodic_cycles_ != 0) out += "next" + std::to_string(next_periodic_) + ';';
+  }
   void self_invalidate();
   void send_to_home(unsigned type, const Context& context, bool with_data, bool dirty, std::uint64_t version = 0,
                     bool express = false);
-  std::uint8_t* line_data(const Context& context);
-  const std::uint8_t* line_data(const Context& context) const;
-  [[noreturn]] void fail(const char* state, const char* event, const Context& context) const;
 
   // The ways that became SHD since the last synchronisation, which turns
   // those still SHD into SUS. A way may be listed twice, or hold another
@@ -223,58 +268,44 @@ class L1 final : public L1ControllerBase {
     return time >= next_periodic_;
   }
   bool skip_self_invalidation_ = false;
-  WritebackBuffer<State, State::kINV> writeback_;
-  bool in_access_ = false;  // a hit performs inside access()
-  bool performed_ = false;
   bool validated_current_ = false;
   bool fill_is_suspect_ = false;  // a synchronisation happened while a load miss was outstanding
-  bool writeback_freed_ = false;
 };
 
-class Home final : public HomeControllerBase<HomeMachine> {
- public:
-  using State = HomeMachine::State;
-  using Event = HomeMachine::Event;
-  using Action = HomeMachine::Action;
+// The home's entry of a line in the LLC.
+struct Entry {
+  int owner = -1;             // the L1 holding the line EXC or MOD
+  bool dirty = false;         // the LLC data differs from memory's
+  unsigned requester = 0;     // the transaction in progress
+  std::uint64_t version = 0;  // renewed at the fill and before each write grant
+};
 
+class Home final : public TableDrivenHome<Home, HomeMachine, Entry> {
+ public:
   // `shape` is this bank's (the LLC's size / tiles).
   Home(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment);
 
-  void handle(const Message& message) override;
   std::string describe(std::uint64_t line) const override;
-  bool quiescent() const override;
-  void serialize(std::string& out) const override;
   // A Read of a stable LLC line that no request waits for, answered from
   // the LLC (RepExc, RepShd, RepValid*): no intervention, no memory access.
   bool answers_alone(const Message& request) const override;
   int owner_of(std::uint64_t line) const;  // -1 when none (or absent)
 
  private:
-  struct Entry {
-    int owner = -1;          // the L1 holding the line EXC or MOD
-    bool dirty = false;      // the LLC data differs from memory's
-    unsigned requester = 0;  // the transaction in progress
-    std::uint64_t version = 0;  // renewed at the fill and before each write grant
-  };
-  struct Context {
-    std::uint64_t line = 0;
-    int way = CacheArray::kNone;
-    const Message* message = nullptr;
-  };
+  using Base = TableDrivenHome<Home, HomeMachine, Entry>;
+  friend Base;
 
-  Context context_of(const Message& message) const;  // the message's line, as stored here
-  State state_of(const Context& context) const;
   Event classify(const Message& message, const Context& context) const;
-  void fire(Event event, Context& context);
   void perform(Action action, Context& context);
-  void process(const Message& message);
-  bool make_room(std::uint64_t line);
-  unsigned requester(const Context& context) const;
+  Event eviction(const Context& evicted);
   void send_to_l1(unsigned type, unsigned tile, const Context& context, bool with_data);
-  void send_to_memory(unsigned type, const Context& context, bool with_data);
-  [[noreturn]] void fail(const char* state, const char* event, const Context& context) const;
+  std::string entry_summary(const Entry& entry) const { return "owner " + std::to_string(entry.owner); }
+  std::string entry_key(int way) const;
+  void serialize_tail(std::string& out) const {
+    waiting_.serialize(out);
+    out += "last" + std::to_string(last_version_) + ';';
+  }
 
-  std::vector<Entry> entries_;
   std::uint64_t last_version_ = 0;  // versions are unique per bank, so a refilled line never matches an old copy
 };
 

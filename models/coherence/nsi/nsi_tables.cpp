@@ -1,5 +1,6 @@
-// The NSI tables: names, meanings and the transition rows the controllers
-// execute (nsi_l1.cpp, nsi_home.cpp).
+// The NSI tables: message names and the transition rows the controllers
+// execute (nsi_l1.cpp, nsi_home.cpp); the states, events and actions are
+// declared with their meanings in nsi.h.
 #include "coherence/memory_controller.h"
 #include "coherence/nsi/nsi.h"
 
@@ -26,88 +27,8 @@ VirtualNetwork virtual_network_of(unsigned type) {
 }
 
 // ---- L1 names ----
-const char* L1Machine::name(State state) {
-  static const char* const names[] = {"INV",  "SHD",  "EXC",  "MOD",  "SUS",  "MOD_L", "IS_D", "IM_D",
-                                      "IW_D", "SV_D", "EM_A", "EW_A", "MI_A", "EI_A",  "II_A"};
-  return names[static_cast<unsigned>(state)];
-}
-const char* L1Machine::meaning(State state) {
-  static const char* const meanings[] = {
-      "invalid: not in this cache",
-      "shared: readable; may be stale (writers do not invalidate it)",
-      "exclusive: this L1 is the owner, the LLC data is current",
-      "modified: this L1 is the owner and may hold newer data than the LLC",
-      "suspect: a SHD line present at the last synchronisation; a load validates it",
-      "MOD locked by kMakeWritable: forwards wait for the atomic's store",
-      "load miss: Read sent, waiting for RepShd/RepExc",
-      "store miss: RdEx sent, waiting for RepExc",
-      "make-writable miss: RdEx sent, waiting for RepExc",
-      "load on SUS: validation Read (with the copy's version) sent, waiting for RepValidShd/RepValidExc "
-      "(current) or RepShd/RepExc (changed)",
-      "store on EXC: Upgrade sent, waiting for AckChange",
-      "make-writable on EXC: Upgrade sent, waiting for AckChange",
-      "evicted MOD: Replace with data sent, in the write-back buffer, waiting for AckChange",
-      "evicted EXC (or MOD downgraded meanwhile): Replace sent, waiting for AckChange",
-      "evicted, ownership given away (AckData sent): waiting for AckChange"};
-  return meanings[static_cast<unsigned>(state)];
-}
-const char* L1Machine::name(Event event) {
-  static const char* const names[] = {"Load",            "Store",           "MakeWritable", "Replacement",
-                                      "Unlock",          "Synchronise",     "ShdIntervention",
-                                      "ExcIntervention", "RepShd",          "RepExc",       "AckChange",
-                                      "RepValidShd",     "RepValidExc"};
-  return names[static_cast<unsigned>(event)];
-}
-const char* L1Machine::meaning(Event event) {
-  static const char* const meanings[] = {
-      "the core loads from the line",
-      "the core stores to the line",
-      "the core asks for write permission (before an AMO or SC)",
-      "the line is the victim of a fill into its set",
-      "the core's atomic is over (access to another line, or synchronise)",
-      "a synchronisation (fence, AMO, LR, SC, or the periodic one): applies to every SHD line at once",
-      "the home asks the owner of a MOD line for the data; the owner keeps it, clean",
-      "the home takes ownership for another L1's RdEx (or an LLC eviction); the owner keeps a SHD copy",
-      "shared data (and its version) from the home",
-      "exclusive data (and its version) from the home (the L1 becomes the owner)",
-      "the home acknowledges an Upgrade or a Replace (forwards vnet)",
-      "no data: the validated copy is current, the line has an owner (the L1 keeps SHD)",
-      "no data: the validated copy is current, the line had no owner (the L1 becomes the owner)"};
-  return meanings[static_cast<unsigned>(event)];
-}
-const char* L1Machine::name(Action action) {
-  static const char* const names[] = {"allocate",         "send Read",       "send RdEx",
-                                      "send Upgrade",     "perform",         "install data",
-                                      "validate",         "send Replace",    "send Replace+data",
-                                      "move to write-back buffer", "drop silently", "send AckData",
-                                      "stall forward",    "stall access",    "free write-back entry",
-                                      "flash suspect",   "confirm current"};
-  return names[static_cast<unsigned>(action)];
-}
-const char* L1Machine::meaning(Action action) {
-  static const char* const meanings[] = {
-      "take a free way of the set for the line (a victim was replaced before if needed)",
-      "Read to the home (requests vnet)",
-      "RdEx to the home (requests vnet)",
-      "Upgrade to the home (requests vnet)",
-      "perform the core's access: a load copies the bytes out, a store in; completes a miss",
-      "copy the message's data into the line",
-      "compare the reply's data with the suspect copy: equal counts a hit (validated current), else a miss "
-      "(stale); then install the reply's data",
-      "Replace without data to the home (EXC)",
-      "Replace with the dirty data to the home (MOD)",
-      "move the line and its data to a write-back buffer entry, freeing the way",
-      "free the way without telling the home (SHD/SUS); the line-lost observer is told",
-      "AckData with the line's data (dirty if MOD) to the home (responses vnet)",
-      "park the forward until the line's transaction ends (its data is already on its way)",
-      "the access waits until the write-back entry of its line is freed",
-      "the write-back buffer entry becomes free; a waiting access retries",
-      "every SHD line becomes SUS in one step (the ways that became SHD since the last synchronisation)",
-      "the home found the suspect copy's version current: keep the data, count a hit (validated current)"};
-  return meanings[static_cast<unsigned>(action)];
-}
 
-const L1Table& l1_table() {
+const L1Table& L1Machine::table() {
   using S = L1Machine::State;
   using E = L1Machine::Event;
   using A = L1Machine::Action;
@@ -198,81 +119,8 @@ const L1Table& l1_table() {
 }
 
 // ---- home names ----
-const char* HomeMachine::name(State state) {
-  static const char* const names[] = {"INV", "INV_D", "EXC", "MOD", "B_S", "B_X", "B_R"};
-  return names[static_cast<unsigned>(state)];
-}
-const char* HomeMachine::meaning(State state) {
-  static const char* const meanings[] = {
-      "not present in the LLC",
-      "allocated, MemoryRead sent, waiting for MemoryData",
-      "in the LLC with current data; owner = the L1 holding it EXC, or none (-1)",
-      "in the LLC; the owner L1 may hold newer data",
-      "ShdIntervention sent to the owner for a Read, waiting for AckData",
-      "ExcIntervention sent to the owner for a RdEx, waiting for AckData",
-      "LLC eviction: owner recalled with an ExcIntervention, waiting for AckData"};
-  return meanings[static_cast<unsigned>(state)];
-}
-const char* HomeMachine::name(Event event) {
-  static const char* const names[] = {"Read",         "ReadOwned",    "RdEx",         "RdExOwned",   "Upgrade",
-                                      "RequestFromOwner", "Replace",  "ReplaceOwner", "ReplaceStale",
-                                      "AckData",      "MemoryData",   "Evict",        "EvictOwned",
-                                      "ReadCurrent",  "ReadCurrentOwned"};
-  return names[static_cast<unsigned>(event)];
-}
-const char* HomeMachine::meaning(Event event) {
-  static const char* const meanings[] = {
-      "a Read of a line without owner (busy line: any Read)",
-      "a Read of a line with an owner (another L1)",
-      "a RdEx of a line without owner, or an Upgrade from an L1 that is no longer the owner (busy line: any)",
-      "a RdEx (or stale Upgrade) of a line owned by another L1",
-      "an Upgrade from the owner",
-      "a Read or RdEx from the line's owner (cannot happen: an owner hits, or upgrades)",
-      "a Replace while the line is busy",
-      "a Replace from the owner (with data if it was MOD)",
-      "a Replace from an L1 that is no longer the owner (an intervention crossed it)",
-      "the owner's data, answering an intervention",
-      "the line's data from memory",
-      "the line without owner is the LLC's victim for a fill into its set",
-      "the owned line is the LLC's victim for a fill into its set",
-      "a validation Read whose copy has the line's version, line without owner (stable EXC only)",
-      "a validation Read whose copy has the line's version, line owned by another L1 (stable EXC only)"};
-  return meanings[static_cast<unsigned>(event)];
-}
-const char* HomeMachine::name(Action action) {
-  static const char* const names[] = {
-      "allocate",       "fetch from memory",    "stall",                "install memory data",
-      "record request", "send RepExc",          "send RepShd",          "send AckChange",
-      "make owner",     "clear owner",          "send ShdIntervention", "send ExcIntervention",
-      "recall owner",   "write AckData",        "write Replace data",   "write back",
-      "new version",    "send RepValidShd",     "send RepValidExc"};
-  return names[static_cast<unsigned>(action)];
-}
-const char* HomeMachine::meaning(Action action) {
-  static const char* const meanings[] = {
-      "take a free way for the line (a victim was evicted before if needed; else the request stalls)",
-      "MemoryRead to the line's memory controller",
-      "the request waits at the home (per line, in arrival order) and is handled again when the line is stable",
-      "copy MemoryData into the LLC line (clean), no owner",
-      "remember the requester of the transaction",
-      "RepExc with the LLC data and its version to the requester (or the recorded one)",
-      "RepShd with the LLC data and its version to the requester (or the recorded one)",
-      "AckChange to the sender (forwards vnet)",
-      "the requester (or the recorded one) becomes the owner",
-      "no owner (-1)",
-      "ShdIntervention to the owner",
-      "ExcIntervention to the owner",
-      "ExcIntervention to the owner for the LLC eviction; no owner",
-      "copy the AckData into the LLC line (dirty if the owner's was)",
-      "copy the Replace's data, if any, into the LLC line (dirty)",
-      "MemoryWrite of the line if it is dirty; the way becomes free",
-      "the line gets a fresh version (the bank's next): copies of older versions are no longer current",
-      "RepValidShd (no data: the requester's copy is current) to the requester",
-      "RepValidExc (no data: the requester's copy is current, it becomes the owner) to the requester"};
-  return meanings[static_cast<unsigned>(action)];
-}
 
-const HomeTable& home_table() {
+const HomeTable& HomeMachine::table() {
   using S = HomeMachine::State;
   using E = HomeMachine::Event;
   using A = HomeMachine::Action;
