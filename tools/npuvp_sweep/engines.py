@@ -90,7 +90,7 @@ class LocalEngine:
         def one(run):
             if self.stopping:
                 return
-            record = execute(run, self.npuvp, run.attempt, on_start=self.track)
+            record = execute(run, self.npuvp, run.attempt, on_start=self.track, stopped=lambda: self.stopping)
             if record is not None:
                 progress.finished(run, record)
 
@@ -209,6 +209,8 @@ class SlurmEngine:
             run.prepare()
         self.submit(runs)
         if not self.wait:
+            print("sweep: the array runs on; gather its results later with the same command and --collect "
+                  "(or --wait)", file=sys.stderr)
             return False
         self.wait_for(self.job_id, runs, progress)
         return True
