@@ -121,17 +121,24 @@ def main(arguments):
     rows, column_names = gather(runs, statistics, study.console_prefix, several_parts, derived)
     write_tables(out_dir, study, rows, column_names, units)
     written = plots.draw(study, rows, units, out_dir)
-    finished = [row for row in rows if row["exit_status"] is not None]
+    return summarise(options, study, rows, written, out_dir, status)
+
+
+def summarise(options, study, rows, plots_written, out_dir, status):
+    """The closing line (runs finished and failed, where the table is) and the exit status."""
+    runs_by_key = {row["key"]: row for row in rows}  # a point shared by two parts is one run, two rows
+    finished = [row for row in runs_by_key.values() if row["exit_status"] is not None]
     failed = [row for row in finished if row["exit_status"] != 0]
-    print(f"sweep: {study.name}: {len(finished)} of {len(rows)} runs finished, {len(failed)} failed; "
-          f"table {os.path.join(out_dir, 'results.csv')}" + (f", {len(written)} plot{'s' if len(written) != 1 else ''}" if written else ""),
+    count = len(plots_written)
+    print(f"sweep: {study.name}: {len(finished)} of {len(runs_by_key)} runs finished, {len(failed)} failed; "
+          f"table {os.path.join(out_dir, 'results.csv')}" + (f", {count} plot{'s' if count != 1 else ''}" if count else ""),
           file=sys.stderr)
     if status != EXIT_OK:
         return status
-    if len(finished) < len(rows):
+    if len(finished) < len(runs_by_key):
         if options.engine == "slurm" and not options.wait and not options.collect:
             return EXIT_OK  # submitted: `--collect` (or `--wait`) later
-        print(f"sweep: {len(rows) - len(finished)} runs have not finished; run the same command again "
+        print(f"sweep: {len(runs_by_key) - len(finished)} runs have not finished; run the same command again "
               "to resume", file=sys.stderr)
         return EXIT_RUNS_FAILED
     return EXIT_RUNS_FAILED if failed else EXIT_OK
