@@ -119,8 +119,8 @@ def main(arguments):
     if not options.collect:
         status = execute(options, study, runs, npuvp, out_dir)
     rows, column_names = gather(runs, statistics, study.console_prefix, several_parts, derived)
-    write_tables(out_dir, study, rows, column_names, units)
     written = plots.draw(study, rows, units, out_dir)
+    write_tables(out_dir, study, rows, column_names, units, written)
     return summarise(options, study, rows, written, out_dir, status)
 
 
