@@ -320,8 +320,8 @@ int finished_runs(const fs::path& out) {
 }
 
 // Ctrl-C (SIGINT) stops the sweep and its running npuvp; what finished stays, and the same
-// command runs only the rest.
-TEST(SweepLocal, InterruptKeepsFinishedRunsAndTheSameCommandResumes) {
+// command runs only the rest; the finished study reports the Pareto front of its runs.
+TEST(SweepLocal, InterruptedStudyResumesAndItsParetoFrontIsTheNonDominatedRuns) {
   fs::path folder = make_folder("interrupt");
   fs::path study = write_study(folder, "interrupt", "name: interrupt\nbase:\n  scenario: " + scenario("mesh-synthetic") + R"(
 space:
