@@ -13,7 +13,7 @@ import yaml
 
 from . import plots, study as study_format
 from .derived import Derived
-from .engines import LocalEngine, Progress, SlurmEngine, available_cores
+from .engines import LocalEngine, Progress, SlurmEngine
 from .errors import (EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, EngineError,
                      StudyError)
 from .checks import check_parameters, check_plots, check_statistics, parameter_units
@@ -214,8 +214,7 @@ def execute(options, study, runs, npuvp, out_dir):
     in_queue = queued_keys(engine) if slurm else set()
     records = {key: read_result(run) for key, run in unique.items()}
     finished = sum(1 for record in records.values() if record is not None)
-    progress = Progress(len(unique), finished, options.jobs or (available_cores() if not slurm else 1),
-                        varying_parameters(runs))
+    progress = Progress(len(unique), finished, varying_parameters(runs))
     progress.failed = sum(1 for record in records.values() if record and record["exit_status"] != 0)
     if finished:
         print(f"sweep: {finished} of {len(unique)} runs finished earlier (kept)", file=sys.stderr)
