@@ -5,6 +5,7 @@
 #include "core/waveform.h"
 
 #include <cstring>
+#include <sstream>
 
 namespace npuvp {
 
@@ -163,6 +164,54 @@ void HostPlatform::set_boot_entry(std::uint64_t entry) {
   std::memcpy(image + sizeof code, &entry, 8);
   boot_rom.write_backdoor(0, image, sizeof image);
 }
+
+void HostPlatform::boot_host_program(std::uint64_t entry, const Symbolizer& symbolizer) {
+  set_boot_entry(entry);
+  cpu.set_symbolizer(symbolizer);
+  if (cluster) {
+    park_host_cpu();  // the cluster's harts 0..15 run the program
+    cluster->set_symbolizer(symbolizer);
+  }
+}
+
+void HostPlatform::boot_task_scheduler(std::uint64_t entry, const Symbolizer& symbolizer) {
+  ts.set_start_pc(entry);
+  ts.release();
+  ts.set_symbolizer(symbolizer);
+}
+
+void HostPlatform::set_kernel_symbolizer(const Symbolizer& symbolizer) {
+  for (auto& core : aicores) core->set_symbolizer(symbolizer);
+}
+
+void HostPlatform::for_each_core(const std::function<void(RiscvCpu&)>& visit) {
+  visit(cpu);
+  visit(ts);
+  for (auto& core : aicores) visit(core->scalar);
+  if (cluster)
+    for (auto& hart : cluster->harts) visit(*hart);
+}
+
+std::string HostPlatform::describe_starvation() {
+  std::ostringstream text;
+  text << "simulation has nothing left to do at " << sc_core::sc_time_stamp() << ": ";
+  if (cluster) {
+    text << cluster->describe_harts();
+    return text.str();
+  }
+  Hart& hart = cpu.hart();
+  if (cpu.sleeping()) {
+    std::uint64_t mie = 0;
+    hart.csr_read(0x304, mie);
+    text << cpu.name() << " sleeps in WFI (pc=" << hart.describe(hart.pc) << ", mie=" << hex(mie)
+         << ", mstatus.MIE=" << ((hart.mstatus() >> 3) & 1) << ") and no timer or device will wake it";
+  } else {
+    text << "no core is running";
+  }
+  return text.str();
+}
+
+std::string HostPlatform::describe_host_pc() const { return cpu.hart().describe(cpu.hart().pc); }
 
 void HostPlatform::record_in_waveform(InterruptLine& line, const std::string& name) {
   const int signal = Waveform::instance().signal(name, 1);

@@ -16,8 +16,8 @@
 #include "cpu/gdb_server.h"
 
 #include <csignal>
+#include <cstring>
 #include <functional>
-#include <tuple>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -157,235 +157,288 @@ void write_stats_file(const std::string& path, const Scenario& scenario, int exi
   out << document.dump(2) << "\n";
 }
 
-// Why the simulation ran out of events, in the user's terms.
-std::string describe_starvation(HostPlatform& platform) {
-  std::ostringstream text;
-  text << "simulation has nothing left to do at " << sc_core::sc_time_stamp() << ": ";
-  Hart& hart = platform.cpu.hart();
-  if (platform.cpu.sleeping()) {
-    std::uint64_t mie = 0;
-    hart.csr_read(0x304, mie);
-    text << platform.cpu.name() << " sleeps in WFI (pc=" << hart.describe(hart.pc) << ", mie=" << hex(mie)
-         << ", mstatus.MIE=" << ((hart.mstatus() >> 3) & 1) << ") and no timer or device will wake it";
-  } else {
-    text << "no core is running";
+// The images a scenario names, read once: the first host image boots the host
+// CPU (or the cluster), a `core: ts` image the task scheduler, the kernel of
+// an `aicore_launch` the AI Cores.
+struct Images {
+  std::vector<std::unique_ptr<ElfImage>> host;  // scenario.images, in order
+  std::unique_ptr<ElfImage> kernel;
+  const ElfImage* boot = nullptr;
+  const ElfImage* task_scheduler = nullptr;
+
+  explicit Images(const Scenario& scenario) {
+    for (const auto& image : scenario.images) host.push_back(std::make_unique<ElfImage>(image.path));
+    if (scenario.kernel_launch) kernel = std::make_unique<ElfImage>(scenario.kernel_launch->path);
+    for (std::size_t i = 0; i < host.size(); ++i) {
+      if (scenario.images[i].core == "ts") task_scheduler = host[i].get();
+      else if (!boot) boot = host[i].get();  // host or cluster: both boot through the boot ROM
+    }
   }
-  return text.str();
+  // HTIF's mailboxes are the boot image's `tohost` and `fromhost` words.
+  HtifSymbols htif() const { return boot ? HtifSymbols{boot->symbol("tohost"), boot->symbol("fromhost")} : HtifSymbols{}; }
+};
+
+HostPlatform::Symbolizer symbolizer_of(const ElfImage& image) {
+  return [&image](std::uint64_t address) { return image.symbolize(address); };
 }
 
-}  // namespace
+std::function<std::size_t(std::uint64_t, const std::uint8_t*, std::size_t)> writer_into(HostPlatform& platform) {
+  return [&platform](std::uint64_t address, const std::uint8_t* data, std::size_t size) {
+    return platform.write_memory(address, data, size);
+  };
+}
 
-int run_scenario(const std::function<Scenario()>& make_scenario, const RunOptions& options, const RunHooks& hooks) {
-  auto& control = simulation();
-  SimulationControl::install_report_handler();
-  std::signal(SIGINT, on_interrupt_signal);
-  Scenario scenario;
-  std::unique_ptr<HostPlatform> platform;
-  std::vector<std::unique_ptr<ElfImage>> images;
-  std::unique_ptr<ElfImage> kernel_image;
-  std::unique_ptr<KernelLauncher> launcher;
-  std::unique_ptr<GdbServer> gdb_server;  // after the platform: goes first
-  bool kernel_broken = false;  // SystemC state after an exception escaped sc_start
+// A scenario's `patches:`: the symbol's object (1, 2, 4 or 8 bytes) gets the value.
+void apply_patch(HostPlatform& platform, const ElfImage& image, const std::string& symbol, std::uint64_t value) {
+  auto address = image.symbol(symbol);
+  auto size = image.symbol_size(symbol).value_or(0);
+  if (!address) throw ConfigError("patch: symbol '" + symbol + "' is not in " + image.path());
+  if (size != 1 && size != 2 && size != 4 && size != 8)
+    throw ConfigError("patch: symbol '" + symbol + "' has size " + std::to_string(size) + "; only 1, 2, 4 or 8-byte objects can be patched");
+  std::uint8_t bytes[8];
+  std::memcpy(bytes, &value, 8);
+  if (platform.write_memory(*address, bytes, size) != size)
+    throw ConfigError("patch: symbol '" + symbol + "' at " + hex(*address) + " is not in memory");
+}
 
-  try {
-    scenario = make_scenario();
-    apply_settings(scenario, options);
-    SimulationParameters parameters;
-    for (const auto& image : scenario.images) images.push_back(std::make_unique<ElfImage>(image.path));
-    if (scenario.kernel_launch) kernel_image = std::make_unique<ElfImage>(scenario.kernel_launch->path);
-    // The first host image boots the host CPU; a `core: ts` image boots the task scheduler.
-    const ElfImage* boot_image = nullptr;
-    const ElfImage* ts_image = nullptr;
-    for (std::size_t i = 0; i < images.size(); ++i) {
-      if (scenario.images[i].core == "ts") ts_image = images[i].get();
-      else if (!boot_image) boot_image = images[i].get();  // host or cluster: both boot through the boot ROM
+void apply_preload(HostPlatform& platform, const Scenario::Preload& preload) {
+  // Bytes given in memory (npuvp infer's package) are written without a copy.
+  const std::vector<std::uint8_t> generated = preload.bytes ? std::vector<std::uint8_t>{} : preload_bytes(preload);
+  const std::vector<std::uint8_t>& bytes = preload.bytes ? *preload.bytes : generated;
+  if (platform.write_memory(preload.address, bytes.data(), bytes.size()) != bytes.size())
+    throw ConfigError("memory preload at " + hex(preload.address) + " (" + std::to_string(bytes.size()) +
+                      " bytes) does not fit in one memory");
+}
+
+// --trace-ring and --trace-coherence are shorthands for the ring's and the
+// cluster's trace parameters; they go with --trace.
+void apply_trace_shorthands(const RunOptions& options) {
+  if (options.trace_path.empty() && (options.trace_ring || !options.trace_coherence.empty()))
+    throw ConfigError("--trace-ring and --trace-coherence go with --trace FILE");
+  auto& registry = ParameterRegistry::instance();
+  if (options.trace_ring)
+    registry.set_override("soc.ring.trace_every", std::to_string(options.trace_ring), "--trace-ring");
+  if (!options.trace_coherence.empty()) {
+    const auto [start, end] = parse_coherence_range(options.trace_coherence);
+    registry.set_override("soc.cluster.trace_coherence_start", hex(start), "--trace-coherence");
+    registry.set_override("soc.cluster.trace_coherence_end", hex(end), "--trace-coherence");
+  }
+}
+
+struct Verdict {
+  int status;
+  std::string text;  // "PASS (...)", "FAIL: ...", or empty when the run failed before the guest exited
+};
+
+// One run, stage by stage (run_scenario calls them in order):
+// load the scenario -> configure -> build the platform -> load images, patches
+// and preloads -> attach observability -> run -> close the observers -> judge
+// the checks -> report. A stage that fails records the outcome (exit status
+// and reason) and the run goes straight to closing the observers.
+class Run {
+ public:
+  Run(const RunOptions& options, const RunHooks& hooks) : options_(options), hooks_(hooks) {}
+  ~Run() {
+    if (kernel_broken_) platform_.release();  // SystemC cannot tear down a kernel that threw
+  }
+
+  int execute(const std::function<Scenario()>& make_scenario) {
+    try {
+      load_scenario(make_scenario);
+      configure();
+      build();
+      load_memory();
+      attach_observability();
+      run();
+    } catch (const SimulationError& error) {
+      control_.record_failure(error.status(), error.what());
+    } catch (const sc_core::sc_report& report) {
+      // A SimulationError thrown inside a SystemC process arrives here as a
+      // report; the outcome was recorded before it was thrown.
+      control_.record_failure(ExitStatus::kInternalError, report.what());
+    } catch (const std::exception& error) {
+      control_.record_failure(ExitStatus::kInternalError, error.what());
     }
-    const bool cluster = scenario.uses_cluster();
+    close_observers();
+    const Verdict verdict = judge();
+    report(verdict);
+    return verdict.status;
+  }
 
-    HtifSymbols htif;
-    if (boot_image) htif = {boot_image->symbol("tohost"), boot_image->symbol("fromhost")};
-    if (!options.vcd_path.empty()) Waveform::instance().open(options.vcd_path, options.vcd_patterns);
-    open_instruction_trace(options);
-    platform = std::make_unique<HostPlatform>("soc", htif, cluster);
+ private:
+  // The scenario and the ELF files it names.
+  void load_scenario(const std::function<Scenario()>& make_scenario) {
+    scenario_ = make_scenario();
+    images_ = std::make_unique<Images>(scenario_);
+  }
+
+  // The scenario's parameters, then the command line's; the recorders models
+  // register with while they are built (waveform signals) open before the build.
+  void configure() {
+    apply_settings(scenario_, options_);
+    apply_trace_shorthands(options_);
+    parameters_ = std::make_unique<SimulationParameters>();
+    if (!options_.vcd_path.empty()) Waveform::instance().open(options_.vcd_path, options_.vcd_patterns);
+    open_instruction_trace(options_);
+  }
+
+  // The SoC with its parameters final (a setting nothing claimed is an error),
+  // and the run's quantum and limits.
+  void build() {
+    platform_ = std::make_unique<HostPlatform>("soc", images_->htif(), scenario_.uses_cluster());
+    if (!options_.trace_coherence.empty() && !platform_->cluster)
+      throw ConfigError("--trace-coherence traces the mesh cluster's L1 misses: it goes with a cluster run (--cluster, "
+                        "or a scenario image with `core: cluster`)");
     ParameterRegistry::instance().check_all_overrides_used();
-    if (hooks.platform_built) hooks.platform_built(*platform, scenario);
+    if (hooks_.platform_built) hooks_.platform_built(*platform_, scenario_);
+    tlm_utils::tlm_quantumkeeper::set_global_quantum(parameters_->quantum.get());
+    control_.set_instruction_limit(parameters_->limit_instructions);
+    control_.set_wall_time_limit(parameters_->limit_wall_time.get().to_seconds());
+  }
 
-    tlm_utils::tlm_quantumkeeper::set_global_quantum(parameters.quantum.get());
-    control.set_instruction_limit(parameters.limit_instructions);
-    control.set_wall_time_limit(parameters.limit_wall_time.get().to_seconds());
+  // Images with their patches, who boots what, preloads, the kernel launch.
+  void load_memory() {
+    HostPlatform& platform = *platform_;
+    for (std::size_t i = 0; i < images_->host.size(); ++i) {
+      images_->host[i]->load(writer_into(platform));
+      for (const auto& [symbol, value] : scenario_.images[i].patches) apply_patch(platform, *images_->host[i], symbol, value);
+    }
+    if (images_->boot) platform.boot_host_program(images_->boot->entry(), symbolizer_of(*images_->boot));
+    else platform.park_host_cpu();  // AI Cores (or the task scheduler) only
+    if (images_->task_scheduler)
+      platform.boot_task_scheduler(images_->task_scheduler->entry(), symbolizer_of(*images_->task_scheduler));
+    for (const auto& preload : scenario_.preloads) apply_preload(platform, preload);
+    if (images_->kernel) launch_kernel(*scenario_.kernel_launch, *images_->kernel);
+  }
 
-    for (std::size_t i = 0; i < images.size(); ++i) {
-      images[i]->load([&](std::uint64_t address, const std::uint8_t* data, std::size_t size) {
-        return platform->write_memory(address, data, size);
-      });
-      for (const auto& [symbol, value] : scenario.images[i].patches) {
-        auto address = images[i]->symbol(symbol);
-        auto size = images[i]->symbol_size(symbol).value_or(0);
-        if (!address) throw ConfigError("patch: symbol '" + symbol + "' is not in " + images[i]->path());
-        if (size != 1 && size != 2 && size != 4 && size != 8)
-          throw ConfigError("patch: symbol '" + symbol + "' has size " + std::to_string(size) + "; only 1, 2, 4 or 8-byte objects can be patched");
-        std::uint8_t bytes[8];
-        std::memcpy(bytes, &value, 8);
-        if (platform->write_memory(*address, bytes, size) != size)
-          throw ConfigError("patch: symbol '" + symbol + "' at " + hex(*address) + " is not in memory");
-      }
-    }
-    if (boot_image) {
-      platform->set_boot_entry(boot_image->entry());
-      auto symbolizer = [boot_image](std::uint64_t address) { return boot_image->symbolize(address); };
-      platform->cpu.set_symbolizer(symbolizer);
-      if (cluster) {
-        platform->park_host_cpu();  // the cluster's harts 0..15 run the image
-        platform->cluster->set_symbolizer(symbolizer);
-      }
-    } else {
-      platform->park_host_cpu();  // AI Cores (or the task scheduler) only
-    }
-    if (ts_image) {
-      platform->ts.set_start_pc(ts_image->entry());
-      platform->ts.release();
-      platform->ts.set_symbolizer([ts_image](std::uint64_t address) { return ts_image->symbolize(address); });
-    }
-    for (const auto& preload : scenario.preloads) {
-      if (preload.bytes) {  // given in memory (npuvp infer's package): no copy
-        if (platform->write_memory(preload.address, preload.bytes->data(), preload.bytes->size()) != preload.bytes->size())
-          throw ConfigError("memory preload at " + hex(preload.address) + " (" + std::to_string(preload.bytes->size()) +
-                            " bytes) does not fit in one memory");
-        continue;
-      }
-      auto bytes = preload_bytes(preload);
-      if (platform->write_memory(preload.address, bytes.data(), bytes.size()) != bytes.size())
-        throw ConfigError("memory preload at " + hex(preload.address) + " (" + std::to_string(bytes.size()) +
-                          " bytes) does not fit in one memory");
-    }
-    if (kernel_image) {
-      const auto& launch = *scenario.kernel_launch;
-      kernel_image->load([&](std::uint64_t address, const std::uint8_t* data, std::size_t size) {
-        return platform->write_memory(address, data, size);
-      });
-      if (!launch.args.empty() &&
-          platform->write_memory(launch.args_address, reinterpret_cast<const std::uint8_t*>(launch.args.data()),
-                                 launch.args.size() * 8) != launch.args.size() * 8)
-        throw ConfigError("aicore_launch: args_address " + hex(launch.args_address) + " is not in memory");
-      for (auto& core : platform->aicores)
-        core->set_symbolizer([image = kernel_image.get()](std::uint64_t address) { return image->symbolize(address); });
-      KernelLauncher::Plan plan;
-      plan.entry = kernel_image->entry();
-      plan.args = launch.args_address;
-      plan.cores = static_cast<unsigned>(launch.cores.value_or(platform->aicores.size()));
-      plan.blocks = launch.blocks.value_or(plan.cores);
-      plan.end_simulation = boot_image == nullptr && ts_image == nullptr;
-      launcher = std::make_unique<KernelLauncher>(*platform, plan);
-    }
+  // A scenario's `aicore_launch`: the kernel's blocks on the AI Cores, without a task scheduler.
+  void launch_kernel(const Scenario::KernelLaunch& launch, const ElfImage& kernel) {
+    HostPlatform& platform = *platform_;
+    kernel.load(writer_into(platform));
+    const std::size_t argument_bytes = launch.args.size() * 8;
+    if (!launch.args.empty() &&
+        platform.write_memory(launch.args_address, reinterpret_cast<const std::uint8_t*>(launch.args.data()),
+                              argument_bytes) != argument_bytes)
+      throw ConfigError("aicore_launch: args_address " + hex(launch.args_address) + " is not in memory");
+    platform.set_kernel_symbolizer(symbolizer_of(kernel));
+    KernelLauncher::Plan plan;
+    plan.entry = kernel.entry();
+    plan.args = launch.args_address;
+    plan.cores = static_cast<unsigned>(launch.cores.value_or(platform.aicores.size()));
+    plan.blocks = launch.blocks.value_or(plan.cores);
+    plan.end_simulation = images_->boot == nullptr && images_->task_scheduler == nullptr;
+    launcher_ = std::make_unique<KernelLauncher>(platform, plan);
+  }
 
-    if (!options.trace_path.empty()) {
-      Timeline::instance().open(options.trace_path);
-      Timeline::instance().set_ring_sampling(options.trace_ring);
-      if (!options.trace_coherence.empty()) {
-        const auto [start, end] = parse_coherence_range(options.trace_coherence);
-        Timeline::instance().set_coherence_range(start, end);
-      }
-    } else if (options.trace_ring || !options.trace_coherence.empty()) {
-      throw ConfigError("--trace-ring and --trace-coherence go with --trace FILE");
-    }
-    if (options.gdb_port >= 0) {
+  // The timeline and the debugger (the waveform and instruction trace opened in configure()).
+  void attach_observability() {
+    if (!options_.trace_path.empty()) Timeline::instance().open(options_.trace_path);
+    if (options_.gdb_port >= 0) {
       // Every core is a thread; cores held in reset for the run are not listed.
-      gdb_server = std::make_unique<GdbServer>(static_cast<unsigned>(options.gdb_port), options.gdb_wait);
-      gdb_server->add_core(platform->cpu.name(), platform->cpu);
-      gdb_server->add_core(platform->ts.name(), platform->ts);
-      for (auto& core : platform->aicores) gdb_server->add_core(core->scalar.name(), core->scalar);
-      if (platform->cluster)
-        for (auto& hart : platform->cluster->harts) gdb_server->add_core(hart->name(), *hart);
+      gdb_server_ = std::make_unique<GdbServer>(static_cast<unsigned>(options_.gdb_port), options_.gdb_wait);
+      platform_->for_each_core([this](RiscvCpu& core) { gdb_server_->add_core(core.name(), core); });
     }
-    control.start_wall_clock();
-    sc_core::sc_time limit = parameters.limit_sim_time;
+  }
+
+  // Simulates within the limits; a run that stops without an outcome says why.
+  void run() {
+    control_.start_wall_clock();
+    const sc_core::sc_time limit = parameters_->limit_sim_time;
     try {
       if (limit > sc_core::SC_ZERO_TIME) sc_core::sc_start(limit);
       else sc_core::sc_start();
     } catch (...) {
-      kernel_broken = true;
+      kernel_broken_ = true;
       throw;
     }
-    if (!control.finished()) {
+    if (!control_.finished()) {
       if (limit > sc_core::SC_ZERO_TIME && sc_core::sc_time_stamp() >= limit && sc_core::sc_pending_activity())
-        control.record_failure(ExitStatus::kLimitReached, "simulated-time limit reached at " + limit.to_string() +
-                                                              " (sim.limit.sim_time); pc=" + platform->cpu.hart().describe(platform->cpu.hart().pc));
+        control_.record_failure(ExitStatus::kLimitReached, "simulated-time limit reached at " + limit.to_string() +
+                                                               " (sim.limit.sim_time); pc=" + platform_->describe_host_pc());
       else
-        control.record_failure(ExitStatus::kGuestError, platform->cluster ? "simulation has nothing left to do at " +
-                                                              sc_core::sc_time_stamp().to_string() + ": " +
-                                                              platform->cluster->describe_harts()
-                                                        : describe_starvation(*platform));
+        control_.record_failure(ExitStatus::kGuestError, platform_->describe_starvation());
     }
-    if (hooks.after_run) hooks.after_run(*platform);
-  } catch (const SimulationError& error) {
-    control.record_failure(error.status(), error.what());
-  } catch (const sc_core::sc_report& report) {
-    // A SimulationError thrown inside a SystemC process arrives here as a
-    // report; the outcome was recorded before it was thrown.
-    control.record_failure(ExitStatus::kInternalError, report.what());
-  } catch (const std::exception& error) {
-    control.record_failure(ExitStatus::kInternalError, error.what());
+    if (hooks_.after_run) hooks_.after_run(*platform_);
   }
 
-  Timeline::instance().close();  // complete documents on every exit path
-  if (gdb_server) gdb_server->simulation_ended(control.exit_requested(), control.guest_exit_code(), control.reason());
-  Waveform::instance().close();
-  InstructionTrace::instance().close();
+  // Complete documents on every exit path.
+  void close_observers() {
+    Timeline::instance().close();
+    if (gdb_server_) gdb_server_->simulation_ended(control_.exit_requested(), control_.guest_exit_code(), control_.reason());
+    Waveform::instance().close();
+    InstructionTrace::instance().close();
+  }
 
-  // Outcome and checks.
-  int status = static_cast<int>(control.status());
-  std::string verdict;
-  if (control.exit_requested()) {
-    int expected = scenario.expect_exit_code.value_or(0);
+  // The outcome against the scenario's checks (exit code, console text) and the command's judge.
+  Verdict judge() const {
+    if (!control_.exit_requested()) return {static_cast<int>(control_.status()), ""};
+    const int expected = scenario_.expect_exit_code.value_or(0);
     const std::string& console = GuestConsole::instance().transcript();
     std::vector<std::string> failures;
-    if (control.guest_exit_code() != expected)
-      failures.push_back("exit code " + std::to_string(control.guest_exit_code()) + ", expected " + std::to_string(expected));
-    for (const auto& text : scenario.console_contains)
+    if (control_.guest_exit_code() != expected)
+      failures.push_back("exit code " + std::to_string(control_.guest_exit_code()) + ", expected " + std::to_string(expected));
+    for (const auto& text : scenario_.console_contains)
       if (console.find(text) == std::string::npos) failures.push_back("console lacks \"" + text + "\"");
-    for (const auto& text : scenario.console_excludes)
+    for (const auto& text : scenario_.console_excludes)
       if (console.find(text) != std::string::npos) failures.push_back("console contains \"" + text + "\"");
-    if (failures.empty() && hooks.judge) {
-      std::tie(status, verdict) = hooks.judge();
-    } else if (failures.empty()) {
-      status = 0;
-      verdict = "PASS (" + control.reason() + ")";
-    } else if (!hooks.judge && (options.elf_path.empty() || !scenario.console_contains.empty())) {
-      status = static_cast<int>(ExitStatus::kCheckFailed);
-      verdict = "FAIL: ";
-      for (std::size_t i = 0; i < failures.size(); ++i) verdict += (i ? "; " : "") + failures[i];
-    } else if (hooks.judge) {
-      // A program run for a command (npuvp infer) passes its exit code through, with its last words.
-      status = control.guest_exit_code() & 0xff;
-      verdict = "FAIL: " + control.reason();
-    } else {
-      // A bare ELF passes its exit code through, as QEMU does.
-      status = control.guest_exit_code() & 0xff;
-      verdict = control.reason();
+    if (failures.empty() && hooks_.judge) {
+      const auto [status, text] = hooks_.judge();
+      return {status, text};
     }
+    if (failures.empty()) return {0, "PASS (" + control_.reason() + ")"};
+    if (!hooks_.judge && (options_.elf_path.empty() || !scenario_.console_contains.empty())) {
+      std::string text = "FAIL: ";
+      for (std::size_t i = 0; i < failures.size(); ++i) text += (i ? "; " : "") + failures[i];
+      return {static_cast<int>(ExitStatus::kCheckFailed), text};
+    }
+    // A program run for a command (npuvp infer) passes its exit code through,
+    // with its last words; a bare ELF passes its exit code through, as QEMU does.
+    if (hooks_.judge) return {control_.guest_exit_code() & 0xff, "FAIL: " + control_.reason()};
+    return {control_.guest_exit_code() & 0xff, control_.reason()};
   }
 
-  std::cout.flush();
-  std::fflush(stdout);
-  if (hooks.report && platform && !kernel_broken) hooks.report(status);
-  if (!options.stats_path.empty()) write_stats_file(options.stats_path, scenario, status);
-  if (!options.quiet && platform) {
-    std::cerr << "\n== npuvp statistics: " << scenario.name << " ==\n";
-    StatisticsRegistry::instance().print_table(std::cerr);
+  // The command's report, the statistics (file and table) and the one-line summary.
+  void report(const Verdict& verdict) {
+    std::cout.flush();
+    std::fflush(stdout);
+    if (hooks_.report && platform_ && !kernel_broken_) hooks_.report(verdict.status);
+    if (!options_.stats_path.empty()) write_stats_file(options_.stats_path, scenario_, verdict.status);
+    if (!options_.quiet && platform_) {
+      std::cerr << "\n== npuvp statistics: " << scenario_.name << " ==\n";
+      StatisticsRegistry::instance().print_table(std::cerr);
+    }
+    const double simulated = control_.end_time().to_seconds();
+    const double wall = control_.wall_seconds();
+    std::ostringstream summary;
+    summary << std::setprecision(3);
+    if (verdict.text.empty()) summary << "npuvp: error: " << control_.reason();
+    else summary << "npuvp: " << scenario_.name << ": " << verdict.text;
+    if (platform_)
+      summary << " [" << format_count(control_.total_instructions()) << " instructions, " << simulated * 1e3
+              << " ms simulated, " << wall << " s wall, " << (wall > 0 ? control_.total_instructions() / wall / 1e6 : 0)
+              << " MIPS]";
+    std::cerr << summary.str() << "\n";
   }
-  double simulated = control.end_time().to_seconds();
-  double wall = control.wall_seconds();
-  std::ostringstream summary;
-  summary << std::setprecision(3);
-  if (verdict.empty()) summary << "npuvp: error: " << control.reason();
-  else summary << "npuvp: " << scenario.name << ": " << verdict;
-  if (platform)
-    summary << " [" << format_count(control.total_instructions()) << " instructions, " << simulated * 1e3
-            << " ms simulated, " << wall << " s wall, " << (wall > 0 ? control.total_instructions() / wall / 1e6 : 0)
-            << " MIPS]";
-  std::cerr << summary.str() << "\n";
-  if (kernel_broken) platform.release();  // SystemC cannot tear down a kernel that threw
-  return status;
+
+  const RunOptions& options_;
+  const RunHooks& hooks_;
+  SimulationControl& control_ = simulation();
+  Scenario scenario_;
+  std::unique_ptr<SimulationParameters> parameters_;
+  std::unique_ptr<Images> images_;
+  // Destroyed in reverse: the debugger, the launcher, then the platform (the images outlive it).
+  std::unique_ptr<HostPlatform> platform_;
+  std::unique_ptr<KernelLauncher> launcher_;
+  std::unique_ptr<GdbServer> gdb_server_;
+  bool kernel_broken_ = false;  // SystemC state after an exception escaped sc_start
+};
+
+}  // namespace
+
+int run_scenario(const std::function<Scenario()>& make_scenario, const RunOptions& options, const RunHooks& hooks) {
+  SimulationControl::install_report_handler();
+  std::signal(SIGINT, on_interrupt_signal);
+  return Run(options, hooks).execute(make_scenario);
 }
 
 int run_simulation(const RunOptions& options) {

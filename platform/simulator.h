@@ -16,8 +16,8 @@ struct RunOptions {
   std::vector<std::pair<std::string, std::string>> settings;  // --set name=value
   std::string stats_path;     // --stats FILE (JSON)
   std::string trace_path;     // --trace FILE (Chrome/Perfetto timeline JSON)
-  unsigned long long trace_ring = 0;  // --trace-ring N: every N-th ring transaction on the timeline (0: none)
-  std::string trace_coherence;        // --trace-coherence START:END: L1 misses to lines in [START, END) (hex)
+  unsigned long long trace_ring = 0;  // --trace-ring N: shorthand for soc.ring.trace_every (0: not given)
+  std::string trace_coherence;        // --trace-coherence START:END (hex): soc.cluster.trace_coherence_start/_end
   std::string vcd_path;       // --vcd FILE (waveform)
   std::vector<std::string> vcd_patterns;  // --vcd-match PATTERN: signals to record (none: all)
   std::string itrace_path;    // --itrace FILE ("-": standard output): instruction trace
@@ -35,9 +35,10 @@ int run_simulation(const RunOptions& options);
 class HostPlatform;
 struct Scenario;
 
-// What a command built on a simulation (npuvp infer) adds to a run's stages:
-// configure -> build the platform -> platform_built -> load images and preloads -> simulate ->
-// after_run -> close the observers -> judge -> report.
+// What a command built on a simulation (npuvp infer) adds to a run's stages
+// (platform/simulator.cpp, class Run): load the scenario -> configure -> build
+// the platform -> platform_built -> load images, patches and preloads -> attach
+// observability -> run -> after_run -> close the observers -> judge -> report.
 struct RunHooks {
   // Once the platform is built (parameters final), before images and preloads
   // are loaded: may add preloads or patches to the scenario.

@@ -57,13 +57,13 @@ SYNTHETIC_SEED = None
 HARTS = 16
 # Ratios within 0.5% of 1 are a tie: seeds 1, 2 and 3 give 1.001, 0.998 and 1.000 at 64 MiB.
 TIE_BAND = 0.005
-# The thesis's claims (reference nsi-coherence.md §7; the bar values are lost).
+# The thesis's claims ([nsi] §7, docs/references.md; the bar values are lost).
 THESIS_INTERVAL_CLAIM_FROM = 120
 THESIS_INTERVAL_CLAIM = "NSI still beats MESI at one sync per 120 instructions (Fig. 5.11)"
 THESIS_FOOTPRINT_CLAIM = ("NSI beats MESI at every footprint and the advantage grows with footprint "
                           "(Fig. 5.12)")
 
-# Table 5.2 of the thesis (reference: nsi-coherence.md §6.2) as npuvp parameters:
+# Table 5.2 of the thesis ([nsi] §6.2, docs/references.md) as npuvp parameters:
 # (parameter, expected value, value as the thesis writes it).  The periodic
 # synchronisation period is from §5.4.3.2 / §5.7, not Table 5.2.
 TABLE_5_2 = [
@@ -90,7 +90,7 @@ TABLE_5_2 = [
 # uses the defaults, so for these the default column is the value that applies.
 LISTING_OVERRIDES = {"soc.mesh.width", "soc.mesh.height", "soc.mesh.memory_controllers"}
 
-# The thesis's published numbers (reference nsi-coherence.md §7; thesis §5.6.2).
+# The thesis's published numbers ([nsi] §7, docs/references.md; thesis §5.6.2).
 # Only what the text gives; the figures' bars are lost.  Ratios are NSI/MESI.
 THESIS = {
     "lu": {"bench": "lu", "flits": "0.181 (−81.92%, best; Fig. 5.8)",
@@ -232,7 +232,7 @@ def geomean(values):
 def parameter_report(param_rows, settings, parts):
     lines = ["# NSI vs MESI on the npuvp mesh cluster (reproduction study)", ""]
     lines += ["Every program run under `mesh.coherence=mesi` and `=nsi`; ratios are NSI/MESI "
-              "(below 1 = NSI better). Thesis numbers: reference `nsi-coherence.md` §7 (thesis §5.6.2). "
+              "(below 1 = NSI better). Thesis numbers: [nsi] §7 (thesis §5.6.2; docs/references.md). "
               "Parts in this report: " + ", ".join(parts) + ".", ""]
     lines += ["## Table 5.2 parameters", "",
               "| parameter | thesis | npuvp default | applied |", "| --- | --- | --- | --- |"]
@@ -428,7 +428,7 @@ def synthetic_report(results, parts, operations, seed, plot_note):
              "LLC counts are over the whole run (start-up and the barriers included). \"L1 misses per "
              f"access\" divides the L1 misses by the program's {HARTS * operations:,} accesses, the same "
              "for both protocols (the miss rate's denominator also counts the barriers' spinning loads). "
-             "Thesis: reference `nsi-coherence.md` §7; only its qualitative claims survive.", ""]
+             "Thesis: [nsi] §7 (docs/references.md); only its qualitative claims survive.", ""]
     if "interval" in parts:
         lines += [f"### Synchronisation interval (Fig. 5.11): footprint {size_text(INTERVAL_SWEEP_FOOTPRINT)}", "",
                   f"Thesis: {THESIS_INTERVAL_CLAIM}; the wording implies NSI may lose at 60–100.", ""]

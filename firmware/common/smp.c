@@ -58,7 +58,7 @@ static uint32_t be32(const void *p)
  * garbage a1 cannot fault on npuvp or QEMU. */
 static unsigned fdt_count_cpus(uintptr_t fdt, int *has_clint)
 {
-    const uintptr_t ddr_lo = 0x80000000u, ddr_hi = 0x80000000u + 0x40000000u;
+    const uintptr_t ddr_lo = NPUVP_DDR_BASE, ddr_hi = NPUVP_DDR_BASE + NPUVP_DDR_SIZE;
     if (fdt < ddr_lo || fdt + 40 > ddr_hi || (fdt & 3))
         return 0;
     const uint8_t *base = (const uint8_t *)fdt;

@@ -5,6 +5,8 @@
 #include <npuvp/platform.h>
 #include <npuvp/trap.h>
 
+#include "trap_private.h"
+
 static npuvp_trap_handler_t irq_handlers[NPUVP_NUM_CAUSES];
 static npuvp_trap_handler_t exception_handlers[NPUVP_NUM_CAUSES];
 

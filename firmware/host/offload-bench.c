@@ -50,7 +50,7 @@
 
 #include <npuvp/platform.h>
 
-#include "block_probe.h"
+#include <npuvp/block_probe.h>
 #include "npuvp_driver.h"
 #include "offload_reference.h"
 

@@ -23,7 +23,7 @@
 
 #include <npuvp/platform.h>
 
-#include "block_probe.h"
+#include <npuvp/block_probe.h>
 #include "npuvp_driver.h"
 
 NPUVP_DECLARE_KERNEL_IMAGE(block_probe);

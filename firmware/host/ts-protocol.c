@@ -14,7 +14,7 @@
  * unique 64-bit seq and an expected completion (opcode, stream, status, detail, blocks);
  * every record is checked when it arrives: its seq exactly once, in command order within
  * its stream (bad commands, which take no part in ordering, and barriers aside), and each
- * launch's per-block records (sw/kernels/tests/block_probe.h) once per block.
+ * launch's per-block records (sw/include/npuvp/block_probe.h) once per block.
  *
  * Sections, each printing "ts-protocol: <section>: ok":
  *   attach          TS_VERSION; a doorbell with SCRATCH[QUEUE] = 0 is ignored; a header
@@ -64,7 +64,7 @@
 #include <npuvp/platform.h>
 #include <npuvp/trap.h>
 
-#include "block_probe.h"
+#include <npuvp/block_probe.h>
 #include "npuvp_driver.h"
 
 NPUVP_DECLARE_KERNEL_IMAGE(block_probe);

@@ -14,6 +14,7 @@
  */
 #include <stdio.h>
 
+#include <npuvp/platform.h>
 #include <npuvp/smp.h>
 
 #ifndef ROUNDS
@@ -30,7 +31,7 @@ static struct {
 static volatile uint64_t slot[NPUVP_SMP_MAX_HARTS] __attribute__((aligned(64)));
 static volatile uint32_t clint_ok[NPUVP_SMP_MAX_HARTS];
 
-#define CLINT_MSIP ((volatile uint32_t *)0x02000000)
+#define CLINT_MSIP ((volatile uint32_t *)NPUVP_CLINT_MSIP(0))
 
 /* Raises this hart's msip, sees mip.MSIP (bit 3) set, clears it, sees it clear. */
 static int check_own_msip(unsigned me)

@@ -33,8 +33,6 @@ void Timeline::close() {
   *out_ << "\n]}\n";
   out_->close();
   out_.reset();
-  ring_sampling_ = 0;
-  coherence_start_ = coherence_size_ = 0;
 }
 
 std::string Timeline::quoted(const std::string& text) {

@@ -55,17 +55,6 @@ class Timeline {
   void flow(const std::string& name, int from_track, const sc_core::sc_time& from, int to_track,
             const sc_core::sc_time& to);
 
-  // Optional content, set before the run (platform/simulator.cpp); both are
-  // zero/empty while the timeline is closed, so a model's test is one load.
-  // Every N-th ring transaction as a slice (--trace-ring N; 0: none).
-  void set_ring_sampling(std::uint64_t every) { ring_sampling_ = every; }
-  std::uint64_t ring_sampling() const { return out_ ? ring_sampling_ : 0; }
-  // L1 misses of the mesh cluster to lines in [start, end) (--trace-coherence).
-  void set_coherence_range(std::uint64_t start, std::uint64_t end) {
-    coherence_start_ = start;
-    coherence_size_ = end > start ? end - start : 0;
-  }
-  bool coherence_traced(std::uint64_t address) const { return address - coherence_start_ < coherence_size_; }
   // Places a slice [begin, end) of `group` on the first row "name", "name 2",
   // ... whose last slice ended by `begin`, so that overlapping slices (e.g.
   // concurrent transactions of one initiator) never share a row.
@@ -88,8 +77,6 @@ class Timeline {
   int next_track_ = 1;
   std::uint64_t events_ = 0;
   std::uint64_t next_flow_ = 1;
-  std::uint64_t ring_sampling_ = 0;
-  std::uint64_t coherence_start_ = 0, coherence_size_ = 0;
   std::map<std::pair<std::string, std::string>, std::vector<std::pair<int, sc_core::sc_time>>> lanes_;
 };
 

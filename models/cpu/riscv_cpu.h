@@ -54,7 +54,7 @@ class RiscvCpu : public sc_core::sc_module, public InterruptTarget, public BusIn
   // frequent events, e.g. the mesh cluster, docs/cluster.md).
   Parameter<sc_core::sc_time> quantum;
   Parameter<bool> stop_at_events;
-  // Cycle model: cycles per instruction of each class (docs/cycle-model.md).
+  // Cycle model: cycles per instruction of each class (docs/cpu.md, "Cycle model").
   Parameter<std::uint64_t> cpi_alu, cpi_multiply, cpi_divide, cpi_load, cpi_store, cpi_branch, cpi_jump,
       cpi_csr, cpi_atomic, cpi_fence, cpi_system, cpi_custom, branch_taken_penalty;
 

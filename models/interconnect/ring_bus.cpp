@@ -21,6 +21,9 @@ RingBus::RingBus(sc_core::sc_module_name name)
       hop_latency(child_name(*this, "hop_latency"), 2, "cycles", "cycles a packet head takes to cross one hop"),
       link_width(child_name(*this, "link_width"), 32, "bytes",
                  "bytes per cycle of each link, per direction (serialization = ceil(bytes / link_width) cycles)"),
+      trace_every(child_name(*this, "trace_every"), 0, "transactions",
+                  "with a timeline (--trace): every N-th ring transaction, all initiators counted together, as a slice "
+                  "on its initiator stop's row (0: none; --trace-ring N)"),
       unmapped_(child_name(*this, "unmapped_accesses"), "", "accesses to addresses no device decodes"),
       straddling_(child_name(*this, "straddling_accesses"), "",
                   "accesses running past the end of their window or into an overlay") {
@@ -229,7 +232,7 @@ void RingBus::b_transport(int port, tlm::tlm_generic_payload& payload, sc_time& 
   *stats.bytes += bytes;
   ++*stats.transactions;
   stats.latency->sample((done - issue.value() + period_ - 1) / period_);
-  if (const std::uint64_t every = timeline_.ring_sampling(); every && ++traced_count_ % every == 0)
+  if (const std::uint64_t every = timeline_.enabled() ? trace_every.get() : 0; every && ++traced_count_ % every == 0)
     trace_transaction(port, target, address, bytes, is_write, issue, sc_time::from_value(done));
 }
 

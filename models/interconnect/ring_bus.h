@@ -111,6 +111,7 @@ class RingBus : public sc_core::sc_module {
   Parameter<double> clock;                // Hz: ring clock frequency
   Parameter<std::uint64_t> hop_latency;   // cycles a packet head takes per hop
   Parameter<std::uint64_t> link_width;    // bytes per cycle per direction of a link
+  Parameter<std::uint64_t> trace_every;   // with a timeline: every N-th transaction as a slice (0: none)
 
   explicit RingBus(sc_core::sc_module_name name);
 
@@ -207,7 +208,7 @@ class RingBus : public sc_core::sc_module {
   // Updates the serialization of a packet of `bytes` (ceil(bytes /
   // link_width) cycles) in last_cycles_ and last_serialization_.
   void serialize(std::uint64_t bytes);
-  // --trace-ring: one sampled transaction as a slice on its initiator stop's row.
+  // trace_every (--trace-ring): one sampled transaction as a slice on its initiator stop's row.
   void trace_transaction(int port, unsigned target, std::uint64_t address, std::uint64_t bytes, bool is_write,
                          const sc_core::sc_time& issue, const sc_core::sc_time& done);
   double elapsed_cycles() const;
@@ -231,7 +232,7 @@ class RingBus : public sc_core::sc_module {
   std::uint64_t last_bytes_ = 0, last_cycles_ = 0;
   sc_core::sc_time last_serialization_;
   Ticks horizon_ = 0;  // latest completion time computed
-  std::uint64_t traced_count_ = 0;  // transactions counted while --trace-ring samples
+  std::uint64_t traced_count_ = 0;  // transactions counted while trace_every samples
   Timeline& timeline_ = Timeline::instance();  // asked once per transaction: no call when off
   // From the end of elaboration: paths_[from * stops + to], and
   // connections_[initiator port * target ports + target port].

@@ -383,7 +383,7 @@ bool AiCore::read_special(std::uint16_t csr, std::uint64_t& value) {
     case kCsrBlockIdx: value = current_.block_idx; return true;
     case kCsrBlockDim: value = current_.block_dim; return true;
     case kCsrStatus:
-      value = (outcome_.running ? kStatusRunning : 0) | (static_cast<std::uint64_t>(outcome_.cause) << 8);
+      value = (outcome_.running ? kStatusRunning : 0) | (static_cast<std::uint64_t>(outcome_.cause) << kStatusCauseShift);
       return true;
     default: return false;
   }
@@ -809,7 +809,7 @@ bool AiCore::control_read(std::uint64_t offset, std::uint64_t& value) const {
     case kRegStart: value = 0; return true;
     case kRegStatus:
       value = (outcome_.running ? kStatusRunning : 0) | (outcome_.done ? kStatusDone : 0) |
-              (outcome_.faulted ? kStatusFault : 0) | (static_cast<std::uint64_t>(outcome_.cause) << 8);
+              (outcome_.faulted ? kStatusFault : 0) | (static_cast<std::uint64_t>(outcome_.cause) << kStatusCauseShift);
       return true;
     case kRegFaultPc: value = outcome_.fault_pc; return true;
     case kRegCycles: value = outcome_.kernel_cycles; return true;
@@ -834,8 +834,8 @@ bool AiCore::control_write(std::uint64_t offset, std::uint64_t value, const sc_t
       }
       return true;
     case kRegIrqClear:
-      if (value & 1) done_interrupt.set(false);
-      if (value & 2) error_interrupt.set(false);
+      if (value & kIrqClearDone) done_interrupt.set(false);
+      if (value & kIrqClearError) error_interrupt.set(false);
       return true;
     default: return false;
   }

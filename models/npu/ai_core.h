@@ -7,8 +7,9 @@
 // its queue in order: the execution unit computes real results on the local
 // buffers and says how many cycles the instruction occupies the pipe. Pipes
 // run concurrently and synchronise only through event flags
-// (set_flag / wait_flag), pipe barriers and end_kernel, as in the reference
-// (davinci-architecture.md §5.3): a wait blocks only the waiting pipe.
+// (set_flag / wait_flag), pipe barriers and end_kernel, as in the source
+// ([davinci] §5.3, docs/references.md): a wait blocks only the waiting pipe
+// (docs/ai-core.md, "Event flags").
 //
 // Bus interface: one initiator socket to the ring carries the scalar unit's
 // instruction-cache fills and data accesses and the MTE's global-memory
@@ -21,7 +22,7 @@
 #include "core/statistics.h"
 #include "cpu/riscv_cpu.h"
 #include "npu/cube_unit.h"
-#include "npu/instruction_cache.h"
+#include "mem/instruction_cache.h"
 #include "npu/mte_unit.h"
 #include "npu/npu_types.h"
 #include "npu/vector_unit.h"
@@ -56,8 +57,12 @@ class AiCore : public sc_core::sc_module, private XdavinciBackend, private Globa
     kRegEntry = 0x00, kRegArgs = 0x08, kRegBlockIdx = 0x10, kRegBlockDim = 0x18, kRegStart = 0x20,
     kRegStatus = 0x28, kRegFaultPc = 0x30, kRegCycles = 0x38, kRegIrqClear = 0x40, kRegCoreId = 0x48,
   };
-  // STATUS bits.
+  // STATUS bits; bits 15:8 hold the KernelFaultCause of the last block.
   static constexpr std::uint64_t kStatusRunning = 1, kStatusDone = 2, kStatusFault = 4;
+  static constexpr unsigned kStatusCauseShift = 8;
+  static constexpr std::uint64_t kStatusCauseMask = 0xff;
+  // IRQ_CLEAR bits.
+  static constexpr std::uint64_t kIrqClearDone = 1, kIrqClearError = 2;
   // START bits.
   static constexpr std::uint64_t kStartGo = 1, kStartKeepInstructionCache = 2;
   // Private window of the scalar unit: its stack memory and a view of UB.

@@ -2,8 +2,8 @@
 // (through the core's bus interface, over the ring) into L1 or UB; MTE3 takes
 // UB to global memory or to L1; MTE1 moves L1 into L0A/L0B with the fractal
 // layouts, transpose and img2col. "Multi-in, single-out": nothing leaves the
-// core except from UB, and there is no L1 -> UB path (davinci-architecture.md
-// §5.2).
+// core except from UB, and there is no L1 -> UB path ([davinci] §5.2,
+// docs/references.md; docs/ai-core.md, "Structure").
 //
 // Timing of one instruction: path latency + bytes / path bandwidth. GM
 // transfers are split into transactions of at most max_transaction_bytes,

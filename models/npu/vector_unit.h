@@ -1,6 +1,6 @@
 // VectorUnit: masked, repeated, strided SIMD over the Unified Buffer, plus the
 // L0C -> UB path (copy_matrix_cc_to_ubuf) that the reference routes through
-// the Vector unit (davinci-architecture.md §4.2, "bridge role").
+// the Vector unit ([davinci] §4.2, "bridge role", docs/references.md).
 //
 // A repeat processes 8 blocks of 32 bytes (128 f16 or 64 f32/s32 lanes); the
 // vector mask (128 bits) selects lanes within every repeat; masked-off lanes of

@@ -4,7 +4,7 @@
 // docs/isa-xdavinci.md (both written by platform/xdavinci_gen.cpp).
 //
 // Every data instruction has the reference's operand shape
-// `OP [Xd], [Xn], [Xm], Xt` (davinci-architecture.md §6.2-6.3): four source
+// `OP [Xd], [Xn], [Xm], Xt` ([davinci] §6.2-6.3, docs/references.md): four source
 // registers, encoded R4-style on a custom opcode with the rd field naming the
 // first source. Xt (and Xm for some operations) are configuration registers
 // whose bit fields are the Field tables below.

@@ -140,9 +140,9 @@ bool Clint::access(std::uint64_t offset, unsigned size, bool is_write, std::uint
     return true;
   };
 
-  if (offset < kMsipBase + 4 * hart_count) {
+  if (offset < kMsipBase + kMsipStride * hart_count) {
     if (size != 4 || offset % 4) return false;
-    unsigned hart = static_cast<unsigned>(offset / 4);
+    unsigned hart = static_cast<unsigned>((offset - kMsipBase) / kMsipStride);
     if (!is_write) {
       value = msip_irq[hart].level() ? 1 : 0;
       return true;
@@ -152,9 +152,9 @@ bool Clint::access(std::uint64_t offset, unsigned size, bool is_write, std::uint
     msip_irq[hart].set(level);
     return true;
   }
-  if (offset >= kMtimecmpBase && offset < kMtimecmpBase + 8 * hart_count) {
-    unsigned hart = static_cast<unsigned>((offset - kMtimecmpBase) / 8);
-    std::uint64_t base = kMtimecmpBase + 8 * hart;
+  if (offset >= kMtimecmpBase && offset < kMtimecmpBase + kMtimecmpStride * hart_count) {
+    unsigned hart = static_cast<unsigned>((offset - kMtimecmpBase) / kMtimecmpStride);
+    std::uint64_t base = kMtimecmpBase + kMtimecmpStride * hart;
     if (!is_write) return read64(base, mtimecmp_[hart]);
     if (!merge64(offset, base, size, mtimecmp_[hart], value)) return false;
     evaluate(hart, now);

@@ -32,6 +32,7 @@ class Clint : public MmioDevice {
   static constexpr std::uint64_t kWindowSize = 0x10000;
   static constexpr std::uint64_t kMsipBase = 0x0000;
   static constexpr std::uint64_t kMtimecmpBase = 0x4000;
+  static constexpr std::uint64_t kMsipStride = 4, kMtimecmpStride = 8;  // bytes per hart
   static constexpr std::uint64_t kMtime = 0xBFF8;
   static constexpr std::uint64_t kMaxHarts = 4095;  // mtimecmp array ends at mtime
 
@@ -41,7 +42,10 @@ class Clint : public MmioDevice {
   SC_HAS_PROCESS(Clint);
 
   Parameter<std::uint64_t> harts;
-  Parameter<double> timebase{child_name(*this, "timebase"), 10e6, "Hz",
+  // mtime's frequency unless soc.clint.timebase says otherwise; firmware's
+  // NPUVP_TIMEBASE_HZ is generated from it (platform/soc_contract.cpp).
+  static constexpr std::uint64_t kDefaultTimebase = 10'000'000;
+  Parameter<double> timebase{child_name(*this, "timebase"), double(kDefaultTimebase), "Hz",
                              "mtime increment frequency (QEMU virt: 10 MHz)"};
 
   // Per hart: connect msip_irq[h] to the hart's line 3 (MSIP) and mtip_irq[h]

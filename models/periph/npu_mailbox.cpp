@@ -35,8 +35,8 @@ bool NpuMailbox::peek(std::uint64_t offset, unsigned size, std::uint64_t& value)
     value = host_irq.level();
     return true;
   }
-  if (offset >= kScratch && offset < kScratch + 8 * kScratchWords && offset % 8 == 0) {
-    value = scratch_[(offset - kScratch) / 8];
+  if (offset >= kScratch && offset < kScratch + kRegisterBytes * kScratchWords && offset % kRegisterBytes == 0) {
+    value = scratch_[(offset - kScratch) / kRegisterBytes];
     return true;
   }
   if (offset == kDoorbellAck || offset == kHostIrqAck) {
@@ -76,8 +76,8 @@ bool NpuMailbox::write(std::uint64_t offset, unsigned size, std::uint64_t value,
       host_irq.set(false);
       return true;
     default:
-      if (offset >= kScratch && offset < kScratch + 8 * kScratchWords && offset % 8 == 0) {
-        scratch_[(offset - kScratch) / 8] = value;
+      if (offset >= kScratch && offset < kScratch + kRegisterBytes * kScratchWords && offset % kRegisterBytes == 0) {
+        scratch_[(offset - kScratch) / kRegisterBytes] = value;
         return true;
       }
       return false;

@@ -30,6 +30,7 @@ class NpuMailbox : public MmioDevice {
     kDoorbell = 0x00, kDoorbellAck = 0x08, kHostIrq = 0x10, kHostIrqAck = 0x18, kScratch = 0x40,
   };
   static constexpr unsigned kScratchWords = 8;
+  static constexpr unsigned kRegisterBytes = 8;  // every register is 64-bit, accessed whole
 
   InterruptLine ts_irq;    // to the task scheduler (through the PLIC)
   InterruptLine host_irq;  // to the host CPU (through the PLIC)

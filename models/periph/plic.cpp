@@ -149,14 +149,14 @@ bool Plic::access(std::uint64_t offset, unsigned size, bool is_write, std::uint6
   if (offset >= kContextBase && offset < kContextBase + kContextStride * context_count) {
     unsigned context = static_cast<unsigned>((offset - kContextBase) / kContextStride);
     std::uint64_t reg = (offset - kContextBase) % kContextStride;
-    if (reg == 0) {
+    if (reg == kThresholdOffset) {
       if (!is_write) {
         value = threshold_[context];
       } else {
         threshold_[context] = data & priority_mask_;
         update();
       }
-    } else if (reg == 4) {
+    } else if (reg == kClaimOffset) {
       if (!is_write) value = side_effects ? claim(context) : best_source(context);
       else complete(context, data);
     } else if (!is_write) {

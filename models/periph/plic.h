@@ -41,6 +41,8 @@ class Plic : public MmioDevice, public InterruptTarget {
   static constexpr std::uint64_t kEnableStride = 0x80;
   static constexpr std::uint64_t kContextBase = 0x200000;
   static constexpr std::uint64_t kContextStride = 0x1000;
+  // Inside a context's block: the priority threshold and the claim/complete register.
+  static constexpr std::uint64_t kThresholdOffset = 0, kClaimOffset = 4;
   static constexpr std::uint64_t kMaxSources = 1024;
   static constexpr std::uint64_t kMaxContexts = 15872;
 

@@ -7,10 +7,6 @@
 namespace npuvp {
 
 namespace {
-// Register offsets.
-constexpr unsigned kRbrThrDll = 0, kIerDlm = 1, kIirFcr = 2, kLcr = 3, kMcr = 4, kLsr = 5, kMsr = 6, kScr = 7;
-// LSR bits.
-constexpr std::uint8_t kLsrDr = 0x01, kLsrOe = 0x02, kLsrThre = 0x20, kLsrTemt = 0x40;
 // IER bits.
 constexpr std::uint8_t kIerRda = 0x01, kIerThre = 0x02, kIerRls = 0x04, kIerMsi = 0x08;
 // LCR / MCR bits.

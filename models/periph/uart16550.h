@@ -58,6 +58,12 @@ class Uart16550 : public MmioDevice {
  public:
   static constexpr std::uint64_t kWindowSize = 0x100;
   static constexpr unsigned kFifoSize = 16;
+  // Register offsets (byte-wide registers; software's copy is generated from these,
+  // platform/soc_contract.cpp).
+  static constexpr unsigned kRbrThrDll = 0, kIerDlm = 1, kIirFcr = 2, kLcr = 3, kMcr = 4, kLsr = 5, kMsr = 6,
+                            kScr = 7;
+  // LSR bits.
+  static constexpr std::uint8_t kLsrDr = 0x01, kLsrOe = 0x02, kLsrThre = 0x20, kLsrTemt = 0x40;
 
   explicit Uart16550(sc_core::sc_module_name name);
 

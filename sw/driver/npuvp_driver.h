@@ -34,8 +34,8 @@ extern "C" {
 /* Defaults of struct npuvp_config (docs/memory-map.md). */
 #define NPUVP_DEFAULT_DDR_BASE 0x90000000ull  /* device DDR pool: 0x9000_0000 .. */
 #define NPUVP_DEFAULT_DDR_SIZE 0x30000000ull  /* .. 0xC000_0000 (the end of a 1 GiB DDR) */
-#define NPUVP_DEFAULT_L2_BASE 0x30000000ull   /* the L2 buffer */
-#define NPUVP_DEFAULT_L2_SIZE 0x00800000ull   /* 8 MiB */
+#define NPUVP_DEFAULT_L2_BASE NPU_L2_BUFFER_BASE /* the whole L2 buffer (npu_protocol.h) */
+#define NPUVP_DEFAULT_L2_SIZE NPU_L2_BUFFER_SIZE
 #define NPUVP_DEFAULT_QUEUE_ENTRIES 64u
 #define NPUVP_MAX_QUEUE_ENTRIES 256u          /* driver limit (below the protocol's) */
 #define NPUVP_DEFAULT_INIT_TIMEOUT_US 100000u /* 100 ms of simulated time */

@@ -22,9 +22,9 @@
  * progressively: the piece of rows each 256-position M chunk needs beyond
  * the previous ones, so the Cube starts on the first rows while the rest
  * arrive; units of the same rows (other Cout groups) reuse it. Weights are
- * resident when they all fit (512 KiB): the whole Kc x Cout16 matrix as
- * one nd2nz block in L1, each 16-column group loaded once per block with
- * the first C tile that needs it. Otherwise they stream in K chunks of 128
+ * resident when they all fit (512 KiB): the Kc x Cout16 matrix in L1 as one
+ * nd2nz block per K part (below), each 16-column group loaded once per
+ * block with the first C tile that needs it. Otherwise they stream in K chunks of 128
  * rows x 128 columns through a ring of 8 slots (gemm.c's B ring): every C
  * tile streams its columns, the Cube following chunk by chunk (deep layers
  * have one M chunk per unit, so weights are read once; with several, once
@@ -38,12 +38,23 @@
  * load_b_zn from the resident matrix or the chunk into L0B, one mmad; the
  * epilogue (bias by mmad_bias, residual, ReLU / Clip) is cube_common.h's.
  *
+ * K parts. Input channel groups are split into up to K_PARTS parts of at
+ * least 16 fractal columns of K (img2col's K order is channel group
+ * outermost, so a part is a contiguous K range). The block's first tile loads
+ * its slice piece and its weights part by part, one token each, and the Cube
+ * starts once the first part is in instead of after the whole slice and
+ * panel (on ResNet-50's 1x1 1024 -> 256 layer that was 8 k of the block's
+ * 28 k cycles with HBM-class memory). K steps never straddle a part.
+ *
  * Pipeline (FLAGS bit 0): slice pieces, resident weights and bias rows are
- * issued LOOKAHEAD = 2 tiles ahead of the tile computed, weight chunks as
- * far ahead as the ring allows (issued after each chunk the Cube releases);
- * token rings as in gemm.c:
+ * issued LOOKAHEAD = 2 tiles ahead of the tile computed (the first tile's
+ * lookahead one load step between each of its K steps: its own parts fill
+ * the MTE2 queue, and a scalar unit stalled on a full queue would issue no
+ * Cube work), weight chunks as far ahead as the ring allows (issued after
+ * each chunk the Cube releases); token rings as in gemm.c:
  *   slice slots       MTE1->MTE2 EVENT_ID2 (free), MTE2->MTE1 EVENT_ID2 (one
- *                     token per loaded piece)
+ *                     token per loaded piece; the first tile: one per K part,
+ *                     slice piece and weights part together)
  *   weights           MTE2->MTE1 EVENT_ID3 (a tile's resident columns or a chunk
  *                     loaded), MTE1->MTE2 EVENT_ID3 (a chunk slot free)
  *   L0A/L0B, L0C, UB  as gemm.c (EVENT_ID0/1), bias / residual: Epilogue.
@@ -69,6 +80,7 @@ enum {
     MAX_TN = 128,
     LOOKAHEAD = 2,        /* tiles; < BIAS_SLOTS */
     MAX_GROUPS = 1024,    /* 16-column groups of resident weights (Kc * Cout16 * 2 <= 512 KiB) */
+    K_PARTS = 4,          /* first loads split by input channel groups: (LOOKAHEAD + 1) * K_PARTS tokens <= 15 */
 };
 
 typedef struct {
@@ -77,6 +89,10 @@ typedef struct {
     uint64_t n_img, c1in, h, w_, cout, c1out, cout16;
     uint64_t kh, kw, sh, sw, pt, pb, pl, pr, dh, dw, ho, wo, kc, kcf;
     uint64_t window;
+    /* K parts: input channel groups [q * part_groups, (q + 1) * part_groups) are K fractal
+     * columns [q * part_kf, (q + 1) * part_kf); slice pieces and resident weights load part by
+     * part, each with its own token, so the Cube starts once the first part is in */
+    uint64_t parts, part_groups, part_kf;
     /* plan */
     uint64_t tile_ho, n_st, group, n_cg, tn;
     uint64_t u_begin, u_end;
@@ -106,6 +122,9 @@ typedef struct {
     int first_pass;       /* the tile belongs to the first pass over its slice */
     int done;
     Unit g;
+    /* issue side: the tile's load step (0 .. parts - 1) and what the tile loads, fixed at step 0 */
+    uint64_t step, r0, r1, first_group, last_group;
+    int panel;
     uint64_t slice_end[2];              /* last tile of the slices, ring of 2 (issue side) */
     uint64_t panel_loaded[MAX_GROUPS / 64]; /* resident 16-column groups handled (loaded or waited for) */
 } Cursor;
@@ -154,6 +173,7 @@ static void cursor_init(const Conv* c, Cursor* k) {
     k->u = c->u_begin;
     k->done = k->u >= c->u_end;
     k->new_slice = k->first_pass = 1;
+    k->step = 0;
     k->slice_end[0] = k->slice_end[1] = 0;
     for (uint64_t p = 0; p < MAX_GROUPS / 64; ++p) k->panel_loaded[p] = 0; /* words: the scalar unit is slow at bytes */
     if (!k->done) unit_of(c, k->u, &k->g);
@@ -187,9 +207,11 @@ static uint64_t tile_n0(const Conv* c, const Cursor* k) { return k->g.c0 + k->ct
 static uint64_t tile_cols(const Conv* c, const Cursor* k) {
     return min_u64(c->tn, k->g.c0 + k->g.channels - tile_n0(c, k));
 }
-/* Resident weights: the whole Kc x Cout16 matrix as one nd2nz block (column
- * group nb at nb * Kc * 32), so any tile's columns are a slice of it. */
-static uint64_t panel_l1(const Conv* c, const Cursor* k) { return c->panel_base + tile_n0(c, k) / 16 * c->kc * 32; }
+/* Resident weights: the Kc x Cout16 matrix as one nd2nz block per K part (part q at
+ * q * part_kf * Cout16 * 32, its column group nb at nb * rows_q * 32, rows_q its K rows), so
+ * any tile's columns of a part are a slice of it. */
+static uint64_t part_rows_kf(const Conv* c, uint64_t q) { return min_u64(c->part_kf, c->kcf - q * c->part_kf); }
+static uint64_t panel_part_l1(const Conv* c, uint64_t q) { return c->panel_base + q * c->part_kf * c->cout16 * 32; }
 static int group_loaded(const Cursor* k, uint64_t nb) { return k->panel_loaded[nb / 64] >> (nb % 64) & 1; }
 /* The tile's first and one past its last column group not loaded yet (first == last: all there). */
 static void groups_missing(const Conv* c, const Cursor* k, uint64_t* first, uint64_t* last) {
@@ -254,38 +276,79 @@ static void issue_chunks(Conv* c) {
     }
 }
 
-/* MTE2: the loads of the tile at `k`: its slice piece, its panel, its bias. */
-static void issue_loads(Conv* c, Cursor* k) {
-    const Unit* g = &k->g;
-    if (k->first_pass) {
-        const uint64_t r0 = k->j ? rows_needed(c, g, k->j - 1) : 0, r1 = rows_needed(c, g, k->j);
-        if (k->new_slice && k->j == 0) wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID2);
-        if (r1 > r0) {
-            const uint64_t row_bytes = c->w_ * 32;
-            copy_gm_to_cbuf_pitched(slice_l1(c, k) + r0 * row_bytes,
-                                    c->in + ((g->img * c->c1in * c->h) + g->ih_lo + r0) * row_bytes, c->c1in,
-                                    (r1 - r0) * c->w_, (g->rows - (r1 - r0)) * c->w_, c->h * row_bytes, 0);
-            set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
-        }
-    }
-    if (!c->resident) { /* its weights stream in chunks (issue_chunks) */
-        c->desc_n0[k->i & 3] = tile_n0(c, k);
-        c->desc_cols[k->i & 3] = tile_cols(c, k);
-        c->tiles_described = k->i + 1;
-    }
-    if (panel_event(c, k)) {
-        uint64_t first, last; /* the groups still missing (between them, loaded ones load again) */
-        groups_missing(c, k, &first, &last);
-        copy_gm_to_cbuf_nd2nz(c->panel_base + first * c->kc * 32, c->w + first * 32, c->kc,
-                              min_u64(last * 16, tile_n0(c, k) + tile_cols(c, k)) - first * 16, c->cout16 * 2,
-                              c->kc, XD_F16);
-        set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3);
-        mark_panel_loaded(c, k);
-    }
+/* The block's first tile loads its slice piece and weights part by part, a token
+ * (MTE2->MTE1 EVENT_ID2) after each part, so that its Cube work starts once the first
+ * part is in; later tiles' loads are issued while earlier tiles compute, one token for
+ * the slice piece (EVENT_ID2) and one for the weights (EVENT_ID3). */
+static int split_tile(const Cursor* k) { return k->i == 0; }
+/* Tokens the tile's loads set on MTE2->MTE1 EVENT_ID2 (the slice piece, or the first tile's parts). */
+static uint64_t slice_tokens(const Conv* c, const Cursor* k, int slice_piece, int panel) {
+    if (split_tile(k)) return slice_piece || panel ? c->parts : 0;
+    return slice_piece ? 1 : 0;
+}
+
+/* MTE2: the bias row of the tile at `k` (epilogue_load_bias). */
+static void issue_bias(Conv* c, const Cursor* k) {
     TileGm t;
     tile_gm(c, k, &t);
     epilogue_load_bias(&c->ep, &t, k->i);
+}
+
+/* MTE2: load step k->step of the tile at `k`: parts in the order the Cube consumes K
+ * (slice piece part, weights part), the bias row first (the tile's first mmad needs it).
+ * Returns 1 when the tile's loads are all issued. */
+static int issue_step(Conv* c, Cursor* k) {
+    const Unit* g = &k->g;
+    const uint64_t q = k->step;
+    if (q == 0) {
+        k->r0 = k->first_pass && k->j ? rows_needed(c, g, k->j - 1) : 0;
+        k->r1 = k->first_pass ? rows_needed(c, g, k->j) : 0;
+        if (k->first_pass && k->new_slice && k->j == 0) wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID2);
+        if (!c->resident) { /* its weights stream in chunks (issue_chunks) */
+            c->desc_n0[k->i & 3] = tile_n0(c, k);
+            c->desc_cols[k->i & 3] = tile_cols(c, k);
+            c->tiles_described = k->i + 1;
+        }
+        k->panel = panel_event(c, k);
+        if (k->panel) { /* the groups still missing (between them, loaded ones load again) */
+            groups_missing(c, k, &k->first_group, &k->last_group);
+            mark_panel_loaded(c, k);
+        }
+        issue_bias(c, k); /* first: the tile's first mmad needs it */
+    }
+    const int slice_piece = k->r1 > k->r0, split = split_tile(k);
+    const uint64_t row_bytes = c->w_ * 32;
+    if (slice_piece && (split || q == 0)) {
+        const uint64_t g0 = split ? q * c->part_groups : 0;
+        const uint64_t groups = split ? min_u64(c->part_groups, c->c1in - g0) : c->c1in;
+        copy_gm_to_cbuf_pitched(slice_l1(c, k) + (g0 * g->rows + k->r0) * row_bytes,
+                                c->in + (((g->img * c->c1in + g0) * c->h) + g->ih_lo + k->r0) * row_bytes, groups,
+                                (k->r1 - k->r0) * c->w_, (g->rows - (k->r1 - k->r0)) * c->w_, c->h * row_bytes, 0);
+        if (!split) set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
+    }
+    if (k->panel) {
+        const uint64_t rows = part_rows_kf(c, q) * 16, first = k->first_group;
+        copy_gm_to_cbuf_nd2nz(panel_part_l1(c, q) + first * rows * 32,
+                              c->w + (q * c->part_kf * 16 * c->cout16 + first * 16) * 2, rows,
+                              min_u64(k->last_group * 16, tile_n0(c, k) + tile_cols(c, k)) - first * 16,
+                              c->cout16 * 2, rows, XD_F16);
+        if (!split && q + 1 == c->parts) set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3);
+    }
+    if (split && (slice_piece || k->panel)) set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
+    if (++k->step < c->parts) {
+        if (!c->db) pipe_barrier(PIPE_ALL);
+        return 0;
+    }
     if (!c->db) pipe_barrier(PIPE_ALL);
+    k->step = 0;
+    return 1;
+}
+
+/* Issues load steps of the tiles up to `through` (while their slice slots allow, see
+ * can_issue), at most `steps` of them; `now` is the tile being computed. */
+static void issue_loads(Conv* c, Cursor* k, uint64_t through, uint64_t now, uint64_t steps) {
+    while (steps-- && !k->done && k->i <= through && (k->step > 0 || can_issue(c, k, now)))
+        if (issue_step(c, k)) cursor_next(c, k);
 }
 
 /* The last tile of the block that reads the slice of tile `k`. */
@@ -297,8 +360,11 @@ static int last_of_slice(const Conv* c, const Cursor* k) {
     return n.img != k->g.img || n.st != k->g.st;
 }
 
-/* The tile at `k`: MTE1, Cube, write-back. */
-static void compute_tile(Conv* c, Cursor* k) {
+/* The tile at `k`: MTE1, Cube, write-back. The block's first tile issues the loads of
+ * the tiles up to LOOKAHEAD ahead (`issue`) one step between each of its K steps: its
+ * own parts fill the MTE2 queue, and issuing them at once would stall the scalar unit
+ * until they are nearly loaded, with nothing queued for the Cube. */
+static void compute_tile(Conv* c, Cursor* k, Cursor* issue, uint64_t lookahead) {
     const Unit* g = &k->g;
     TileGm t;
     tile_gm(c, k, &t);
@@ -306,18 +372,21 @@ static void compute_tile(Conv* c, Cursor* k) {
     const uint64_t h = c->db ? k->i & 1 : 0;
     const uint64_t kstep = min_u64(64 / mf, 64 / nf);
     const uint64_t slice = slice_l1(c, k);
-    const uint64_t chunk_kf = c->resident ? c->kcf : CHUNK_KF; /* K steps never straddle a chunk */
+    /* K steps never straddle a chunk (streamed) or a part (resident weights) */
+    const uint64_t chunk_kf = c->resident ? c->part_kf : CHUNK_KF;
     const int slice_done = last_of_slice(c, k);
+    const int panel = panel_event(c, k);
+    const int slice_piece = k->first_pass && rows_needed(c, g, k->j) > (k->j ? rows_needed(c, g, k->j - 1) : 0);
+    /* EVENT_ID2 tokens still to wait for, one per part (part q holds channel groups from q * part_groups) */
+    const uint64_t tokens = slice_tokens(c, k, slice_piece, panel);
+    const uint64_t part_groups = tokens == 1 ? c->c1in : c->part_groups;
+    uint64_t waited = 0;
+    const uint64_t group0 = tile_n0(c, k) / 16; /* the tile's first column group in the weights */
 
     epilogue_prefetch(&c->ep, &t, mf);
     if (k->new_slice && k->j == 0 && k->ct == 0)
         set_fmatrix(c->w_, g->rows, c->pl, c->pr, g->pad_top, g->pad_bottom);
-    if (k->first_pass && rows_needed(c, g, k->j) > (k->j ? rows_needed(c, g, k->j - 1) : 0))
-        wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
-    if (panel_event(c, k)) {
-        wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3);
-        mark_panel_loaded(c, k);
-    }
+    if (panel) mark_panel_loaded(c, k);
 
     for (uint64_t kb = 0; kb < c->kcf;) {
         const uint64_t chunk = kb / chunk_kf, in_chunk = kb % chunk_kf;
@@ -325,9 +394,18 @@ static void compute_tile(Conv* c, Cursor* k) {
         const uint64_t kf = min_u64(kstep, rows_kf - in_chunk);
         const int chunk_done = in_chunk + kf == rows_kf;
         const uint64_t q = k->i * c->n_chunks + chunk;
-        const uint64_t b_l1 = c->resident ? panel_l1(c, k) + kb * FRACTAL
+        const uint64_t b_l1 = c->resident ? panel_part_l1(c, chunk) + (group0 * rows_kf + in_chunk) * FRACTAL
                                           : c->panel_base + q % RING * c->chunk_bytes + in_chunk * FRACTAL;
-        if (!c->resident && in_chunk == 0) wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3);
+        if (tokens > 1) { /* the parts holding the channel groups of this step's K columns */
+            const uint64_t last_group = (kb + kf - 1) / (c->kh * c->kw);
+            for (; waited < tokens && waited * part_groups <= last_group; ++waited)
+                wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
+        } else if (waited < tokens) {
+            wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
+            waited = 1;
+        }
+        if ((!c->resident && in_chunk == 0) || (panel && !split_tile(k) && kb == 0))
+            wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3);
         const uint64_t p = c->db ? c->l0_uses & 1 : 0;
         c->l0_uses++;
         WAIT_FLAG01(PIPE_M, PIPE_MTE1, p);
@@ -348,9 +426,11 @@ static void compute_tile(Conv* c, Cursor* k) {
         SET_FLAG01(PIPE_M, PIPE_MTE1, p);
         if (!c->db) pipe_barrier(PIPE_ALL);
         if (!c->resident && chunk_done) issue_chunks(c);
+        if (split_tile(k)) issue_loads(c, issue, k->i + lookahead, k->i, 1);
         kb += kf;
     }
     SET_FLAG01(PIPE_M, PIPE_V, h);
+    if (split_tile(k)) issue_loads(c, issue, k->i + lookahead, k->i, ~(uint64_t)0); /* the rest of the lookahead */
     epilogue_write_back(&c->ep, &t, h);
 }
 
@@ -379,6 +459,11 @@ static int plan(Conv* c, uint64_t tile_ho, uint64_t tile_cout, uint64_t blocks) 
     c->tn = tn_limit;
     if (c->resident && c->cout16 / 16 > MAX_GROUPS) return 0;
     c->n_chunks = ceil_div(c->kcf, CHUNK_KF);
+    /* parts of at least 16 fractal columns (a short K gains nothing from splitting) */
+    const uint64_t parts = min_u64(min_u64(K_PARTS, c->c1in), c->kcf / 16 ? c->kcf / 16 : 1);
+    c->part_groups = ceil_div(c->c1in, parts);
+    c->parts = ceil_div(c->c1in, c->part_groups);
+    c->part_kf = c->part_groups * c->kh * c->kw;
     c->chunk_bytes = CHUNK_KF * 16 * c->tn * 2;
     c->chunks_issued = c->chunks_released = c->tiles_described = 0;
     const uint64_t panel_area = c->resident ? weights : RING * c->chunk_bytes;
@@ -477,12 +562,12 @@ void kernel_main(const uint64_t* args) {
     cursor_init(&c, &compute);
     const uint64_t lookahead = c.db ? LOOKAHEAD : 0;
     while (!compute.done) {
-        while (!issue.done && issue.i <= compute.i + lookahead && can_issue(&c, &issue, compute.i)) {
-            issue_loads(&c, &issue);
-            cursor_next(&c, &issue);
-        }
+        /* every load a tile waits for is issued before its first MTE1 instruction; the
+         * lookahead too, except for the first tile (its own parts fill the MTE2 queue:
+         * compute_tile issues the lookahead between its K steps) */
+        issue_loads(&c, &issue, compute.i + (compute.i ? lookahead : 0), compute.i, ~(uint64_t)0);
         if (!c.resident) issue_chunks(&c);
-        compute_tile(&c, &compute);
+        compute_tile(&c, &compute, &issue, lookahead);
         cursor_next(&c, &compute);
     }
 

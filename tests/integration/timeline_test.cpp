@@ -197,6 +197,32 @@ TEST(Timeline, RingTransactionsAreSampledEveryNth) {
   expect_rows_do_not_overlap(events, "soc.ring");
 }
 
+// --trace-ring is a shorthand: the sampling is the ring's parameter.
+TEST(Timeline, RingSamplingIsTheRingsParameter) {
+  std::string trace = temp_path("timeline_ring_parameter.json"), stats = temp_path("timeline_ring_parameter_stats.json");
+  auto result = run_npuvp("run " + scenario("gemm-direct") + " --quiet --trace " + trace +
+                          " --set ring.trace_every=5 --stats " + stats);
+  ASSERT_EQ(result.status, 0) << result.err;
+  Events events = read_events(trace);
+  auto statistics = nlohmann::json::parse(read_file(stats))["statistics"];
+  std::remove(trace.c_str());
+  std::remove(stats.c_str());
+  unsigned slices = 0;
+  for (const auto& event : events.all) slices += event["ph"] == "X" && events.group(event) == "soc.ring";
+  const double transactions = sum_statistics(statistics, "soc.ring.initiator.", ".transactions");
+  ASSERT_GT(transactions, 100);
+  EXPECT_EQ(slices, static_cast<unsigned>(transactions) / 5);
+}
+
+// The coherence range is the cluster's parameter: a run without the cluster has none.
+TEST(Timeline, CoherenceTracingNeedsTheCluster) {
+  auto result = run_npuvp("run " + scenario("aicore-smoke") + " --quiet --trace " + temp_path("nocluster.json") +
+                          " --trace-coherence 80000000:80001000");
+  EXPECT_EQ(result.status, 125);
+  EXPECT_THAT(last_line(result.err), HasSubstr("--trace-coherence traces the mesh cluster's L1 misses"));
+  std::remove(temp_path("nocluster.json").c_str());
+}
+
 TEST(Timeline, RingTransactionsAreOffByDefault) {
   std::string trace = temp_path("timeline_noring.json");
   auto result = run_npuvp("run " + scenario("aicore-smoke") + " --quiet --trace " + trace);

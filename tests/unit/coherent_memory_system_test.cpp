@@ -1,7 +1,7 @@
 // CoherentMemorySystem without cores: the L1 controllers driven directly,
 // the memory system's socket bound straight to a Memory, the messages carried
 // by a real MeshNetwork. One SystemC simulation per test (own process).
-#include "coherence/coherent_memory_system.h"
+#include "cluster/coherent_memory_system.h"
 #include "core/parameters.h"
 #include "core/simulation.h"
 #include "core/statistics.h"

@@ -91,7 +91,7 @@ TEST(CompilerPlanner, BlocksBalanceTheCores) {
   EXPECT_GE(units, 8);
 }
 
-// DLIR's check (programming-methods §5.7): a layer that fits in one tile without double
+// DLIR's check ([programming-methods] §5.7, docs/references.md): a layer that fits in one tile without double
 // buffering must be split with it. 96 channels of 56 x 56: the whole input (602 KB) fits
 // L1 beside the weights (166 KB) once, not twice.
 TEST(CompilerPlanner, DoubleBufferingHalvesTheBuffers) {

@@ -1,7 +1,7 @@
-// InstructionCache (models/npu/instruction_cache.h): tags of a
+// InstructionCache (models/mem/instruction_cache.h): tags of a
 // set-associative cache with LRU replacement. Hits, misses, which line a fill
 // evicts, invalidation and the geometry checks.
-#include "npu/instruction_cache.h"
+#include "mem/instruction_cache.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // MESI: a full-map directory protocol with an inclusive, blocking home (the
-// baseline of reference/nsi-coherence.md, chapter 4 and A9), written as two
+// baseline of [nsi] chapter 4 and A9, docs/references.md), written as two
 // ProtocolTables (L1 and home). docs/coherence.md prints the tables and
 // explains the races; this header is the code's contract.
 //

@@ -1,6 +1,6 @@
-// NSI (Non-Sharer-Information) coherence, reference/nsi-coherence.md
-// chapter 5: no sharer list, no Invalidation/Ack; the LLC keeps only an owner
-// per line, and each core self-invalidates at synchronisation points. Written
+// NSI (Non-Sharer-Information) coherence, [nsi] chapter 5 (docs/references.md):
+// no sharer list, no Invalidation/Ack; the LLC keeps only an owner per line,
+// and each core self-invalidates at synchronisation points. Written
 // as two ProtocolTables (L1 and home) like MESI; docs/coherence.md ("NSI")
 // prints the tables and documents the resolved ambiguities (A1..A10).
 //

@@ -9,29 +9,54 @@ namespace {
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 std::int64_t round16(std::int64_t v) { return ceil_div(v, 16) * 16; }
 
-// The modelled time of `units` tiles on `blocks` cores. Double buffered, the Cube
-// and the DDR overlap except for one tile's worth per core: the first tile's
-// loads before the Cube starts and the last tile's results after it stops (the
-// software pipeline's fill and drain, DLIR's focus window). Serial, they add up.
+// The busiest core's work in a plan: `compute` the cycles its Cube needs (or MTE1
+// feeding it from L1, or its scalar unit issuing the C tiles, whichever is slowest),
+// `port` the cycles its MTE2 port (soc.aicoreN.mte2.bandwidth) needs for the bytes it reads.
+struct CoreLoad {
+  double compute = 0, port = 0;
+};
+
+// The Cube (or MTE1) cycles of `padded_macs` MACs fed with `mte1_bytes` of fractals
+// from L1: a core computes at the slower of the two.
+double compute_cycles(const SocBuffers& soc, double padded_macs, double mte1_bytes) {
+  return std::max(padded_macs / soc.cube_macs_per_cycle, mte1_bytes / soc.get("L0A").bytes_per_cycle);
+}
+
+// The modelled time of `units` tiles on `blocks` cores, the busiest core doing
+// `core`. Double buffered, the Cube, the core's load port and the DDR overlap
+// except for one tile's worth per core: the first tile's loads before the Cube
+// starts and the last tile's results after it stops (the software pipeline's
+// fill and drain, DLIR's focus window). Serial, they add up.
 // Each tile pays the DDR latency once (DLIR's seg / B + L per load) and the
 // kernels' fixed cost of a tile (kTileOverheadCycles).
-// The Cube is fed from L1 through MTE1 (L0A / L0B): `mte1_bytes` of fractals
-// that overlap the Cube, so a core computes at the slower of the two.
-double modelled_cycles(const SocBuffers& soc, double padded_macs, double mte1_bytes, double ddr_bytes,
-                       std::int64_t units, std::uint32_t blocks, bool double_buffering) {
+double modelled_cycles(const SocBuffers& soc, const CoreLoad& core, double ddr_bytes, std::int64_t units,
+                       std::uint32_t blocks, bool double_buffering) {
   const double per_core_units = double(ceil_div(units, blocks));
-  const double imbalance = per_core_units * blocks / double(units);
-  const double cube = padded_macs / soc.cube_macs_per_cycle, feed = mte1_bytes / soc.get("L0A").bytes_per_cycle;
-  const double compute = std::max(cube, feed) / blocks * imbalance;
   // Concurrent streams beyond the DDR's channels cost row misses and bank conflicts.
   const double channels = std::max(2.0, std::round(soc.ddr_bytes_per_cycle * soc.clock_hz / kDdrChannelBytesPerSecond));
   const double contention = 1 + kDdrStreamPenalty * std::max(0.0, double(blocks) - channels);
-  const double memory = ddr_bytes / soc.ddr_bytes_per_cycle * contention;
+  const double memory = std::max(ddr_bytes / soc.ddr_bytes_per_cycle * contention, core.port);
   const double latency = per_core_units * (soc.get("DDR").latency_cycles + kTileOverheadCycles);
-  if (!double_buffering) return compute + memory + latency;
-  const double fill = (compute + memory) / per_core_units;
-  return std::max(compute, memory) + fill + latency;
+  if (!double_buffering) return core.compute + memory + latency;
+  const double fill = (core.compute + memory) / per_core_units;
+  return std::max(core.compute, memory) + fill + latency;
 }
+
+// op_conv.c's split of a Conv: units (image, spatial tile of tile_ho output rows,
+// Cout group of `group` channels), Cout group innermost; block b of B takes units
+// [U*b/B, U*(b+1)/B). Their Cube work is padded positions x channels.
+struct ConvUnits {
+  std::int64_t n_ho, n_co, tile_ho, ho, wo, cout16, group;
+  std::int64_t units(std::int64_t n) const { return n * n_ho * n_co; }
+  double padded_positions(std::int64_t st) const { return double(round16(std::min(tile_ho, ho - st * tile_ho) * wo)); }
+  // Padded positions x channels of units [0, u).
+  double work_before(std::int64_t u) const {
+    const std::int64_t per_image = n_ho * n_co, img = u / per_image, st = u % per_image / n_co, cg = u % n_co;
+    const double image = double((n_ho - 1) * round16(tile_ho * wo)) + padded_positions(n_ho - 1);
+    return double(img) * image * double(cout16) + double(st * round16(tile_ho * wo)) * double(cout16) +
+           padded_positions(st) * double(std::min(cg * group, cout16));
+  }
+};
 
 }  // namespace
 
@@ -84,6 +109,7 @@ ConvTiling plan_conv(const SocBuffers& soc, const ConvProblem& p, bool double_bu
       ++best.candidates;
       const std::int64_t n_ho = ceil_div(p.ho, tile_ho);
       const std::int64_t units = p.n * n_ho * n_co;
+      const ConvUnits split{n_ho, n_co, tile_ho, p.ho, p.wo, cout16, tile_cout};
       for (const std::uint32_t blocks : block_candidates(soc, units)) {
       const std::int64_t per_block = ceil_div(units, blocks);
       // A slice is loaded once per block that computes one of its Cout groups.
@@ -95,12 +121,27 @@ ConvTiling plan_conv(const SocBuffers& soc, const ConvProblem& p, bool double_bu
       // The Cube computes each unit's positions rounded up to 16 (M chunks of 256).
       const std::int64_t last_rows = p.ho - (n_ho - 1) * tile_ho;
       const double padded_rows = double((n_ho - 1) * round16(tile_ho * p.wo) + round16(last_rows * p.wo));
-      const double padded_macs = double(p.n) * padded_rows * kc * (n_co * tile_cout);
+      const double padded_work = double(p.n) * padded_rows * double(n_co * tile_cout);
       // MTE1: the im2col rows once per C tile column (tn wide), the B panel once per M chunk of 256.
       const double columns = double(n_co) * double(ceil_div(tile_cout, tn));
       const double chunks = double(p.n) * double(n_ho) * double(ceil_div(tile_ho * p.wo, 256));
       const double mte1 = double(p.n) * padded_rows * kc * 2 * columns + chunks * kc * 2 * double(n_co * tile_cout);
-      const double cycles = modelled_cycles(soc, padded_macs, mte1, ddr, units, blocks, double_buffering);
+      // The busiest block: its share of the padded work (the last spatial tile is short, so
+      // equal unit counts are not equal work) and the slices and weights its port reads.
+      CoreLoad busiest;
+      for (std::uint32_t b = 0; b < blocks; ++b) {
+        const std::int64_t u0 = units * b / blocks, u1 = units * (b + 1) / blocks;
+        if (u0 >= u1) continue;
+        const double share = (split.work_before(u1) - split.work_before(u0)) / padded_work;
+        const double slices = double((u1 - 1) / n_co - u0 / n_co + 1);
+        const double block_weights = resident ? double(std::min(n_co, u1 - u0)) * panel : double(u1 - u0) * panel;
+        // A unit is computed as C tiles of up to 256 positions x tn channels, each issued by the scalar unit.
+        const double c_tiles = double(u1 - u0) * double(ceil_div(tile_ho * p.wo, 256) * ceil_div(tile_cout, tn));
+        busiest.compute = std::max({busiest.compute, share * compute_cycles(soc, padded_work * kc, mte1),
+                                    c_tiles * kCTileScalarCycles});
+        busiest.port = std::max(busiest.port, (slices * slice + block_weights) / soc.get("L1").bytes_per_cycle);
+      }
+      const double cycles = modelled_cycles(soc, busiest, ddr, units, blocks, double_buffering);
       if (best.tile_ho == 0 || cycles < best.cycles * 0.995) {
         const int candidates = best.candidates;
         best = {tile_ho, tile_cout, blocks, sets * slice + panel_area, 0, std::uint64_t(ddr), cycles,
@@ -143,7 +184,11 @@ MatmulTiling plan_matmul(const SocBuffers& soc, const MatmulProblem& p, bool dou
                          double(p.batch) * p.m * p.n * 2;
       const double padded_macs = double(p.batch) * (n_m * tile_m) * k16 * (n_n * tile_n);
       const double mte1 = double(units) * double(tile_m + tile_n) * double(k16) * 2;
-      const double cycles = modelled_cycles(soc, padded_macs, mte1, ddr, units, blocks, double_buffering);
+      // The busiest block has ceil(units / blocks) tiles; its port reads its share of the bytes read.
+      const double share = double(ceil_div(units, blocks)) / double(units);
+      const CoreLoad busiest{share * compute_cycles(soc, padded_macs, mte1),
+                             share * (ddr - double(p.batch) * p.m * p.n * 2) / soc.get("L1").bytes_per_cycle};
+      const double cycles = modelled_cycles(soc, busiest, ddr, units, blocks, double_buffering);
       if (best.tile_m == 0 || cycles < best.cycles * 0.995) {
         const int candidates = best.candidates;
         best = {tile_m, tile_n, blocks, l1_use, l0c_use, std::uint64_t(ddr), cycles,

@@ -53,6 +53,11 @@ constexpr std::int64_t kMatmulResidentKStages = 14;
 // 0: 1.13x / 3.1x slower, the model then splits memory-bound layers into
 // 16-wide tiles).
 constexpr double kTileOverheadCycles = 3000;
+// A Conv unit is computed as C tiles of up to 256 positions x 128 channels; the scalar unit
+// needs about this long to issue one (its loop, address arithmetic, tokens and the
+// epilogue's instructions; measured ~2 k cycles per C tile on ResNet-50's 28-position
+// tiles, which made those layers scalar-bound), so a core computes no faster.
+constexpr double kCTileScalarCycles = 2000;
 // DDR time grows by this fraction per concurrent block beyond the DDR's channels
 // (bandwidth / 6.4 GB/s, one LPDDR4-3200 x16 channel; at least 2): row misses
 // and bank conflicts of interleaved streams. Calibrated on

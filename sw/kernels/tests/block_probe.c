@@ -1,9 +1,9 @@
 /* Records which core ran each task block, with what index and block count, and when
- * (struct block_probe_record in block_probe.h), optionally spinning a per-block number
+ * (struct block_probe_record in npuvp/block_probe.h), optionally spinning a per-block number
  * of cycles first. Used for dispatch and launch-overhead tests: no pipes, scalar only. */
 #include "npuvp/davinci.h"
 
-#include "block_probe.h"
+#include "npuvp/block_probe.h"
 
 static inline uint64_t cycle_counter(void)
 {

@@ -65,8 +65,4 @@ static inline unsigned npuvp_insn_length(uint64_t pc)
     return (*(const volatile uint16_t *)pc & 3) == 3 ? 4 : 2;
 }
 
-/* Called by the assembly entry; not for direct use. */
-void trap_dispatch(struct npuvp_trap_frame *frame);
-void npuvp_trap_entry(void);
-
 #endif /* NPUVP_TRAP_H */

@@ -12,7 +12,7 @@
 // cluster harts are harts 0..N-1 of the CLINT, as on QEMU virt -smp N.
 #pragma once
 
-#include "coherence/coherent_memory_system.h"
+#include "cluster/coherent_memory_system.h"
 #include "cpu/riscv_cpu.h"
 #include "interconnect/ring_bus.h"
 #include "mesh/mesh_network.h"
@@ -31,6 +31,9 @@ class MeshCluster : public sc_core::sc_module {
   // One per mesh tile: hart i runs on tile i (router x = i mod width, y = i / width).
   std::vector<std::unique_ptr<RiscvCpu>> harts;
   std::unique_ptr<CoherentMemorySystem> memory;
+  // With a timeline (--trace): the harts' L1 misses to lines in [start, end)
+  // as slices (--trace-coherence START:END sets both).
+  Parameter<std::uint64_t> trace_coherence_start, trace_coherence_end;
 
   // The harts' caches serve [memory_base, memory_base + memory_size) (DDR);
   // everything else (MMIO, boot ROM) goes over `ring` at `ring_stop`.

@@ -1,6 +1,7 @@
 /* The block_probe kernel's argument block and per-block record, shared by the kernel
  * (sw/kernels/tests/block_probe.c) and the host programs that launch it (dispatch and
- * launch-overhead tests, firmware/host/). Plain C, <stdint.h> only. */
+ * launch-overhead tests, firmware/host/): a host <-> kernel contract, so it lives with
+ * the other public headers of sw/include. Plain C, <stdint.h> only. */
 #ifndef NPUVP_BLOCK_PROBE_H
 #define NPUVP_BLOCK_PROBE_H
 

@@ -1,4 +1,4 @@
-#include "coherence/coherent_memory_system.h"
+#include "cluster/coherent_memory_system.h"
 
 #include "coherence/memory_controller.h"
 #include "coherence/protocol_registry.h"
@@ -6,7 +6,7 @@
 #include "core/text.h"
 #include "core/timeline.h"
 #include "cpu/riscv_cpu.h"
-#include "npu/instruction_cache.h"
+#include "mem/instruction_cache.h"
 
 #include <algorithm>
 #include <cstring>
@@ -95,7 +95,7 @@ class CoherentMemorySystem::TileCache : public DataCache {
 
   bool perform(L1Controller::Access access, std::uint64_t address, void* data, unsigned size, std::uint64_t& cycles) {
     const Ticks start = hart_.cycles() * core_period_ticks_;
-    MissTrace miss_trace(*this, access, address, start);  // --trace-coherence; nothing when off
+    MissTrace miss_trace(*this, access, address, start);  // trace_misses (--trace-coherence); nothing when off
     Ticks issued = start;  // when the (first) miss left: the hart's time, or SystemC's if that is later
     for (bool first = true;; first = false) {
       // The controllers see the hart's own time during the call (a miss
@@ -160,12 +160,12 @@ class CoherentMemorySystem::TileCache : public DataCache {
     return true;
   }
 
-  // --trace-coherence: an access to a line in the traced range that missed
+  // trace_misses (--trace-coherence): an access to a line in the traced range that missed
   // becomes a slice on the hart's "L1 misses" row, from the hart's time at
   // the access to the completion, with the line's states before and after.
   struct MissTrace {
     MissTrace(TileCache& cache, L1Controller::Access access, std::uint64_t address, Ticks start)
-        : cache(cache), access(access), start(start), active(cache.timeline_.coherence_traced(address)) {
+        : cache(cache), access(access), start(start), active(cache.timeline_.enabled() && cache.system_.miss_traced(address)) {
       if (!active) return;
       line = address & ~std::uint64_t{cache.system_.geometry_.line_bytes - 1};
       before = cache.l1_.describe(line);

@@ -47,7 +47,7 @@
 // access's latency. Debug accesses use transport_dbg.
 //
 // Instruction caches: timing only (code is read-only and fetched through
-// DMI). Each tile has tags (npu/instruction_cache.h); the hart's fetch
+// DMI). Each tile has tags (mem/instruction_cache.h); the hart's fetch
 // observer (called when an instruction is decoded) looks the line up, and a
 // miss costs the zero-load time of a line fill from the line's LLC bank
 // (request, LLC latency, data). An eviction makes the hart decode that line
@@ -110,6 +110,12 @@ class CoherentMemorySystem : public sc_core::sc_module,
   // Accesses in [start, start + size) bypass the caches and go to the hart's
   // bus (e.g. HTIF mailboxes overlaying DDR).
   void add_uncached_range(std::uint64_t start, std::uint64_t size);
+  // With a timeline (--trace): the L1 misses to lines in [start, end) become
+  // slices on their hart's "L1 misses" row (MeshCluster's trace_misses_*).
+  void trace_misses(std::uint64_t start, std::uint64_t end) {
+    traced_start_ = start;
+    traced_size_ = end > start ? end - start : 0;
+  }
 
   coherence::L1Controller& l1(unsigned tile) { return *l1s_.at(tile); }
   coherence::HomeController& home(unsigned tile) { return *homes_.at(tile); }
@@ -130,6 +136,8 @@ class CoherentMemorySystem : public sc_core::sc_module,
 
  private:
   class TileCache;
+  std::uint64_t traced_start_ = 0, traced_size_ = 0;  // trace_misses()
+  bool miss_traced(std::uint64_t address) const { return address - traced_start_ < traced_size_; }
   using Ticks = sc_core::sc_time::value_type;
   struct Scheduled {
     Ticks time;

@@ -1,4 +1,4 @@
-#include "platform/mesh_cluster.h"
+#include "cluster/mesh_cluster.h"
 
 #include "core/simulation.h"
 #include "core/text.h"
@@ -9,7 +9,16 @@ namespace npuvp {
 
 MeshCluster::MeshCluster(sc_core::sc_module_name name, MeshNetwork& network, RingBus& ring, unsigned ring_stop,
                          Clint& clint, std::uint64_t memory_base, std::uint64_t memory_size)
-    : sc_module(name) {
+    : sc_module(name),
+      trace_coherence_start(child_name(*this, "trace_coherence_start"), 0, "address",
+                            "with a timeline (--trace): trace the harts' L1 misses to lines from this address on "
+                            "(--trace-coherence START:END)"),
+      trace_coherence_end(child_name(*this, "trace_coherence_end"), 0, "address",
+                          "end (exclusive) of the traced L1 miss range (0 with a start of 0: none)") {
+  if (trace_coherence_end.get() <= trace_coherence_start.get() && trace_coherence_end.get() != 0)
+    throw ConfigError(trace_coherence_end.name() + " = " + hex(trace_coherence_end.get()) + " must be above " +
+                      trace_coherence_start.name() + " = " + hex(trace_coherence_start.get()) +
+                      " (the traced range is [start, end))");
   // The cluster's memory reaches DDR through the mesh's edge: without a
   // memory controller in the mesh's list, give it the four corners.
   if (network.memory_controllers.get().empty()) network.memory_controllers.set("0,3,12,15");
@@ -18,6 +27,7 @@ MeshCluster::MeshCluster(sc_core::sc_module_name name, MeshNetwork& network, Rin
     throw ConfigError("parameter '" + clint.harts.name() + "' is " + std::to_string(clint.harts.get()) +
                       "; the mesh cluster needs one CLINT hart per tile (" + std::to_string(tiles) + ", mesh.width x mesh.height)");
   memory = std::make_unique<CoherentMemorySystem>("memory", network);
+  memory->trace_misses(trace_coherence_start, trace_coherence_end);
   ring.connect_initiator(memory->memory_socket, ring_stop);
   for (unsigned tile = 0; tile < tiles; ++tile) {
     std::string hart_name = "hart" + std::to_string(tile);

@@ -1,0 +1,57 @@
+// The SoC's memory map and interrupt numbers: the one declaration of every
+// address and PLIC source software relies on. platform/host_platform.cpp wires
+// the devices here; platform/soc_contract.cpp turns these constants (and the
+// devices' register offsets, declared by the device models) into the C headers
+// firmware and the driver include and into the tables of docs/memory-map.md
+// (`cmake --build build --target soc_contract` rewrites them; soc_contract_test
+// fails when they are stale). Compatible with QEMU virt where the two overlap.
+#pragma once
+
+#include "npu/ai_core.h"
+
+#include <systemc>
+
+#include <cstdint>
+
+namespace npuvp {
+namespace memory_map {
+constexpr std::uint64_t kBootRom = 0x0000'1000, kBootRomSize = 0x1000;
+constexpr std::uint64_t kFinisher = 0x0010'0000;
+constexpr std::uint64_t kClint = 0x0200'0000;
+constexpr std::uint64_t kPlic = 0x0C00'0000;
+constexpr std::uint64_t kUart0 = 0x1000'0000;
+constexpr std::uint64_t kL2Buffer = 0x3000'0000, kL2BufferSize = 8ull << 20;
+// The sources give only the L2 buffer's size; an on-chip SRAM shared by the
+// AI Cores: 10 ns access, 64 B per ns (one 64-byte line per 1 GHz cycle).
+inline const sc_core::sc_time kL2BufferLatency{10, sc_core::SC_NS};
+constexpr double kL2BufferBandwidth = 64e9;
+// Reserved for the mesh cluster's control registers (not modelled yet, unmapped).
+constexpr std::uint64_t kMeshControl = 0x4000'0000, kMeshControlSize = 16ull << 20;
+constexpr std::uint64_t kDdr = 0x8000'0000, kDdrDefaultSize = 1ull << 30;
+// Traffic generators default to DDR above 256 MiB, away from the program.
+constexpr std::uint64_t kTrafficDefaultBase = kDdr + (256ull << 20);
+constexpr unsigned kUart0PlicSource = 10;  // as on QEMU virt
+// NPU control space (16 MiB): AI Core i's control registers at kAiCoreControl + i * 4 KiB.
+constexpr std::uint64_t kNpuControl = 0x2000'0000, kNpuControlSize = 16ull << 20;
+constexpr std::uint64_t kNpuMailbox = kNpuControl;  // host <-> task scheduler doorbells
+constexpr std::uint64_t kAiCoreControl = kNpuControl + 0x10'0000;
+constexpr unsigned kTsDoorbellSource = 20, kTsHostIrqSource = 21;  // PLIC sources
+// PLIC contexts: each one a hart's machine external interrupt.
+constexpr unsigned kPlicContextHost = 0, kPlicContextTaskScheduler = 1, kPlicContexts = 2;
+
+// PLIC source IDs 0..kPlicSources-1 (0 reserved), as QEMU virt; the default of soc.plic.sources.
+constexpr unsigned kPlicSources = 96;
+// AI Core i raises PLIC source kAiCoreDoneSource + 2i (done) and +2i+1 (error).
+constexpr unsigned kAiCoreDoneSource = 32, kAiCoreErrorSource = kAiCoreDoneSource + 1;
+constexpr unsigned kSourcesPerAiCore = 2;
+// The AI Core limit (soc.ai_cores) is what the PLIC's sources hold: 32 cores use
+// sources 32..95. The software side's NPU_MAX_CORES (npu_protocol.h) is generated
+// from it (platform/soc_contract.cpp).
+constexpr unsigned kMaxAiCores = (kPlicSources - kAiCoreDoneSource) / kSourcesPerAiCore;
+static_assert(kMaxAiCores == 32, "Ascend 910's 32 AI Cores fit the PLIC");
+static_assert(kAiCoreControl + kMaxAiCores * AiCore::kControlSize <= kNpuControl + kNpuControlSize,
+              "every AI Core's control window lies in the NPU control space");
+// Default place of a kernel launch's argument block (docs/memory-map.md).
+constexpr std::uint64_t kKernelArguments = 0x8f00'0000;
+}  // namespace memory_map
+}  // namespace npuvp
