@@ -71,10 +71,6 @@ EXPORTS = {
 # until they move, each with the reason. An entry that no longer breaks the table
 # (or whose file is gone) is itself reported, so the list empties as moves land.
 TRANSITIONAL = {
-    "models/coherence/coherent_memory_system.h":
-        "the cluster's memory system, moving to models/cluster (issue 20 step 2)",
-    "models/coherence/coherent_memory_system.cpp":
-        "the cluster's memory system, moving to models/cluster (issue 20 step 2)",
 }
 
 # Where `#include "x"` and `#include <x>` are looked for, after the including file's folder.
