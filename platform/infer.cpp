@@ -142,7 +142,7 @@ int run_infer(const InferOptions& infer, const RunOptions& options) {
   job.name = infer.name.empty() ? std::filesystem::path(infer.model_path).stem().string() : infer.name;
   job.profile_csv = infer.profile_path;
   job.report = !options.quiet;
-  job.progress_layers = options.quiet ? 0xffffffffu : 0;
+  job.progress = !options.quiet;
   job.parameters = infer.parameters;
   job.make_package = [&](const SocFigures& soc) {
     if (!infer.output_path.empty()) check_output_file("--output", infer.output_path);  // before compiling
