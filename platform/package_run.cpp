@@ -24,7 +24,7 @@ namespace {
 
 // The driver's default DDR pool (sw/driver/npuvp_driver.h: NPUVP_DEFAULT_DDR_BASE .. the
 // package's address) and what its queue takes from it, for the arena's size check.
-constexpr std::uint64_t kDriverPoolBytes = NPUVP_PACKAGE_ADDRESS - 0x9000'0000ull;
+constexpr std::uint64_t kDriverPoolBytes = NPUVP_PACKAGE_ADDRESS - memory_map::kDevicePool;
 constexpr std::uint64_t kDriverQueueReserve = 64 * 1024;
 
 // The parameter's value as the platform uses it (after --set and the scenario).
