@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 DEBIAN_PACKAGES := cmake ninja-build g++ pkg-config make \
-  libsystemc-dev libyaml-cpp-dev nlohmann-json3-dev libelf-dev libboost-dev \
+  libsystemc-dev libyaml-cpp-dev nlohmann-json3-dev libelf-dev libboost-dev libboost-program-options-dev \
   libgtest-dev libgmock-dev libbenchmark-dev \
   gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc gdb-multiarch \
   python3-torch python3-torchvision python3-onnx python3-numpy \
@@ -14,11 +14,22 @@ DEBIAN_PACKAGES := cmake ninja-build g++ pkg-config make \
 # python3-yaml, python3-matplotlib: `npuvp sweep` (tools/npuvp_sweep) reads studies and draws
 # plots; slurm-wlm, munge: its Slurm engine's test starts a single-node Slurm (sweep_test).
 
+# Only `make fuzz` needs these: libFuzzer comes with clang (docs/testing.md).
+FUZZ_PACKAGES := clang libfuzzer-14-dev
 # The study's interpreter: Debian's, which sees python3-yaml and python3-matplotlib (a
 # python3 from pyenv or a virtualenv earlier on PATH would not).
 PYTHON ?= /usr/bin/python3
 
-.PHONY: all deps build demo test bench reproduce-nsi clean
+# The checking builds (docs/testing.md), each in its own folder: host code with ASan and
+# UBSan (gcc; the firmware and the networks are taken from $(BUILD)), and the libFuzzer
+# targets of tests/fuzz (clang). FUZZ_SECONDS: how long `make fuzz` runs each target;
+# FUZZ_TARGETS: which (default: all).
+SANITIZE_BUILD ?= build-sanitize
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+
+.PHONY: all deps fuzz-deps build demo test test-sanitize fuzz bench reproduce-nsi clean
 
 all: build
 
@@ -35,6 +46,9 @@ endef
 deps:
 	$(call install_missing,$(DEBIAN_PACKAGES))
 
+fuzz-deps:
+	$(call install_missing,$(FUZZ_PACKAGES))
+
 build: deps
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 	cmake --build $(BUILD) -j $(JOBS)
@@ -47,6 +61,25 @@ demo: build
 
 test: build
 	ctest --test-dir $(BUILD) -j $(JOBS) --output-on-failure
+
+# The whole suite on a build with -fsanitize=address,undefined,float-cast-overflow: any
+# finding ends its test with a report. tests/sanitizer-excluded.txt lists the tests left
+# out, each with its reason.
+test-sanitize: build
+	cmake -S . -B $(SANITIZE_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNPUVP_SANITIZE=ON \
+	  -DNPUVP_REUSE_BUILD=$(abspath $(BUILD)) -DNPUVP_BUILD_BENCH=OFF
+	cmake --build $(SANITIZE_BUILD) -j $(JOBS)
+	excluded=$$(grep -v -e '^#' -e '^$$' tests/sanitizer-excluded.txt | cut -d' ' -f1 | paste -sd'|'); \
+	UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir $(SANITIZE_BUILD) -j $(JOBS) --output-on-failure \
+	  $${excluded:+--exclude-regex "$$excluded"}
+
+# Each fuzz target for FUZZ_SECONDS; fails when one finds a crash (inputs in
+# $(FUZZ_BUILD)/fuzz-crashes/).
+fuzz: deps fuzz-deps
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DNPUVP_BUILD_FUZZERS=ON -DNPUVP_BUILD_FIRMWARE=OFF -DNPUVP_BUILD_TESTS=OFF -DNPUVP_BUILD_NETWORKS=OFF
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzzers
+	tests/fuzz/run_fuzzers.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 bench: build
 	$(BUILD)/tests/bench/npuvp_bench
@@ -69,4 +102,4 @@ reproduce-nsi: build
 	$(PYTHON) tools/reproduce_nsi.py --npuvp $(BUILD)/platform/npuvp --out $(BUILD)/reproduce-nsi $(STUDY_OPTIONS)
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(SANITIZE_BUILD) $(FUZZ_BUILD)

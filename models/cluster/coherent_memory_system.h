@@ -53,8 +53,9 @@
 // timing from reservations and never call wait()); the annotated delay is the
 // access's latency. Debug accesses use transport_dbg.
 //
-// Instruction caches: timing only (code is read-only and fetched through
-// DMI). Each tile has tags (mem/instruction_cache.h); the hart's fetch
+// Instruction caches: timing only (the hart decodes an instruction from the
+// coherent value, debug_access, after a fetch through DMI that sets the
+// timing: Hart::fetch_raw). Each tile has tags (mem/instruction_cache.h); the hart's fetch
 // observer (called when an instruction is decoded) looks the line up, and a
 // miss costs the zero-load time of a line fill from the line's LLC bank
 // (request, LLC latency, data). An eviction makes the hart decode that line

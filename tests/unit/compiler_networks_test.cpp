@@ -20,7 +20,7 @@
 namespace npuvp::compiler::test {
 namespace {
 
-const std::string kNetworks = std::string(NPUVP_BINARY_DIR) + "/networks";
+const std::string kNetworks = std::string(NPUVP_NETWORKS_DIR);
 
 // A float32 little-endian C-order .npy (the generator's format).
 std::vector<float> read_npy(const std::string& path) {
