@@ -7,7 +7,7 @@
 #include "cluster/tile_cache.h"
 #include "coherence/extensions.h"
 #include "coherence/protocol_registry.h"
-#include "mem/instruction_cache.h"
+#include "cluster/instruction_fetch.h"
 
 #include <functional>
 #include <memory>
@@ -176,12 +176,8 @@ void CoherentMemorySystem::add_statistics() {
   stat("llc.interventions_sent", "", "all LLC banks", sum_home(&HS::interventions_sent));
   stat("ddr.reads", "", "lines read from DDR by the memory controllers", [this] { return memory_reads_; });
   stat("ddr.writes", "", "lines written to DDR by the memory controllers", [this] { return memory_writes_; });
-  stat("icache.misses", "", "instruction-cache misses, all tiles", [this] {
-    std::uint64_t total = 0;
-    for (const auto& cache : instruction_caches_)
-      if (cache) total += cache->misses();
-    return static_cast<double>(total);
-  });
+  stat("icache.misses", "", "instruction-cache misses, all tiles",
+       [this] { return static_cast<double>(fetch_timing_->misses()); });
 }
 
 }  // namespace npuvp

@@ -1,17 +1,17 @@
 // CoherentMemorySystem: its parameters, the controllers of the chosen
 // protocol, the memory controllers' line transfers over TLM, debug accesses,
 // and attaching the harts (their data caches, TileCache in tile_cache.h, and
-// their instruction caches' timing). The transport is in mesh_transport.cpp,
-// the statistics in cluster_statistics.cpp.
+// their instruction caches' timing, instruction_fetch.h). The transport is in
+// mesh_transport.cpp, the statistics in cluster_statistics.cpp.
 #include "cluster/coherent_memory_system.h"
 
+#include "cluster/instruction_fetch.h"
 #include "cluster/tile_cache.h"
 #include "coherence/extensions.h"
 #include "coherence/memory_controller.h"
 #include "coherence/protocol_registry.h"
 #include "core/simulation.h"
 #include "cpu/riscv_cpu.h"
-#include "mem/instruction_cache.h"
 
 #include <algorithm>
 #include <cstring>
@@ -167,7 +167,7 @@ void CoherentMemorySystem::build_controllers() {
         network_.attach(node, port, [this](MeshMessage& message) { deliver(message); });
   mesh_types_.assign(std::max(p.message_types, coherence::kFirstProtocolMessage), -1);
   home_messages_.assign(geometry_.tiles, 0);
-  instruction_caches_.resize(geometry_.tiles);
+  fetch_timing_ = std::make_unique<InstructionFetchTiming>(network_, geometry_, llc_latency.get() * period_ticks_);
   tile_caches_.resize(geometry_.tiles);
 }
 
@@ -261,26 +261,11 @@ void CoherentMemorySystem::attach_hart(unsigned tile, RiscvCpu& cpu, std::uint64
   hart.set_data_cache(tile_caches_[tile].get(), start, size);
   if (!instruction_cache) return;
   try {
-    instruction_caches_[tile] = std::make_unique<InstructionCache>(instruction_cache_size.get(), line_size.get(),
-                                                                   instruction_cache_ways.get());
+    fetch_timing_->attach(tile, cpu, instruction_cache_size.get(), instruction_cache_ways.get());
   } catch (const std::invalid_argument& error) {
     throw ConfigError("parameters '" + instruction_cache_size.name() + "' and '" + instruction_cache_ways.name() +
                       "': " + error.what());
   }
-  InstructionCache* cache = instruction_caches_[tile].get();
-  // A miss: the zero-load time of a line fill from the line's LLC bank.
-  const Ticks core_period = std::max<Ticks>(1, cpu.cycle_time().value());
-  const unsigned line_bytes = geometry_.line_bytes;
-  Hart* hart_pointer = &hart;
-  hart.set_fetch_observer([this, cache, tile, core_period, line_bytes, hart_pointer](std::uint64_t address) {
-    std::uint64_t evicted = 0;
-    if (cache->access(address, evicted)) return std::uint64_t{0};
-    if (evicted != InstructionCache::kInvalid) hart_pointer->invalidate_decoded_range(evicted, line_bytes);
-    const unsigned bank = geometry_.home_of(geometry_.line_of(address));
-    const Ticks fill = network_.zero_load_latency(tile, bank, 0).value() +
-                       llc_latency.get() * period_ticks_ + network_.zero_load_latency(bank, tile, line_bytes).value();
-    return static_cast<std::uint64_t>((fill + core_period - 1) / core_period);
-  });
 }
 
 }  // namespace npuvp

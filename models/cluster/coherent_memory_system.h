@@ -9,10 +9,10 @@
 // message has data). It is the controllers' Environment and MemoryBackend,
 // and each hart's DataCache. Its parts, one file each: the composition and
 // the memory side (coherent_memory_system.cpp: parameters, controllers, line
-// transfers, debug accesses, attaching harts and their instruction-fetch
-// timing), the mesh transport and its scheduler (mesh_transport.cpp: the
+// transfers, debug accesses, attaching harts), the mesh transport and its scheduler (mesh_transport.cpp: the
 // Environment), the per-hart adapter (tile_cache.h: TileCache, gem5's
-// Sequencer role) and the statistics (cluster_statistics.cpp).
+// Sequencer role), the instruction-fetch timing (instruction_fetch.h) and
+// the statistics (cluster_statistics.cpp).
 //
 // Protocol parameters. Every registered protocol is instantiated
 // (coherence::instantiate), its instance owning its parameters as real
@@ -84,7 +84,7 @@
 
 namespace npuvp {
 
-class InstructionCache;
+class InstructionFetchTiming;
 class RiscvCpu;
 
 class CoherentMemorySystem : public sc_core::sc_module,
@@ -220,7 +220,7 @@ class CoherentMemorySystem : public sc_core::sc_module,
   std::vector<coherence::Controller*> receivers_;  // node * 3 + port
   std::vector<const coherence::ExpressRequests*> express_l1s_;  // per tile: its L1's, or null
   std::vector<std::unique_ptr<TileCache>> tile_caches_;
-  std::vector<std::unique_ptr<InstructionCache>> instruction_caches_;
+  std::unique_ptr<InstructionFetchTiming> fetch_timing_;  // instruction_fetch.h
   std::function<std::string(unsigned)> message_name_;
 
   // Messages in flight: the MeshMessage carries the slot. A deque keeps a

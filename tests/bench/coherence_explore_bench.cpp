@@ -93,7 +93,9 @@ Configuration three_caches_two_lines_llc_recalls() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+// libsystemc owns main() and calls sc_main (declared extern "C" by SystemC):
+// the protocols' parameters (core/parameters.h) link SystemC in.
+extern "C" int sc_main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   std::vector<std::pair<std::string, std::string>> settings;
   if (!npuvp::bench::parameter_arguments(argc, argv, settings)) return 2;
