@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 DEBIAN_PACKAGES := cmake ninja-build g++ pkg-config make \
-  libsystemc-dev libyaml-cpp-dev nlohmann-json3-dev libelf-dev libboost-dev \
+  libsystemc-dev libyaml-cpp-dev nlohmann-json3-dev libelf-dev libboost-dev libboost-program-options-dev \
   libgtest-dev libgmock-dev libbenchmark-dev \
   gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc gdb-multiarch \
   python3-torch python3-torchvision python3-onnx python3-numpy \

@@ -4,6 +4,7 @@
 #include "core/text.h"
 #include "core/waveform.h"
 
+#include <algorithm>
 #include <cstring>
 #include <sstream>
 
@@ -11,12 +12,24 @@ namespace npuvp {
 
 using namespace memory_map;
 
-HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif_symbols, bool mesh_cluster)
+namespace {
+// The harts the CLINT serves: the host CPU's one, or in cluster mode one per
+// mesh tile (the mesh's shape as configured; the mesh checks it when built).
+std::uint64_t platform_harts(const MeshNetwork* mesh) {
+  return mesh ? std::max<std::uint64_t>(mesh->width.get() * mesh->height.get(), 1) : 1;
+}
+}  // namespace
+
+HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif_symbols)
     : sc_module(name),
       traffic_generators(child_name(*this, "traffic_generators"), 0, "",
                          "number of traffic generators soc.tg0, soc.tg1, ... (ring stops after periph)"),
       ai_cores(child_name(*this, "ai_cores"), 2, "",
                "number of AI Cores soc.aicore0, soc.aicore1, ... (at most " + std::to_string(kMaxAiCores) + ")"),
+      cluster_enabled(child_name(*this, "cluster.enable"), false, "",
+                      "cluster mode: build the mesh cluster (one RISC-V hart per tile of soc.mesh, docs/cluster.md), "
+                      "which runs the host program while the host CPU is parked (set by --cluster and by a "
+                      "scenario image with `core: cluster`)"),
       ring("ring"),
       cpu("cpu"),
       ts("ts"),
@@ -24,8 +37,9 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
       ddr("ddr", kDdrDefaultSize),
       l2("l2", kL2BufferSize, false, kL2BufferLatency, kL2BufferBandwidth),
       uart0("uart0"),
-      clint("clint", mesh_cluster ? 16 : 1),
-      plic("plic", kPlicSources, 2),
+      mesh(cluster_enabled ? std::make_unique<MeshNetwork>("mesh") : nullptr),
+      clint("clint", platform_harts(mesh.get())),
+      plic("plic", kPlicSources, kPlicContexts),
       finisher("finisher"),
       mailbox("mailbox") {
   // Ring stops in ring order: cpu, the first half of the AI Cores, the L2
@@ -39,10 +53,11 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
     throw ConfigError(ai_cores.name() + " = " + std::to_string(ai_cores.get()) + ": must be at most " +
                       std::to_string(kMaxAiCores) + " (two PLIC sources per core, " + std::to_string(kAiCoreDoneSource) +
                       ".." + std::to_string(kPlicSources - 1) + ")");
-  if (kAiCoreDoneSource + 2 * ai_cores.get() > plic.sources.get())
+  if (kAiCoreDoneSource + kSourcesPerAiCore * ai_cores.get() > plic.sources.get())
     throw ConfigError(ai_cores.name() + " = " + std::to_string(ai_cores.get()) + " needs PLIC sources up to " +
-                      std::to_string(kAiCoreDoneSource + 2 * ai_cores.get() - 1) + ", but " + plic.sources.name() +
-                      " = " + std::to_string(plic.sources.get()) + " gives 1.." + std::to_string(plic.sources.get() - 1));
+                      std::to_string(kAiCoreDoneSource + kSourcesPerAiCore * ai_cores.get() - 1) + ", but " +
+                      plic.sources.name() + " = " + std::to_string(plic.sources.get()) + " gives 1.." +
+                      std::to_string(plic.sources.get() - 1));
   std::vector<unsigned> aicore_stops;
   unsigned l2_stop = 0;
   const unsigned before_l2 = static_cast<unsigned>((ai_cores.get() + 1) / 2);
@@ -73,8 +88,8 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
     ring.connect_initiator(core.bus, aicore_stops[i]);
     ring.map(core.control, kAiCoreControl + i * AiCore::kControlSize, AiCore::kControlSize,
              std::string(core.name()) + ".control", aicore_stops[i]);
-    core.done_interrupt.connect(plic, kAiCoreDoneSource + 2 * i);
-    core.error_interrupt.connect(plic, kAiCoreDoneSource + 2 * i + 1);
+    core.done_interrupt.connect(plic, kAiCoreDoneSource + kSourcesPerAiCore * i);
+    core.error_interrupt.connect(plic, kAiCoreErrorSource + kSourcesPerAiCore * i);
     record_in_waveform(core.done_interrupt, std::string(core.name()) + ".done_irq");
     record_in_waveform(core.error_interrupt, std::string(core.name()) + ".error_irq");
   }
@@ -85,7 +100,9 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
   ring.map(uart0.socket, kUart0, Uart16550::kWindowSize, "uart0", periph_stop);
   ring.map(l2.socket, kL2Buffer, l2.size, "l2", l2_stop);
   ring.map(ddr.socket, kDdr, ddr.size, "ddr", ddr_stop);
-  memories_ = {{kBootRom, boot_rom.size, boot_rom.data()}, {kL2Buffer, l2.size, l2.data()}, {kDdr, ddr.size, ddr.data()}};
+  memories_ = {{kBootRom, boot_rom.size, boot_rom.data(), "boot_rom"},
+               {kL2Buffer, l2.size, l2.data(), "l2"},
+               {kDdr, ddr.size, ddr.data(), "ddr"}};
 
   // A generator whose range leaves its target would fail mid-run: say so now.
   for (const auto& generator : generators) {
@@ -105,9 +122,8 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
 
   // The mesh cluster: its own ring stop (the mesh bridge) after the
   // peripherals, so the other stops keep their routes.
-  if (mesh_cluster) {
+  if (mesh) {
     unsigned mesh_stop = ring.add_stop("mesh");
-    mesh = std::make_unique<MeshNetwork>("mesh");
     cluster = std::make_unique<MeshCluster>("cluster", *mesh, ring, mesh_stop, clint, kDdr, ddr.size);
     if (htif_symbols.tohost) cluster->add_uncached_range(*htif_symbols.tohost, 8);
     if (htif_symbols.fromhost) cluster->add_uncached_range(*htif_symbols.fromhost, 8);
@@ -116,8 +132,8 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
   // Interrupts: CLINT -> MSIP/MTIP, PLIC context 0 (hart 0 M-mode) -> MEIP.
   clint.msip_irq.at(0).connect(cpu, 3);
   clint.mtip_irq.at(0).connect(cpu, 7);
-  plic.irq.at(0).connect(cpu, 11);
-  plic.irq.at(1).connect(ts, 11);  // context 1: the task scheduler's M-mode
+  plic.irq.at(kPlicContextHost).connect(cpu, 11);
+  plic.irq.at(kPlicContextTaskScheduler).connect(ts, 11);  // the task scheduler's M-mode
   mailbox.ts_irq.connect(plic, kTsDoorbellSource);
   mailbox.host_irq.connect(plic, kTsHostIrqSource);
   record_in_waveform(mailbox.ts_irq, "soc.mailbox.ts_irq");
@@ -169,7 +185,7 @@ void HostPlatform::boot_host_program(std::uint64_t entry, const Symbolizer& symb
   set_boot_entry(entry);
   cpu.set_symbolizer(symbolizer);
   if (cluster) {
-    park_host_cpu();  // the cluster's harts 0..15 run the program
+    park_host_cpu();  // the cluster's harts run the program
     cluster->set_symbolizer(symbolizer);
   }
 }

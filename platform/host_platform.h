@@ -41,6 +41,9 @@ class HostPlatform : public sc_core::sc_module {
   // Traffic generators for fabric studies, each on its own ring stop.
   Parameter<std::uint64_t> traffic_generators;
   Parameter<std::uint64_t> ai_cores;
+  // Cluster mode (soc.cluster.enable; --cluster and a scenario image with
+  // `core: cluster` set it): the mesh cluster is built and runs the host program.
+  Parameter<bool> cluster_enabled;
   RingBus ring;
   RiscvCpu cpu;
   RiscvCpu ts;  // task scheduler: boots its own image (scenario `core: ts`), else held in reset
@@ -48,6 +51,11 @@ class HostPlatform : public sc_core::sc_module {
   DdrController ddr;
   Memory l2;
   Uart16550 uart0;
+  // Cluster mode only (docs/cluster.md): the mesh network (soc.mesh, the
+  // `mesh.*` parameters), built before the CLINT, which serves one hart per
+  // tile (or the host CPU's one), and the cluster on it (soc.cluster, ring
+  // stop "mesh").
+  std::unique_ptr<MeshNetwork> mesh;
   Clint clint;
   Plic plic;
   SimFinisher finisher;
@@ -55,19 +63,20 @@ class HostPlatform : public sc_core::sc_module {
   std::unique_ptr<Htif> htif;
   std::vector<std::unique_ptr<TrafficGenerator>> generators;
   std::vector<std::unique_ptr<AiCore>> aicores;
-  // Cluster mode only (docs/cluster.md): the mesh network (soc.mesh, the
-  // `mesh.*` parameters) and the 16-core cluster on it (soc.cluster), on
-  // ring stop "mesh"; the CLINT then serves one hart per tile.
-  std::unique_ptr<MeshNetwork> mesh;
-  std::unique_ptr<MeshCluster> cluster;
+  std::unique_ptr<MeshCluster> cluster;  // cluster mode only, on `mesh`
 
-  HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif_symbols = {}, bool mesh_cluster = false);
+  explicit HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif_symbols = {});
 
   // Writes into whichever memory holds `address` (loaders, before or during
   // the run); returns the bytes written, short at the end of that memory and
   // 0 when no memory is there.
   std::size_t write_memory(std::uint64_t address, const std::uint8_t* data, std::size_t size);
   bool read_memory(std::uint64_t address, std::uint8_t* data, std::size_t size);
+  // Why a loader (ELF segments, preloads) cannot fill [address, address + size)
+  // ("" when it can): no memory there, past the end of that memory, or over the
+  // boot ROM, which holds the platform's reset vector (QEMU refuses images over
+  // its ROM too). Defined in platform/load_placement.cpp.
+  std::string load_problem(std::uint64_t address, std::uint64_t size) const;
 
   // Who runs what, decided before the run. Symbolizers name addresses in the
   // cores' messages (an image's symbol table).
@@ -101,6 +110,7 @@ class HostPlatform : public sc_core::sc_module {
   struct MemoryRegion {
     std::uint64_t base, size;
     std::uint8_t* data;
+    const char* name;  // as in the memory map ("boot_rom", "l2", "ddr")
   };
   std::vector<MemoryRegion> memories_;
 };

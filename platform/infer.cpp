@@ -3,6 +3,7 @@
 #include "core/simulation.h"
 #include "npu/numerics.h"
 #include "platform/npy.h"
+#include "platform/output_file.h"
 #include "platform/package_run.h"
 
 #include <npuvp/compiler/compiler.h>
@@ -141,9 +142,13 @@ int run_infer(const InferOptions& infer, const RunOptions& options) {
   job.name = infer.name.empty() ? std::filesystem::path(infer.model_path).stem().string() : infer.name;
   job.profile_csv = infer.profile_path;
   job.report = !options.quiet;
-  job.progress_layers = options.quiet ? 0xffffffffu : 0;
+  job.progress = !options.quiet;
   job.parameters = infer.parameters;
   job.make_package = [&](const SocFigures& soc) {
+    if (!infer.output_path.empty()) check_output_file("--output", infer.output_path);  // before compiling
+    if (!infer.profile_path.empty()) check_output_file("--profile", infer.profile_path);
+    if (std::filesystem::is_directory(infer.model_path))
+      throw ConfigError("model " + infer.model_path + ": is a directory, not an ONNX file");
     if (!std::filesystem::is_regular_file(infer.model_path))
       throw ConfigError("model " + infer.model_path + ": no such file");
     const NpyArray input = read_input(infer.input_path, "input");

@@ -68,6 +68,7 @@ void LayerProfiler::block_ended(AiCore& core) {
   if (core.outcome().faulted) ++layer.faults;
   --running_per_layer_[block.layer];
   --running_tagged_;
+  if (listener_) listener_(block.layer);
 }
 
 }  // namespace npuvp

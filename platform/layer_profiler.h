@@ -16,6 +16,7 @@
 #include <systemc>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace npuvp {
@@ -39,6 +40,8 @@ class LayerProfiler {
   LayerProfiler(HostPlatform& platform, std::size_t layer_count);
 
   const std::vector<LayerActivity>& layers() const { return layers_; }
+  // Called when a task block of a layer (its index) has ended, after its figures are added.
+  void on_layer_block_end(std::function<void(std::size_t layer)> listener) { listener_ = std::move(listener); }
   std::uint64_t untagged_blocks() const { return untagged_blocks_; }
 
  private:
@@ -59,6 +62,7 @@ class LayerProfiler {
   std::vector<std::uint64_t> running_per_layer_;
   std::uint64_t running_tagged_ = 0, untagged_blocks_ = 0;
   std::uint64_t last_ddr_bytes_ = 0, last_l2_bytes_ = 0;
+  std::function<void(std::size_t layer)> listener_;
 };
 
 }  // namespace npuvp

@@ -51,7 +51,15 @@ constexpr unsigned kMaxAiCores = (kPlicSources - kAiCoreDoneSource) / kSourcesPe
 static_assert(kMaxAiCores == 32, "Ascend 910's 32 AI Cores fit the PLIC");
 static_assert(kAiCoreControl + kMaxAiCores * AiCore::kControlSize <= kNpuControl + kNpuControlSize,
               "every AI Core's control window lies in the NPU control space");
-// Default place of a kernel launch's argument block (docs/memory-map.md).
+// Inside DDR, by software convention (docs/memory-map.md, "Inside DDR"): the
+// task scheduler's firmware image (code, data, stack) below the kernels; AI Core
+// kernel images in 1 MiB slots from kKernelSlots (sw/kernels' npuvp_kernel SLOT n),
+// then the default argument block of a kernel launch; the host driver's device
+// memory pool (its default) up to the end of a 1 GiB DDR.
+constexpr std::uint64_t kTaskSchedulerImage = 0x8700'0000, kTaskSchedulerImageSize = 16ull << 20;
+constexpr std::uint64_t kKernelSlots = 0x8800'0000, kKernelSlotSize = 1ull << 20;
+static_assert(kTaskSchedulerImage + kTaskSchedulerImageSize <= kKernelSlots, "the TS image ends below the kernels");
 constexpr std::uint64_t kKernelArguments = 0x8f00'0000;
+constexpr std::uint64_t kDevicePool = 0x9000'0000, kDevicePoolEnd = kDdr + kDdrDefaultSize;
 }  // namespace memory_map
 }  // namespace npuvp

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -217,6 +218,9 @@ std::vector<float> NpyArray::to_float() const {
 }
 
 NpyArray read_npy(const std::string& path) {
+  // A directory opens as a stream whose "size" is huge (bad_alloc, issue 23).
+  std::error_code status_error;
+  if (std::filesystem::is_directory(path, status_error)) fail(path, "is a directory, not a .npy file");
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) fail(path, std::string("cannot open: ") + std::strerror(errno));
   const std::streamoff size = in.tellg();

@@ -5,6 +5,7 @@
 #include "core/text.h"
 #include "core/timeline.h"
 #include "platform/host_platform.h"
+#include "platform/infer_progress.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,13 +16,15 @@
 #include <iostream>
 #include <sstream>
 
+#include <unistd.h>
+
 namespace npuvp {
 
 namespace {
 
 // The driver's default DDR pool (sw/driver/npuvp_driver.h: NPUVP_DEFAULT_DDR_BASE .. the
 // package's address) and what its queue takes from it, for the arena's size check.
-constexpr std::uint64_t kDriverPoolBytes = NPUVP_PACKAGE_ADDRESS - 0x9000'0000ull;
+constexpr std::uint64_t kDriverPoolBytes = NPUVP_PACKAGE_ADDRESS - memory_map::kDevicePool;
 constexpr std::uint64_t kDriverQueueReserve = 64 * 1024;
 
 // The parameter's value as the platform uses it (after --set and the scenario).
@@ -299,6 +302,7 @@ int run_package(const PackageJob& job, const RunOptions& options) {
   bool have_report = false;
   ModelReport report;
   std::unique_ptr<LayerProfiler> profiler;
+  std::unique_ptr<InferProgress> progress;
 
   RunHooks hooks;
   hooks.platform_built = [&](HostPlatform& platform, Scenario& scenario) {
@@ -318,13 +322,25 @@ int run_package(const PackageJob& job, const RunOptions& options) {
       throw ConfigError("model too large for device memory: its activation arena is " + std::to_string(arena) +
                         " bytes, the driver's device-memory pool " + std::to_string(kDriverPoolBytes) + " bytes");
     profiler = std::make_unique<LayerProfiler>(platform, PackageView(*package).header().layer_count);
+    if (job.progress) {
+      const PackageView view(*package);
+      std::vector<InferProgress::Layer> layers;
+      for (std::uint32_t i = 0; i < view.header().layer_count; ++i)
+        layers.push_back({view.string(view.layer(i).name), view.string(view.layer(i).op)});
+      progress = std::make_unique<InferProgress>(std::move(layers), std::cerr, isatty(STDERR_FILENO) != 0);
+      profiler->on_layer_block_end([&progress](std::size_t layer) {
+        progress->block_ended(layer, sc_core::sc_time_stamp().to_seconds());
+      });
+    }
     Scenario::Preload preload;
     preload.address = NPUVP_PACKAGE_ADDRESS;
     preload.bytes = package;
     scenario.preloads.push_back(preload);
-    if (job.progress_layers) scenario.images.front().patches["infer_progress_layers"] = job.progress_layers;
+    // The guest's progress lines (by simulated layers) are off: InferProgress writes one by wall time.
+    if (!job.guest_progress) scenario.images.front().patches["infer_progress_layers"] = 0xffffffffu;
   };
   hooks.after_run = [&](HostPlatform& platform) {
+    if (progress) progress->finish();
     if (package->empty() || !simulation().exit_requested()) return;
     read_back(platform, *package);
     report = make_model_report(PackageView(*package), soc, profiler.get());

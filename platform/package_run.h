@@ -103,7 +103,8 @@ struct PackageJob {
   std::string name = "infer";
   std::string profile_csv;           // --profile FILE
   bool report = true;                // print the per-layer report
-  std::uint32_t progress_layers = 0; // infer.elf's progress line every N layers (0: its default)
+  bool progress = true;              // the progress line on stderr, by wall time (InferProgress)
+  bool guest_progress = false;       // infer.elf's own lines (every tenth of the layers) instead of switched off
   std::vector<Scenario::Setting> parameters;  // e.g. from a scenario's params:
 };
 

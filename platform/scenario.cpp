@@ -3,6 +3,7 @@
 #include "core/simulation.h"
 #include "core/text.h"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
@@ -60,19 +61,120 @@ std::vector<std::string> strings(const std::string& path, const YAML::Node& node
   return out;
 }
 
+// Bounds on a scenario's shape. yaml-cpp shares an aliased node instead of
+// copying it, so a cyclic alias (`&p {soc: *p}`) is a loop and an alias bomb
+// ("billion laughs") is a small graph that unfolds into 10^10 nodes: every
+// walk over the document must be bounded. The largest scenario in
+// scenarios/ has about a hundred nodes nested five deep.
+constexpr std::size_t kMaximumDepth = 64;
+constexpr std::size_t kMaximumNodes = 10'000;
+
+// Walks the document as a reader would (aliases unfolded) and refuses, before
+// anything reads it: a node that contains itself, nesting deeper than
+// kMaximumDepth, more than kMaximumNodes nodes in all, and a key written twice
+// in one mapping (yaml-cpp keeps both; which one wins would depend on the reader).
+class StructureCheck {
+ public:
+  explicit StructureCheck(const std::string& path) : path_(path) {}
+
+  void visit(const YAML::Node& node) {
+    for (const auto& ancestor : ancestors_)
+      if (ancestor.is(node))
+        bad(path_, node, "a YAML alias refers to a node that contains it (a cycle: line " +
+                             std::to_string(ancestor.Mark().line + 1) + ")");
+    if (ancestors_.size() >= kMaximumDepth)
+      bad(path_, node, "the scenario nests deeper than " + std::to_string(kMaximumDepth) + " levels");
+    if (++nodes_ > kMaximumNodes)
+      bad(path_, node, "the scenario unfolds into more than " + std::to_string(kMaximumNodes) +
+                           " YAML nodes (aliases counted at every use)");
+    if (!node.IsMap() && !node.IsSequence()) return;
+    ancestors_.push_back(node);
+    if (node.IsMap()) check_duplicate_keys(node);
+    for (const auto& entry : node) {
+      if (node.IsMap()) {
+        visit(entry.first);
+        visit(entry.second);
+      } else {
+        visit(entry);
+      }
+    }
+    ancestors_.pop_back();
+  }
+
+ private:
+  void check_duplicate_keys(const YAML::Node& map) {
+    std::map<std::string, YAML::Mark> seen;
+    for (const auto& entry : map) {
+      if (!entry.first.IsScalar()) continue;  // key_of() refuses it with its line
+      auto [first, inserted] = seen.emplace(entry.first.Scalar(), entry.first.Mark());
+      if (!inserted)
+        bad(path_, entry.first, "duplicate key '" + entry.first.Scalar() + "' (also on line " +
+                                    std::to_string(first->second.line + 1) + ")");
+    }
+  }
+
+  const std::string& path_;
+  std::vector<YAML::Node> ancestors_;
+  std::size_t nodes_ = 0;
+};
+
 // params: accepts dotted keys and nested maps ({soc: {cpu: {clock: 1GHz}}}).
+// One parameter written twice (`cpu.clock` and `cpu: {clock}`) is an error,
+// like a duplicate key. StructureCheck bounded the recursion.
 void flatten(const std::string& path, const YAML::Node& node, const std::string& prefix,
              std::vector<Scenario::Setting>& out) {
   for (const auto& entry : node) {
     std::string key = prefix + key_of(path, entry.first);
-    if (entry.second.IsMap()) flatten(path, entry.second, key + ".", out);
-    else out.push_back({key, scalar(path, entry.second, "parameter '" + key + "'"), where(path, entry.second)});
+    if (entry.second.IsMap()) {
+      flatten(path, entry.second, key + ".", out);
+      continue;
+    }
+    for (const auto& earlier : out)
+      if (earlier.name == key)
+        bad(path, entry.second, "parameter '" + key + "' is set twice in params (also at " + earlier.origin + ")");
+    out.push_back({key, scalar(path, entry.second, "parameter '" + key + "'"), where(path, entry.second)});
   }
 }
 
 }  // namespace
 
-std::string resolve_image_path(const std::string& elf, const std::string& scenario_path) {
+std::uint64_t Scenario::Preload::element_bytes(const std::string& type) {
+  if (type == "f16") return 2;
+  if (type == "f32" || type == "s32") return 4;
+  if (type == "s8") return 1;
+  return 0;
+}
+
+std::uint64_t Scenario::Preload::size() const {
+  if (bytes) return bytes->size();
+  if (!file.empty()) {
+    std::error_code error;
+    const auto size = fs::file_size(file, error);
+    return error ? 0 : size;
+  }
+  return count * element_bytes(random_type);
+}
+
+namespace {
+
+// A candidate that exists but cannot be read as a file: say what it is
+// instead of "not found".
+void refuse_non_regular(const fs::path& candidate, const std::string& given, const std::string& kind) {
+  std::error_code error;
+  const auto status = fs::status(candidate, error);
+  if (error || !fs::exists(status) || fs::is_regular_file(status)) return;
+  const std::string what = fs::is_directory(status)        ? "a directory"
+                           : fs::is_character_file(status) ? "a character device"
+                           : fs::is_block_file(status)     ? "a block device"
+                           : fs::is_fifo(status)           ? "a pipe"
+                                                           : "not a regular file";
+  throw ConfigError(kind + " '" + given + "': '" + candidate.string() + "' is " + what + ", not " +
+                    (kind == "ELF" ? "an ELF file" : "a file"));
+}
+
+}  // namespace
+
+std::string resolve_image_path(const std::string& elf, const std::string& scenario_path, const std::string& kind) {
   std::vector<fs::path> candidates;
   fs::path given(elf);
   candidates.push_back(given);
@@ -81,11 +183,13 @@ std::string resolve_image_path(const std::string& elf, const std::string& scenar
     if (const char* dir = std::getenv("NPUVP_FIRMWARE_DIR")) candidates.push_back(fs::path(dir) / given);
     candidates.push_back(fs::path(NPUVP_FIRMWARE_DIR) / given);
   }
-  for (const auto& candidate : candidates)
+  for (const auto& candidate : candidates) {
     if (fs::is_regular_file(candidate)) return candidate.string();
+    refuse_non_regular(candidate, elf, kind);
+  }
   std::string looked;
   for (const auto& candidate : candidates) looked += (looked.empty() ? "" : ", ") + candidate.string();
-  throw ConfigError("ELF '" + elf + "' not found (looked in: " + looked + ")");
+  throw ConfigError(kind + " '" + elf + "' not found (looked in: " + looked + ")");
 }
 
 std::string resolve_network_path(const std::string& file, const std::string& scenario_path) {
@@ -113,14 +217,20 @@ Scenario Scenario::for_elf(const std::string& elf_path, bool cluster) {
 
 Scenario Scenario::from_file(const std::string& path) {
   YAML::Node root;
+  std::error_code status_error;
+  if (fs::is_directory(path, status_error)) throw ConfigError("scenario '" + path + "' is a directory, not a YAML file");
   try {
     root = YAML::LoadFile(path);
   } catch (const YAML::BadFile&) {
     throw ConfigError("cannot read scenario '" + path + "'");
+  } catch (const YAML::DeepRecursion& error) {  // yaml-cpp's own guard, before StructureCheck's
+    throw ConfigError("scenario " + path + ":" + std::to_string(error.mark.line + 1) + ": the scenario nests deeper than " +
+                      std::to_string(kMaximumDepth) + " levels (yaml-cpp stopped at " + std::to_string(error.depth()) + ")");
   } catch (const YAML::ParserException& error) {
     throw ConfigError("scenario " + path + ":" + std::to_string(error.mark.line + 1) + ": malformed YAML: " + error.msg);
   }
   if (!root.IsMap()) throw ConfigError("scenario " + path + ": the top level must be a mapping");
+  StructureCheck(path).visit(root);
   check_keys(path, root,
              {"name", "description", "images", "aicore_launch", "memory", "infer", "params", "limits", "checks"},
              "the scenario");
@@ -162,7 +272,7 @@ Scenario Scenario::from_file(const std::string& path) {
       preload.address = number(node["address"], "address");
       if (node["file"].IsDefined() == node["random"].IsDefined())
         bad(path, node, "a memory preload needs exactly one of 'file' and 'random'");
-      if (node["file"]) preload.file = resolve_image_path(scalar(path, node["file"], "file"), path);
+      if (node["file"]) preload.file = resolve_image_path(scalar(path, node["file"], "file"), path, "preload file");
       if (node["random"]) {
         const auto& random = node["random"];
         check_keys(path, random, {"type", "count", "seed"}, "random");
@@ -173,7 +283,14 @@ Scenario Scenario::from_file(const std::string& path) {
         if (!random["count"]) bad(path, random, "random needs 'count' (elements)");
         preload.count = number(random["count"], "count");
         if (random["seed"]) preload.seed = number(random["seed"], "seed");
+        const std::uint64_t element = Preload::element_bytes(preload.random_type);
+        if (preload.count > UINT64_MAX / element)
+          bad(path, random["count"], "count " + std::to_string(preload.count) + " of " + preload.random_type +
+                                         " elements is more than 2^64 bytes");
       }
+      if (preload.size() > UINT64_MAX - preload.address)
+        bad(path, node, "memory preload " + hex_range(preload.address, preload.size()) +
+                            " runs past the end of the 64-bit address space");
       scenario.preloads.push_back(preload);
     }
   }

@@ -42,6 +42,12 @@ struct Scenario {
     std::uint64_t count = 0, seed = 1;
     // Or contents given in memory (npuvp infer's model package; not from YAML).
     std::shared_ptr<const std::vector<std::uint8_t>> bytes;
+
+    // Bytes of one random element of `type` (f16, f32, s32, s8); 0 for another name.
+    static std::uint64_t element_bytes(const std::string& type);
+    // Bytes placed in memory: the contents, the file's size or count elements
+    // (from_file refused a count whose size overflows).
+    std::uint64_t size() const;
   };
 
   // A model run through npuvp infer's path (docs/scenario-format.md#models):
@@ -79,8 +85,11 @@ struct Scenario {
 
 // Finds an image file: as given, relative to the scenario's folder, then in
 // the firmware build folder (NPUVP_FIRMWARE_DIR environment variable or the
-// build's own). Throws ConfigError listing where it looked.
-std::string resolve_image_path(const std::string& elf, const std::string& scenario_path);
+// build's own). Throws ConfigError listing where it looked, or saying that the
+// first existing candidate is a directory or not a regular file. `kind` names
+// the file in messages ("ELF", "preload file").
+std::string resolve_image_path(const std::string& elf, const std::string& scenario_path,
+                               const std::string& kind = "ELF");
 
 // Finds a model file (.onnx, .npy): as given, relative to the scenario's
 // folder, then in the build's networks folder (NPUVP_NETWORKS_DIR environment

@@ -12,6 +12,8 @@
 #include "npu/numerics.h"
 #include "platform/host_platform.h"
 #include "platform/kernel_launcher.h"
+#include "platform/load_placement.h"
+#include "platform/output_file.h"
 #include "platform/scenario.h"
 #include "cpu/gdb_server.h"
 
@@ -41,15 +43,11 @@ struct SimulationParameters {
                                               "stop with an error after this much host time (0 = no limit)"};
 };
 
-void on_interrupt_signal(int) { SimulationControl::request_interrupt(); }
+void on_interrupt_signal(int signal_number) { SimulationControl::request_interrupt(signal_number); }
 
 // --itrace and its filters (the cores' tracers attach at start of simulation).
 void open_instruction_trace(const RunOptions& options) {
-  if (options.itrace_path.empty()) {
-    if (!options.itrace_cores.empty() || !options.itrace_pc_ranges.empty() || options.itrace_limit)
-      throw ConfigError("--itrace-cores, --itrace-pc and --itrace-limit go with --itrace FILE");
-    return;
-  }
+  if (options.itrace_path.empty()) return;  // its filters go with it (checked by the command line)
   InstructionTraceOptions trace;
   trace.path = options.itrace_path;
   trace.cores = options.itrace_cores;
@@ -93,6 +91,7 @@ std::vector<std::uint8_t> preload_bytes(const Scenario::Preload& preload) {
     bytes.insert(bytes.end(), p, p + size);
   };
   for (std::uint64_t i = 0; i < preload.count; ++i) {
+    if (i % (1u << 20) == 0) simulation().check_wall_time("memory preload");  // limits and Ctrl-C hold while loading
     if (preload.random_type == "f16") {
       std::uint16_t half = numerics::float_to_half(real(random));
       append(&half, 2);
@@ -110,8 +109,11 @@ std::vector<std::uint8_t> preload_bytes(const Scenario::Preload& preload) {
   return bytes;
 }
 
+// A `core: cluster` image (--cluster) selects cluster mode; the scenario's
+// parameters, then the command line's --set, come after it (later wins).
 void apply_settings(const Scenario& scenario, const RunOptions& options) {
   auto& registry = ParameterRegistry::instance();
+  if (scenario.uses_cluster()) registry.set_override("soc.cluster.enable", "true", "an image with `core: cluster`");
   for (const auto& setting : scenario.parameters) registry.set_override(setting.name, setting.value, setting.origin);
   for (const auto& [name, value] : options.settings) registry.set_override(name, value, "--set " + name + "=" + value);
 }
@@ -202,6 +204,7 @@ void apply_patch(HostPlatform& platform, const ElfImage& image, const std::strin
 }
 
 void apply_preload(HostPlatform& platform, const Scenario::Preload& preload) {
+  check_preload_placement(platform, preload);  // before the contents are read or generated
   // Bytes given in memory (npuvp infer's package) are written without a copy.
   const std::vector<std::uint8_t> generated = preload.bytes ? std::vector<std::uint8_t>{} : preload_bytes(preload);
   const std::vector<std::uint8_t>& bytes = preload.bytes ? *preload.bytes : generated;
@@ -211,10 +214,8 @@ void apply_preload(HostPlatform& platform, const Scenario::Preload& preload) {
 }
 
 // --trace-ring and --trace-coherence are shorthands for the ring's and the
-// cluster's trace parameters; they go with --trace.
+// cluster's trace parameters (they go with --trace: checked by the command line).
 void apply_trace_shorthands(const RunOptions& options) {
-  if (options.trace_path.empty() && (options.trace_ring || !options.trace_coherence.empty()))
-    throw ConfigError("--trace-ring and --trace-coherence go with --trace FILE");
   auto& registry = ParameterRegistry::instance();
   if (options.trace_ring)
     registry.set_override("soc.ring.trace_every", std::to_string(options.trace_ring), "--trace-ring");
@@ -268,6 +269,10 @@ class Run {
  private:
   // The scenario and the ELF files it names.
   void load_scenario(const std::function<Scenario()>& make_scenario) {
+    if (!options_.stats_path.empty()) {  // before any work; a path refused here is not tried again at the end
+      check_output_file("--stats", options_.stats_path);
+      stats_writable_ = true;
+    }
     scenario_ = make_scenario();
     images_ = std::make_unique<Images>(scenario_);
   }
@@ -278,6 +283,9 @@ class Run {
     apply_settings(scenario_, options_);
     apply_trace_shorthands(options_);
     parameters_ = std::make_unique<SimulationParameters>();
+    // The limits hold from here on, loading included.
+    control_.set_instruction_limit(parameters_->limit_instructions);
+    control_.set_wall_time_limit(parameters_->limit_wall_time.get().to_seconds());
     if (!options_.vcd_path.empty()) Waveform::instance().open(options_.vcd_path, options_.vcd_patterns);
     open_instruction_trace(options_);
   }
@@ -285,22 +293,23 @@ class Run {
   // The SoC with its parameters final (a setting nothing claimed is an error),
   // and the run's quantum and limits.
   void build() {
-    platform_ = std::make_unique<HostPlatform>("soc", images_->htif(), scenario_.uses_cluster());
+    platform_ = std::make_unique<HostPlatform>("soc", images_->htif());
+    if (scenario_.uses_cluster() && !platform_->cluster)
+      throw ConfigError("an image with `core: cluster` needs the mesh cluster, but " + platform_->cluster_enabled.name() +
+                        " is false");
     if (!options_.trace_coherence.empty() && !platform_->cluster)
       throw ConfigError("--trace-coherence traces the mesh cluster's L1 misses: it goes with a cluster run (--cluster, "
                         "or a scenario image with `core: cluster`)");
     ParameterRegistry::instance().check_all_overrides_used();
     if (hooks_.platform_built) hooks_.platform_built(*platform_, scenario_);
     tlm_utils::tlm_quantumkeeper::set_global_quantum(parameters_->quantum.get());
-    control_.set_instruction_limit(parameters_->limit_instructions);
-    control_.set_wall_time_limit(parameters_->limit_wall_time.get().to_seconds());
   }
 
   // Images with their patches, who boots what, preloads, the kernel launch.
   void load_memory() {
     HostPlatform& platform = *platform_;
     for (std::size_t i = 0; i < images_->host.size(); ++i) {
-      images_->host[i]->load(writer_into(platform));
+      images_->host[i]->load(writer_into(platform), load_placement(platform));
       for (const auto& [symbol, value] : scenario_.images[i].patches) apply_patch(platform, *images_->host[i], symbol, value);
     }
     if (images_->boot) platform.boot_host_program(images_->boot->entry(), symbolizer_of(*images_->boot));
@@ -314,8 +323,9 @@ class Run {
   // A scenario's `aicore_launch`: the kernel's blocks on the AI Cores, without a task scheduler.
   void launch_kernel(const Scenario::KernelLaunch& launch, const ElfImage& kernel) {
     HostPlatform& platform = *platform_;
-    kernel.load(writer_into(platform));
+    kernel.load(writer_into(platform), load_placement(platform));
     const std::size_t argument_bytes = launch.args.size() * 8;
+    if (!launch.args.empty()) check_load(platform, "aicore_launch: the argument block", launch.args_address, argument_bytes);
     if (!launch.args.empty() &&
         platform.write_memory(launch.args_address, reinterpret_cast<const std::uint8_t*>(launch.args.data()),
                               argument_bytes) != argument_bytes)
@@ -402,7 +412,7 @@ class Run {
     std::cout.flush();
     std::fflush(stdout);
     if (hooks_.report && platform_ && !kernel_broken_) hooks_.report(verdict.status);
-    if (!options_.stats_path.empty()) write_stats_file(options_.stats_path, scenario_, verdict.status);
+    if (stats_writable_) write_stats_file(options_.stats_path, scenario_, verdict.status);
     if (!options_.quiet && platform_) {
       std::cerr << "\n== npuvp statistics: " << scenario_.name << " ==\n";
       StatisticsRegistry::instance().print_table(std::cerr);
@@ -431,6 +441,7 @@ class Run {
   std::unique_ptr<KernelLauncher> launcher_;
   std::unique_ptr<GdbServer> gdb_server_;
   bool kernel_broken_ = false;  // SystemC state after an exception escaped sc_start
+  bool stats_writable_ = false;  // --stats given and check_output_file accepted it
 };
 
 }  // namespace
@@ -438,6 +449,7 @@ class Run {
 int run_scenario(const std::function<Scenario()>& make_scenario, const RunOptions& options, const RunHooks& hooks) {
   SimulationControl::install_report_handler();
   std::signal(SIGINT, on_interrupt_signal);
+  std::signal(SIGTERM, on_interrupt_signal);  // ends the run with statistics too (status 143)
   return Run(options, hooks).execute(make_scenario);
 }
 
@@ -459,13 +471,12 @@ int list_parameters(const RunOptions& options, bool markdown) {
   // Likewise one mesh-cluster hart (soc.cluster.hart0.*, the same for every hart).
   ParameterRegistry::instance().set_override("soc.mesh.width", "1", "npuvp params");
   ParameterRegistry::instance().set_override("soc.mesh.height", "1", "npuvp params");
-  ParameterRegistry::instance().set_override("soc.mesh.memory_controllers", "0", "npuvp params");
+  // HTIF exists only for ELFs with `tohost`, the mesh cluster only in cluster
+  // mode; build both so their parameters are listed.
+  ParameterRegistry::instance().set_override("soc.cluster.enable", "true", "npuvp params");
   apply_settings(scenario, options);
   SimulationParameters parameters;
-  // HTIF exists only for ELFs with `tohost`, the mesh cluster only in cluster
-  // mode; build both so their parameters are listed (the CLINT then shows the
-  // cluster's 16 harts).
-  HostPlatform platform("soc", HtifSymbols{memory_map::kDdr, memory_map::kDdr + 8}, true);
+  HostPlatform platform("soc", HtifSymbols{memory_map::kDdr, memory_map::kDdr + 8});
   ParameterRegistry::instance().check_all_overrides_used();
   auto all = ParameterRegistry::instance().all();
   if (markdown) {

@@ -12,7 +12,7 @@ namespace npuvp {
 struct RunOptions {
   std::string scenario_path;  // or
   std::string elf_path;       // a bare ELF on the default platform
-  bool cluster = false;       // --cluster: the bare ELF boots the 16 harts of the mesh cluster
+  bool cluster = false;       // --cluster: the bare ELF is a `core: cluster` image (sets soc.cluster.enable)
   std::vector<std::pair<std::string, std::string>> settings;  // --set name=value
   std::string stats_path;     // --stats FILE (JSON)
   std::string trace_path;     // --trace FILE (Chrome/Perfetto timeline JSON)

@@ -9,6 +9,7 @@
 // docs/isa-xdavinci.md carries the Xdavinci tables:
 //   firmware/common/include/npuvp/platform.h   the host programs' memory map and device registers
 //   sw/include/npuvp/npu_protocol.h            the hardware the host <-> TS protocol runs over
+//   firmware/cmake/npuvp_soc.cmake             link addresses of the firmware build
 //   docs/memory-map.md                         the address map and interrupt wiring tables
 // `npuvp-soc-gen --update <source dir>` (the build target `soc_contract`)
 // rewrites the sections; soc_contract_test fails while one is stale.
@@ -31,6 +32,8 @@ struct GeneratedSection {
 std::string platform_header();
 // The "Hardware the protocol runs over" block of sw/include/npuvp/npu_protocol.h.
 std::string protocol_hardware();
+// The addresses the firmware build links at (firmware/cmake/npuvp_soc.cmake, CMake).
+std::string firmware_build_settings();
 // The address-map table and the interrupt-wiring table of docs/memory-map.md.
 std::string address_map_table();
 std::string interrupt_table();

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 
@@ -45,17 +46,48 @@ double relative_change(const StatChange& change) {
   return scale > 0 ? std::fabs(change.after - change.before) / scale : 0.0;
 }
 
+// What `npuvp run --stats` writes for one statistic: a number, null (a
+// derived value that is not finite), or a histogram object whose "count" is a
+// number (and "mean" a number or null). Anything else says the file is not
+// ours or was edited; refusing it here keeps flatten() free of type errors.
+std::string kind_of(const nlohmann::json& value) {
+  const std::string type = value.type_name();  // "string", "array", "object", "boolean", "null"
+  return (type == "array" || type == "object" ? "an " : "a ") + type;
+}
+
+std::string shape_problem(const nlohmann::json& value) {
+  if (value.is_number() || value.is_null()) return "";
+  if (!value.is_object()) return "is " + kind_of(value) + ", not a number or a histogram";
+  if (!value.contains("count")) return "is an object without \"count\", not a histogram";
+  if (!value["count"].is_number())
+    return "is a histogram whose \"count\" is " + kind_of(value["count"]) + ", not a number";
+  if (value.contains("mean") && !value["mean"].is_number() && !value["mean"].is_null())
+    return "is a histogram whose \"mean\" is " + kind_of(value["mean"]) + ", not a number";
+  return "";
+}
+
 nlohmann::json read_document(const std::string& path) {
+  std::error_code status_error;
+  if (std::filesystem::is_directory(path, status_error))
+    throw std::runtime_error("'" + path + "' is a directory, not a statistics file");
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot open '" + path + "'");
+  nlohmann::json document;
   try {
-    nlohmann::json document = nlohmann::json::parse(in);
-    if (!document.is_object() || !document.contains("statistics") || !document["statistics"].is_object())
-      throw std::runtime_error("'" + path + "' is not a statistics file of `npuvp run --stats` (no \"statistics\" object)");
-    return document;
-  } catch (const nlohmann::json::parse_error& error) {
+    document = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& error) {
     throw std::runtime_error("'" + path + "' is not valid JSON: " + error.what());
   }
+  const std::string not_ours = "'" + path + "' is not a statistics file of `npuvp run --stats`";
+  if (!document.is_object() || !document.contains("statistics") || !document["statistics"].is_object())
+    throw std::runtime_error(not_ours + " (no \"statistics\" object)");
+  if (document.contains("npuvp") && !document["npuvp"].is_object())
+    throw std::runtime_error(not_ours + " (\"npuvp\" is not an object)");
+  for (const auto& [name, value] : document["statistics"].items()) {
+    const std::string problem = shape_problem(value);
+    if (!problem.empty()) throw std::runtime_error(not_ours + ": statistic '" + name + "' " + problem);
+  }
+  return document;
 }
 
 std::string number(double value) {
@@ -93,6 +125,11 @@ std::vector<StatChange> compare_statistics(const nlohmann::json& before, const n
 }
 
 int stats_diff(const StatsDiffOptions& options, std::ostream& out, std::ostream& error) {
+  // strtod reads "nan" and "inf": a NaN threshold would hide nothing, silently.
+  if (!std::isfinite(options.threshold) || options.threshold < 0) {
+    error << "npuvp: error: --threshold expects a non-negative number (0.05 = 5 %), got " << options.threshold << "\n";
+    return static_cast<int>(ExitStatus::kBadInput);
+  }
   nlohmann::json before, after;
   try {
     before = read_document(options.before_path);

@@ -20,6 +20,9 @@
 # directory and the program, e.g. host/hello.elf is target `host-hello`. `install`
 # copies the ELF to <prefix>/share/npuvp/firmware/<directory>/<name>.elf.
 
+# The SoC contract's link addresses (NPUVP_TS_IMAGE_BASE, NPUVP_KERNEL_AREA_BASE, ...).
+include("${CMAKE_CURRENT_LIST_DIR}/npuvp_soc.cmake")
+
 option(NPUVP_FIRMWARE_LISTINGS "Write an objdump disassembly next to each firmware ELF" ON)
 
 # Flags for everything that runs on a simulated core.

@@ -90,9 +90,11 @@ static size_t embedded_kernels(struct npuvp_model_kernel_image images[MAX_EMBEDD
     return count;
 }
 
-/* A progress line every this many layers; 0: a tenth of the model's layers. `npuvp infer`
- * patches it (--quiet: 0xffffffff, no progress lines). */
-volatile uint32_t infer_progress_layers = 0;
+/* A progress line every this many layers; 0: a tenth of the model's layers; 0xffffffff:
+ * none. `npuvp infer` patches it to 0xffffffff (it writes its own line, by wall time). In
+ * .data: a zero-initialised variable would sit in .bss, which the startup code clears after
+ * the patch was written. */
+__attribute__((section(".data"))) volatile uint32_t infer_progress_layers = 0;
 
 struct progress {
     uint32_t every, since_last;

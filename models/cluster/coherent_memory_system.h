@@ -7,13 +7,20 @@
 // protocol message over the MeshNetwork (node = tile or memory controller,
 // port = coherence::Port, vnet = Message::vnet, a line-sized payload when the
 // message has data). It is the controllers' Environment and MemoryBackend,
-// and each hart's DataCache.
+// and each hart's DataCache. Its parts, one file each: the composition and
+// the memory side (coherent_memory_system.cpp: parameters, controllers, line
+// transfers, debug accesses, attaching harts and their instruction-fetch
+// timing), the mesh transport and its scheduler (mesh_transport.cpp: the
+// Environment), the per-hart adapter (tile_cache.h: TileCache, gem5's
+// Sequencer role) and the statistics (cluster_statistics.cpp).
 //
-// Protocol parameters. Every registered protocol's own parameters
-// (Protocol::parameters) are declared as `<mesh>.<protocol>.<name>` (e.g.
+// Protocol parameters. Every registered protocol is instantiated
+// (coherence::instantiate), its instance owning its parameters as real
+// Parameters named `<mesh>.<protocol>.<name>` (e.g.
 // `mesh.nsi.periodic_synchronisation_cycles`), so that `npuvp params` lists
-// them all; only the chosen protocol's values reach its L1s
-// (make_configured_l1). The `<mesh>.coherence` doc lists the protocols.
+// them all and a value for a protocol not chosen is accepted; the chosen
+// instance builds the controllers from its own members. The
+// `<mesh>.coherence` doc lists the protocols.
 //
 // Time. The cluster clock is the mesh clock (`<mesh>.clock`): Environment::
 // now() is sc_time_stamp() in mesh cycles, except during a hart's access,
@@ -26,7 +33,7 @@
 // that costs the L1 latency, so the hart's timeline runs as if it had used
 // its copy at once (docs/cluster.md, Time). Hits return the L1 latency
 // and make no SystemC call. Express requests (NSI's validations,
-// coherence::Environment::send) are carried at once when `<memory>.express`
+// coherence::ExpressRequests) are carried at once when `<memory>.express`
 // is on and the receiver will answer the request alone
 // (Controller::answers_alone): the request and the replies to its sender are
 // reserved on the mesh like any other message (MeshNetwork::
@@ -46,8 +53,9 @@
 // timing from reservations and never call wait()); the annotated delay is the
 // access's latency. Debug accesses use transport_dbg.
 //
-// Instruction caches: timing only (code is read-only and fetched through
-// DMI). Each tile has tags (mem/instruction_cache.h); the hart's fetch
+// Instruction caches: timing only (the hart decodes an instruction from the
+// coherent value, debug_access, after a fetch through DMI that sets the
+// timing: Hart::fetch_raw). Each tile has tags (mem/instruction_cache.h); the hart's fetch
 // observer (called when an instruction is decoded) looks the line up, and a
 // miss costs the zero-load time of a line fill from the line's LLC bank
 // (request, LLC latency, data). An eviction makes the hart decode that line
@@ -55,6 +63,8 @@
 #pragma once
 
 #include "coherence/coherence.h"
+#include "coherence/extensions.h"
+#include "coherence/protocol_registry.h"
 #include "core/parameters.h"
 #include "core/statistics.h"
 #include "cpu/hart.h"
@@ -91,8 +101,8 @@ class CoherentMemorySystem : public sc_core::sc_module,
   Parameter<bool> express;  // carry express requests at once
   Parameter<bool> instruction_cache;
   Parameter<std::uint64_t> instruction_cache_size, instruction_cache_ways;
-  // `<mesh>.<protocol>.<name>` for every registered protocol's parameters.
-  std::vector<std::unique_ptr<Parameter<std::uint64_t>>> protocol_parameters;
+  // Every registered protocol set up with its parameters (`<mesh>.<protocol>.<name>`).
+  std::vector<std::unique_ptr<coherence::ProtocolInstance>> protocols;
 
   // Attaches every controller to `network` (one L1 and one LLC bank per tile,
   // one memory controller per entry of its memory_controllers list, at least one).
@@ -135,7 +145,8 @@ class CoherentMemorySystem : public sc_core::sc_module,
   std::uint64_t speculation_cycles_saved() const;
 
  private:
-  class TileCache;
+  class TileCache;  // tile_cache.h
+  static constexpr unsigned kPorts = 3;  // coherence::Port values per mesh node
   std::uint64_t traced_start_ = 0, traced_size_ = 0;  // trace_misses()
   bool miss_traced(std::uint64_t address) const { return address - traced_start_ < traced_size_; }
   using Ticks = sc_core::sc_time::value_type;
@@ -157,7 +168,7 @@ class CoherentMemorySystem : public sc_core::sc_module,
   coherence::Cycles write_line(std::uint64_t line, const std::uint8_t* data, unsigned bytes, bool& ok) override;
   coherence::Cycles memory_transfer(bool write, std::uint64_t line, std::uint8_t* data, unsigned bytes, bool& ok);
 
-  void declare_protocol_parameters(const MeshNetwork& network);
+  void instantiate_protocols(const MeshNetwork& network);
   void build_controllers();
   void deliver(MeshMessage& message);
   // Hands the message in `slot` to the controller at (node, port).
@@ -184,6 +195,12 @@ class CoherentMemorySystem : public sc_core::sc_module,
     return access_ticks_ > now ? access_ticks_ : now;
   }
   void add_statistics();
+  // The counters of every registered protocol (Protocol::l1_counters), each name once.
+  static std::vector<coherence::CounterDeclaration> protocol_counters();
+  // Tile `tile`'s L1's counter `name`, or null when its protocol has none.
+  const std::uint64_t* protocol_counter(unsigned tile, const std::string& name) const;
+  // An L1's request it wants carried at once (coherence::ExpressRequests).
+  bool express_request(const coherence::Message& message) const;
   // The sum of `value` over the harts' tile caches (those attached).
   std::uint64_t sum_tile_caches(std::uint64_t (*value)(const TileCache&)) const;
   void ignore_dmi_invalidation(sc_dt::uint64, sc_dt::uint64) {}
@@ -191,8 +208,8 @@ class CoherentMemorySystem : public sc_core::sc_module,
   MeshNetwork& network_;
   coherence::Geometry geometry_;
   Ticks period_ticks_ = 1;  // one cluster (mesh) cycle
-  // While a hart calls its L1: the hart's time (also handed to the L1,
-  // L1Controller::set_access_time, so that a deadline on core accesses is
+  // While a hart calls its L1: the hart's time (also handed to an L1 that
+  // wants it, coherence::TimedAccesses, so that a deadline on core accesses is
   // reached in the core's time); while carrying express messages: the
   // arrival of the one handled; else 0.
   std::uint64_t access_ticks_ = 0;
@@ -201,6 +218,7 @@ class CoherentMemorySystem : public sc_core::sc_module,
   std::vector<std::unique_ptr<coherence::HomeController>> homes_;
   std::vector<std::unique_ptr<coherence::Controller>> memory_controllers_;
   std::vector<coherence::Controller*> receivers_;  // node * 3 + port
+  std::vector<const coherence::ExpressRequests*> express_l1s_;  // per tile: its L1's, or null
   std::vector<std::unique_ptr<TileCache>> tile_caches_;
   std::vector<std::unique_ptr<InstructionCache>> instruction_caches_;
   std::function<std::string(unsigned)> message_name_;

@@ -3,9 +3,25 @@
 #include "core/simulation.h"
 #include "core/text.h"
 
+#include <algorithm>
 #include <sstream>
+#include <vector>
 
 namespace npuvp {
+
+namespace {
+// "0,3,12,15" on a 4x4 mesh: the corner routers in tile order, each once.
+std::string corner_routers(const MeshNetwork& network) {
+  const std::uint64_t width = network.width, height = network.height;
+  if (width == 0 || height == 0) return "";  // the mesh names the bad shape when built
+  std::vector<std::uint64_t> corners{0, width - 1, (height - 1) * width, height * width - 1};
+  std::sort(corners.begin(), corners.end());
+  corners.erase(std::unique(corners.begin(), corners.end()), corners.end());
+  std::string list;
+  for (const std::uint64_t tile : corners) list += (list.empty() ? "" : ",") + std::to_string(tile);
+  return list;
+}
+}  // namespace
 
 MeshCluster::MeshCluster(sc_core::sc_module_name name, MeshNetwork& network, RingBus& ring, unsigned ring_stop,
                          Clint& clint, std::uint64_t memory_base, std::uint64_t memory_size)
@@ -20,8 +36,8 @@ MeshCluster::MeshCluster(sc_core::sc_module_name name, MeshNetwork& network, Rin
                       trace_coherence_start.name() + " = " + hex(trace_coherence_start.get()) +
                       " (the traced range is [start, end))");
   // The cluster's memory reaches DDR through the mesh's edge: without a
-  // memory controller in the mesh's list, give it the four corners.
-  if (network.memory_controllers.get().empty()) network.memory_controllers.set("0,3,12,15");
+  // memory controller in the mesh's list, give it the mesh's corners.
+  if (network.memory_controllers.get().empty()) network.memory_controllers.set(corner_routers(network));
   const unsigned tiles = network.tile_count();
   if (clint.harts.get() < tiles)
     throw ConfigError("parameter '" + clint.harts.name() + "' is " + std::to_string(clint.harts.get()) +

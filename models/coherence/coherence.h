@@ -47,11 +47,9 @@ struct Message {
   int acks = 0;                   // acknowledgements the receiver must collect (or carries)
   bool has_data = false;          // data[0 .. line_bytes) is valid; sized into flits by the network
   bool dirty = false;             // the data differs from memory's
-  std::uint64_t version = 0;      // NSI: the line's data version (in the header; 0 = none)
-  // A request the sender's core waits on that its receiver may be able to
-  // answer alone (NSI's validation of a suspect copy): the environment may
-  // then carry it at once (Environment::send). Not on the network.
-  bool express = false;
+  // A header word whose meaning the protocol defines (NSI: the line's data
+  // version; 0 = none); generic code only copies it (extensions.h).
+  std::uint64_t extension = 0;
   // Valid only when has_data. Not zeroed: every message is built and copied
   // on the simulation's fast path, and no reader looks at it without data.
   std::array<std::uint8_t, kMaxLineBytes> data;
@@ -63,13 +61,14 @@ class Environment {
   virtual ~Environment() = default;
   virtual Cycles now() const = 0;
   // The unit of the access times the environment gives its L1s
-  // (L1Controller::set_access_time): 1/fine_per_cycle() cycles.
+  // (TimedAccesses, extensions.h): 1/fine_per_cycle() cycles.
   std::uint64_t fine_per_cycle() const { return fine_per_cycle_; }
   // Sends `message` after `delay` cycles of the sender's own processing; the
   // network adds its latency and hands it to the destination's handle().
   // Messages of one (source, destination, vnet) arrive in send order.
-  // An express message that an L1 sends during a core's access, to a
-  // receiver that answers it alone, may be carried at once: after the
+  // An express request (ExpressRequests, extensions.h) that an L1 sends
+  // during a core's access, to a receiver that answers it alone, may be
+  // carried at once: after the
   // access() call returns, the environment hands it, and then the replies to
   // its sender, to their receivers without waiting for simulated time, each
   // with now() at its arrival time, as long as nothing sent earlier is still
@@ -160,15 +159,11 @@ struct L1Statistics {
   std::uint64_t invalidations_received = 0;
   std::uint64_t interventions_received = 0;
   std::uint64_t stalled_messages = 0;  // forwards that waited for a transaction to finish
-  // Self-invalidating protocols (NSI; zero under MESI): synchronisations
-  // (synchronise() calls, plus the periodic ones counted separately), SHD
-  // lines turned suspect (SUS) by them, and the fate of suspect lines: a
-  // load validated them current (a hit) or stale (a miss, fresh data), or
-  // they were dropped (evicted silently or written) without being read.
+  // Synchronisations the L1 acted on (synchronise() calls, plus periodic
+  // ones counted separately; zero for a protocol whose fences do nothing,
+  // as MESI's). A protocol counts events of its own through
+  // ProtocolCounters (extensions.h).
   std::uint64_t synchronisations = 0, periodic_synchronisations = 0;
-  std::uint64_t suspect_lines_created = 0;
-  std::uint64_t suspect_validated_current = 0, suspect_validated_stale = 0;
-  std::uint64_t suspect_dropped_unread = 0;
 };
 
 // Event counts of one home (LLC bank) controller.
@@ -197,12 +192,6 @@ class L1Controller : public Controller {
   virtual bool access(Access access, std::uint64_t address, void* data, unsigned size) = 0;
   // Set once, before the first access.
   void set_miss_completion(std::function<void()> handler) { miss_completion_ = std::move(handler); }
-  // The time of the access about to be made, in the environment's fine units
-  // (Environment::fine_per_cycle), 0 when not given. A plain member the
-  // core's environment writes before each access(): a protocol that checks a
-  // deadline on every access reads it here rather than through pointers into
-  // the environment, which cost a chain of dependent loads on the hit path.
-  void set_access_time(std::uint64_t fine_time) { access_time_ = fine_time; }
   // A synchronisation instruction retired (fence, AMO, LR, SC); returns the
   // cycles it costs. MESI: nothing; NSI: self-invalidation.
   virtual Cycles synchronise() = 0;
@@ -222,16 +211,9 @@ class L1Controller : public Controller {
   enum class Permission : std::uint8_t { kUnknown, kNone, kRead, kWrite };
   virtual Permission permission(std::uint64_t /*line*/) const { return Permission::kUnknown; }
   const L1Statistics& statistics() const { return statistics_; }
-  // True when the last completed miss was a load that a speculating core
-  // would have executed with its own (suspect) copy, which the home then
-  // confirmed current (NSI's SUS validation): a timing model may charge it
-  // as a hit rather than the round trip it waited for. Reset by access().
-  bool last_miss_speculated_correctly() const { return last_miss_speculated_correctly_; }
 
  protected:
   L1Statistics statistics_;
-  bool last_miss_speculated_correctly_ = false;
-  std::uint64_t access_time_ = 0;  // set_access_time
   void line_lost(std::uint64_t line) {
     if (line_lost_) line_lost_(line);
   }

@@ -12,8 +12,8 @@
 //  - enter_state(): a table row's next state applied to a cache way;
 //  - make_room(): choosing and evicting an LLC victim; peek/poke of an LLC
 //    bank's data;
-//  - protocol_entry(): the registry entry of a protocol whose controllers
-//    take no options.
+//  - protocol_entry(): the registry entry of a protocol (one with
+//    parameters adds its make_instance).
 #pragma once
 
 #include "coherence/cache_array.h"
@@ -120,7 +120,7 @@ class WaitingRequests {
     for (const Message& message : queue_) {
       out += "stalled" + std::to_string(message.type) + '@' + std::to_string(message.line) + '/' +
              std::to_string(message.source) + ';';
-      if (message.version) out += 'v' + std::to_string(message.version) + ';';  // NSI validations
+      if (message.extension) out += 'v' + std::to_string(message.extension) + ';';  // the protocol's header word
       if (data_bytes && message.has_data) out.append(reinterpret_cast<const char*>(message.data.data()), data_bytes);
     }
   }
@@ -339,7 +339,7 @@ std::unique_ptr<HomeController> make_home_of(unsigned tile, const Geometry& geom
 }
 
 // The registry entry of a protocol with controllers L1 and Home; a protocol
-// with parameters adds them and make_l1_with_options to the result.
+// with parameters adds its make_instance to the result.
 template <typename L1, typename Home>
 Protocol protocol_entry(std::string name, std::string description, unsigned message_types,
                         std::string (*message_name)(unsigned), std::string (*tables_markdown)()) {

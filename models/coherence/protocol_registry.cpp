@@ -32,30 +32,10 @@ const Protocol& find_protocol(const std::string& name) {
   throw std::invalid_argument("unknown coherence protocol '" + name + "' (known: " + known + ")");
 }
 
-std::unique_ptr<L1Controller> make_configured_l1(const Protocol& protocol, unsigned tile, const Geometry& geometry,
-                                                 const CacheShape& shape, Environment& environment,
-                                                 const ProtocolOptions& options) {
-  for (const auto& [name, value] : options) {
-    bool known = false;
-    for (const ProtocolParameter& parameter : protocol.parameters) known |= parameter.name == name;
-    if (!known) {
-      std::string names;
-      for (const ProtocolParameter& parameter : protocol.parameters)
-        names += (names.empty() ? "" : ", ") + parameter.name;
-      throw std::invalid_argument("coherence protocol '" + protocol.name + "' has no parameter '" + name +
-                                  "' (its parameters: " + (names.empty() ? "none" : names) + ")");
-    }
-  }
-  if (protocol.make_l1_with_options) return protocol.make_l1_with_options(tile, geometry, shape, environment, options);
-  return protocol.make_l1(tile, geometry, shape, environment);
-}
-
-std::uint64_t option_value(const Protocol& protocol, const ProtocolOptions& options, const std::string& name) {
-  const auto it = options.find(name);
-  if (it != options.end()) return it->second;
-  for (const ProtocolParameter& parameter : protocol.parameters)
-    if (parameter.name == name) return parameter.default_value;
-  throw std::invalid_argument("coherence protocol '" + protocol.name + "' has no parameter '" + name + "'");
+std::unique_ptr<ProtocolInstance> instantiate(const Protocol& protocol, const std::string& prefix,
+                                              const std::string& note) {
+  if (protocol.make_instance) return protocol.make_instance(prefix, note);
+  return std::make_unique<ProtocolInstance>(protocol.name, protocol.make_l1, protocol.make_home);
 }
 
 void register_protocol(const Protocol& protocol) {

@@ -6,26 +6,24 @@
 #pragma once
 
 #include "coherence/coherence.h"
+#include "core/parameters.h"
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace npuvp::coherence {
 
-// A protocol's own tuning parameter (e.g. NSI's periodic synchronisation
-// interval); the cluster exposes each as `mesh.<protocol>.<name>`.
-struct ProtocolParameter {
-  std::string name;           // "periodic_synchronisation_cycles"
-  std::uint64_t default_value = 0;
-  std::string unit;           // "cycles"
-  std::string doc;            // one line
-};
-// Values of a protocol's parameters by name; absent ones take the default.
-using ProtocolOptions = std::map<std::string, std::uint64_t>;
+class ProtocolInstance;
 
+// An event count of a protocol's own (ProtocolCounters, extensions.h),
+// exported per L1 as `l1_<tile>.<name>` and summed as `l1.<name>`.
+struct CounterDeclaration {
+  std::string name;       // "suspect_lines_created"
+  std::string doc;        // one line, per L1
+  std::string total_doc;  // one line, all L1s
+};
 struct Protocol {
   std::string name;         // "mesi"
   std::string description;  // one line
@@ -41,22 +39,60 @@ struct Protocol {
                                                Environment& environment) = nullptr;
   // The protocol's tables as Markdown (docs/coherence.md).
   std::string (*tables_markdown)() = nullptr;
-  // Optional: the protocol's parameters, and an L1 factory taking their
-  // values (make_l1 then builds an L1 with the defaults). Use
-  // make_configured_l1() below, which checks the names.
-  std::vector<ProtocolParameter> parameters;
-  std::unique_ptr<L1Controller> (*make_l1_with_options)(unsigned tile, const Geometry& geometry,
-                                                        const CacheShape& shape, Environment& environment,
-                                                        const ProtocolOptions& options) = nullptr;
+  // Optional: the counters its L1s offer through ProtocolCounters.
+  std::vector<CounterDeclaration> l1_counters;
+  // Optional, for a protocol with parameters: its instance (below), whose
+  // parameters are named `<prefix>.<name>` and documented with `note`
+  // appended. Without it, instantiate() gives an instance of make_l1 and
+  // make_home with no parameters.
+  std::unique_ptr<ProtocolInstance> (*make_instance)(const std::string& prefix, const std::string& note) = nullptr;
 };
 
-// The L1 of `protocol` with `options`: std::invalid_argument naming the
-// protocol and its known parameters for a name it does not declare.
-std::unique_ptr<L1Controller> make_configured_l1(const Protocol& protocol, unsigned tile, const Geometry& geometry,
-                                                 const CacheShape& shape, Environment& environment,
-                                                 const ProtocolOptions& options);
-// The value of parameter `name` in `options`, or its default.
-std::uint64_t option_value(const Protocol& protocol, const ProtocolOptions& options, const std::string& name);
+// A protocol set up for one system: it owns the protocol's parameters — real
+// Parameters (core/parameters.h), members of the protocol's own instance
+// class, registered as `<prefix>.<name>` under the module that owns them
+// (the cluster: `<mesh>.<protocol>`) — and builds the controllers with their
+// values, read from its members.
+class ProtocolInstance {
+ public:
+  using L1Factory = std::unique_ptr<L1Controller> (*)(unsigned tile, const Geometry& geometry,
+                                                      const CacheShape& shape, Environment& environment);
+  using HomeFactory = std::unique_ptr<HomeController> (*)(unsigned tile, const Geometry& geometry,
+                                                          const CacheShape& shape, Environment& environment);
+  ProtocolInstance(std::string name, L1Factory make_l1, HomeFactory make_home)
+      : name_(std::move(name)), make_l1_(make_l1), make_home_(make_home) {}
+  virtual ~ProtocolInstance() = default;
+  ProtocolInstance(const ProtocolInstance&) = delete;
+  ProtocolInstance& operator=(const ProtocolInstance&) = delete;
+
+  const std::string& name() const { return name_; }
+  // The controllers of tile `tile` (the home's shape is ONE LLC bank).
+  virtual std::unique_ptr<L1Controller> make_l1(unsigned tile, const Geometry& geometry, const CacheShape& shape,
+                                                Environment& environment) const {
+    return make_l1_(tile, geometry, shape, environment);
+  }
+  virtual std::unique_ptr<HomeController> make_home(unsigned tile, const Geometry& geometry, const CacheShape& shape,
+                                                    Environment& environment) const {
+    return make_home_(tile, geometry, shape, environment);
+  }
+  // Its parameters, for tools that list or set them.
+  const std::vector<ParameterBase*>& parameters() const { return parameters_; }
+
+ protected:
+  // Lists `parameter`, a member of the derived instance, as one of its parameters.
+  void own(ParameterBase& parameter) { parameters_.push_back(&parameter); }
+
+ private:
+  std::string name_;
+  L1Factory make_l1_;
+  HomeFactory make_home_;
+  std::vector<ParameterBase*> parameters_;
+};
+
+// `protocol` set up with its parameters named `<prefix>.<name>` (docs
+// followed by `note`), or without parameters when it has none.
+std::unique_ptr<ProtocolInstance> instantiate(const Protocol& protocol, const std::string& prefix,
+                                              const std::string& note = "");
 
 // The protocol called `name`; std::invalid_argument listing the known names
 // otherwise.

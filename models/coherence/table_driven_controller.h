@@ -523,6 +523,14 @@ class TableDrivenHome : public HomeController {
         });
   }
 
+  // Takes a free way of the set for the context's line, waiting for memory's data, with a fresh entry.
+  void allocate(Context& context) {
+    const int way = array_.free_way(context.line);
+    if (way == CacheArray::kNone) throw ProtocolError(name() + ": internal error, no free way to allocate");
+    array_.install(way, context.line, static_cast<std::uint8_t>(Machine::kFilling));
+    entries_[static_cast<unsigned>(way)] = Entry{};
+    context.way = way;
+  }
   // A message of `type` for the context's line to L1 `tile`, with the LLC's data when `with_data`.
   Message message_to_l1(unsigned type, unsigned tile, const Context& context, bool with_data) const {
     Message message = message_from_home(type, tile, Port::kL1, Machine::virtual_network_of(type));

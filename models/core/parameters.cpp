@@ -85,6 +85,18 @@ const ParameterBase* ParameterRegistry::find(const std::string& name) const {
   return found == parameters_.end() ? nullptr : found->second;
 }
 
+std::uint64_t clock_period_ps(const Parameter<double>& clock) {
+  const double frequency = clock.get();
+  if (!std::isfinite(frequency) || frequency < kLowestClockHz || frequency > kHighestClockHz) {
+    std::ostringstream value;
+    value << frequency;
+    throw ConfigError("parameter '" + clock.name() + "' = " + value.str() +
+                      " Hz is outside the clocks SystemC's 64-bit picosecond time can hold: it must be between "
+                      "1 kHz (a 1 ms cycle) and 1 THz (a 1 ps cycle)");
+  }
+  return static_cast<std::uint64_t>(std::llround(1e12 / frequency));
+}
+
 std::string child_name(const sc_core::sc_object& owner, const std::string& local) {
   return std::string(owner.name()) + "." + local;
 }
@@ -120,9 +132,14 @@ bool parse_value(const std::string& text, const std::string&, std::string& out) 
   return true;
 }
 
+// The largest time SystemC holds: 2^64 - 1 units of the resolution (1 ps:
+// about 213 days). sc_time's constructor does not check it; a larger value
+// would wrap (issue 23).
+double largest_time_seconds() { return sc_core::sc_max_time().to_seconds(); }
+
 bool parse_value(const std::string& text, const std::string&, sc_core::sc_time& out) {
   auto seconds = parse_duration_seconds(text);
-  if (!seconds) return false;
+  if (!seconds || *seconds >= largest_time_seconds()) return false;
   out = sc_core::sc_time(*seconds, sc_core::SC_SEC);
   return true;
 }
@@ -164,7 +181,11 @@ void throw_bad_value(const std::string& name, const char* type, const std::strin
   if (!unit.empty() && std::string(type) != "time") message += " (" + unit + ")";
   if (std::string(type) == "time") message += " with a unit such as 10us or 1ms";
   message += ", got '" + text + "'";
-  if (!extra.empty()) message += ": " + extra;
+  std::string why = extra;
+  const auto seconds = std::string(type) == "time" ? parse_duration_seconds(text) : std::nullopt;
+  if (why.empty() && seconds && *seconds >= largest_time_seconds())
+    why = "above SystemC's largest time, 2^64 ps (about 213 days)";
+  if (!why.empty()) message += ": " + why;
   message += " (from " + origin + ")";
   throw ConfigError(message);
 }

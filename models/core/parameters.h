@@ -116,6 +116,18 @@ class Parameter : public ParameterBase {
   std::vector<T> choices_;
 };
 
+// The lowest and highest clock a model accepts. SystemC time is a 64-bit
+// count of picoseconds (2^64 ps, about 213 days): one cycle must be a whole
+// picosecond at least (1 THz), and at most 1 ms (1 kHz), so that at least
+// 1.8e10 cycles fit before that count overflows (below 1 kHz a long run would
+// wrap around and report wrong times; 32.768 kHz real-time clocks still fit).
+constexpr double kLowestClockHz = 1e3, kHighestClockHz = 1e12;
+
+// A clock parameter's period in whole picoseconds. Throws ConfigError naming
+// the parameter, its value and the limits for a frequency that is not finite
+// or outside [kLowestClockHz, kHighestClockHz].
+std::uint64_t clock_period_ps(const Parameter<double>& clock);
+
 class ParameterRegistry {
  public:
   static ParameterRegistry& instance();

@@ -60,18 +60,22 @@ double SimulationControl::wall_seconds() const {
 }
 
 namespace {
-volatile std::sig_atomic_t interrupt_requested = 0;
+volatile std::sig_atomic_t interrupt_requested = 0;  // the signal number, 0 for none
 }
 
-void SimulationControl::request_interrupt() { interrupt_requested = 1; }
+void SimulationControl::request_interrupt(int signal_number) { interrupt_requested = signal_number; }
 
 bool SimulationControl::interrupt_pending() { return interrupt_requested != 0; }
 
+void SimulationControl::fail_interrupted(const std::string& where) {
+  if (interrupt_requested == SIGTERM) fail(ExitStatus::kTerminated, "terminated (SIGTERM) " + where);
+  fail(ExitStatus::kInterrupted, "interrupted (SIGINT) " + where);
+}
+
 void SimulationControl::check_wall_time(const std::string& who) {
-  if (interrupt_requested)
-    fail(ExitStatus::kInterrupted, "interrupted (SIGINT) at simulated time " + sc_core::sc_time_stamp().to_string());
+  if (interrupt_requested) fail_interrupted("at simulated time " + sc_core::sc_time_stamp().to_string());
   if (wall_time_limit_ <= 0) return;
-  double elapsed = wall_seconds();
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - limit_start_).count();
   if (elapsed > wall_time_limit_) {
     std::ostringstream text;
     text << "wall-time limit reached: " << elapsed << " s (limit " << wall_time_limit_

@@ -5,6 +5,7 @@
 #include <systemc>
 
 #include <chrono>
+#include <csignal>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -20,6 +21,7 @@ enum class ExitStatus : int {
   kGuestError = 126,     // the guest did something the platform cannot continue from
   kInternalError = 127,  // a bug in the simulator
   kInterrupted = 130,    // the user pressed Ctrl-C (like a shell's 128 + SIGINT)
+  kTerminated = 143,     // SIGTERM (kill, a batch system's time limit): 128 + SIGTERM
 };
 
 // An error that ends the run. Thrown from anywhere (elaboration or a SystemC
@@ -72,15 +74,23 @@ class SimulationControl {
                                                        : instruction_limit_ - total_instructions_;
   }
   std::uint64_t total_instructions() const { return total_instructions_; }
-  // Fails the run when the wall-time limit passed or the user pressed Ctrl-C.
+  // Fails the run when the wall-time limit passed (counted from the start of
+  // the process: the limit holds while loading, too) or a SIGINT/SIGTERM came.
   void check_wall_time(const std::string& who);
-  // Async-signal-safe: called from a SIGINT handler.
-  static void request_interrupt();
+  // Async-signal-safe: called from the SIGINT and SIGTERM handlers. Both end
+  // the run at the cores' next synchronisation point, statistics written.
+  static void request_interrupt(int signal_number = SIGINT);
+  // Ends the run for a pending SIGINT (kInterrupted) or SIGTERM (kTerminated),
+  // naming the signal and `where` ("at simulated time 3 ms").
+  [[noreturn]] void fail_interrupted(const std::string& where);
   double wall_seconds() const;
   void start_wall_clock();
   // Host time spent stopped in a debugger counts neither for the wall-time
   // limit nor for the speed reported at exit.
-  void exclude_wall_time(std::chrono::steady_clock::duration duration) { wall_start_ += duration; }
+  void exclude_wall_time(std::chrono::steady_clock::duration duration) {
+    wall_start_ += duration;
+    limit_start_ += duration;
+  }
   // Whether the user pressed Ctrl-C (for code that waits outside the cores' loops).
   static bool interrupt_pending();
 
@@ -106,6 +116,9 @@ class SimulationControl {
   double wall_time_limit_ = 0;
   sc_core::sc_time latest_time_;
   std::chrono::steady_clock::time_point wall_start_ = std::chrono::steady_clock::now();
+  // The wall-time limit counts from here (the first use of the control, at
+  // the start of the run), not from start_wall_clock(): loading counts too.
+  std::chrono::steady_clock::time_point limit_start_ = std::chrono::steady_clock::now();
 };
 
 inline SimulationControl& simulation() { return SimulationControl::instance(); }

@@ -54,6 +54,16 @@ std::string hex(std::uint64_t value, int min_digits) {
   return buffer;
 }
 
+std::string hex_range(std::uint64_t address, std::uint64_t size) {
+  const unsigned __int128 end = static_cast<unsigned __int128>(address) + size;
+  const auto high = static_cast<std::uint64_t>(end >> 64), low = static_cast<std::uint64_t>(end);
+  char end_text[48];
+  if (high) std::snprintf(end_text, sizeof end_text, "0x%llx%016llx", static_cast<unsigned long long>(high),
+                          static_cast<unsigned long long>(low));
+  else std::snprintf(end_text, sizeof end_text, "0x%llx", static_cast<unsigned long long>(low));
+  return "[" + hex(address) + ", " + end_text + ")";
+}
+
 std::string trim(const std::string& text) {
   auto begin = text.find_first_not_of(" \t\r\n");
   if (begin == std::string::npos) return "";

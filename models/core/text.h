@@ -17,6 +17,10 @@ std::optional<std::string> closest_match(const std::string& name,
 
 // "0x8000_0000"-style hexadecimal formatting for addresses in messages.
 std::string hex(std::uint64_t value, int min_digits = 0);
+// "[0x80000000, 0x80001000)": the bytes [address, address + size). The end is
+// computed in 128 bits, so a range past 2^64 shows as it is (0x1_0000_0000_0000_0000
+// and up) instead of wrapping to a small number.
+std::string hex_range(std::uint64_t address, std::uint64_t size);
 
 std::string trim(const std::string& text);
 

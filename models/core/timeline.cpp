@@ -30,6 +30,9 @@ void Timeline::open(const std::string& path) {
 
 void Timeline::close() {
   if (!out_) return;
+  std::vector<std::function<void()>> closers = std::move(closers_);
+  closers_.clear();
+  for (auto& finish : closers) finish();
   *out_ << "\n]}\n";
   out_->close();
   out_.reset();

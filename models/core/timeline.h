@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -35,6 +36,9 @@ class Timeline {
   void open(const std::string& path);
   // Ends the document and closes the file (does nothing when not open).
   void close();
+  // Called by close() before the document ends (once), for models that write
+  // their open slices then (e.g. a core still running, cpu/core_activity.h).
+  void on_close(std::function<void()> finish) { closers_.push_back(std::move(finish)); }
 
   // The id of the track `name` in group `group`, created on first use.
   int track(const std::string& group, const std::string& name);
@@ -77,6 +81,7 @@ class Timeline {
   int next_track_ = 1;
   std::uint64_t events_ = 0;
   std::uint64_t next_flow_ = 1;
+  std::vector<std::function<void()>> closers_;
   std::map<std::pair<std::string, std::string>, std::vector<std::pair<int, sc_core::sc_time>>> lanes_;
 };
 

@@ -1,8 +1,8 @@
 // Machine-mode CSRs of an M+U hart (RISC-V privileged spec 1.12), plus the
-// F/D extensions' fflags, frm and fcsr (legal only while mstatus.FS != Off). Optional
-// features we do not implement read as zero where the spec allows it: no PMP
-// entries (all pmpcfg/pmpaddr are read-only zero, which also means U-mode may
-// access all memory) and hardwired-zero mhpmcounter3..31.
+// F/D extensions' fflags, frm and fcsr (legal only while mstatus.FS != Off), the
+// PMP CSRs (cpu/pmp.h) and the trigger CSRs of Sdtrig (cpu/debug_triggers.h).
+// Optional features we do not implement read as zero where the spec allows it:
+// hardwired-zero mhpmcounter3..31.
 #include "cpu/extension.h"
 #include "cpu/hart.h"
 
@@ -60,6 +60,11 @@ const char* csr_name(std::uint16_t number) {
     case csr::kMconfigptr: return "mconfigptr";
     case csr::kPmpcfg0: return "pmpcfg0";
     case csr::kPmpaddr0: return "pmpaddr0";
+    case DebugTriggers::kTselect: return "tselect";
+    case DebugTriggers::kTdata1: return "tdata1";
+    case DebugTriggers::kTdata2: return "tdata2";
+    case DebugTriggers::kTdata3: return "tdata3";
+    case DebugTriggers::kTinfo: return "tinfo";
     default: return nullptr;
   }
 }
@@ -115,9 +120,8 @@ bool Hart::csr_read(std::uint16_t number, std::uint64_t& value) {
     case csr::kMhartid: value = hart_id_; return true;
     default: break;
   }
-  if ((number >= csr::kPmpcfg0 && number <= csr::kPmpcfg15 && (number & 1) == 0) ||
-      (number >= csr::kPmpaddr0 && number <= csr::kPmpaddr63) ||
-      (number >= csr::kMhpmCounter3 && number <= csr::kMhpmCounter31) ||
+  if (pmp_.read_csr(number, value) || triggers_.read_csr(number, value)) return true;
+  if ((number >= csr::kMhpmCounter3 && number <= csr::kMhpmCounter31) ||
       (number >= csr::kMhpmEvent3 && number <= csr::kMhpmEvent31)) {
     value = 0;
     return true;
@@ -189,13 +193,17 @@ bool Hart::csr_write(std::uint16_t number, std::uint64_t value) {
       break;
     }
     default:
-      if ((number >= csr::kPmpcfg0 && number <= csr::kPmpcfg15 && (number & 1) == 0) ||
-          (number >= csr::kPmpaddr0 && number <= csr::kPmpaddr63) ||
-          (number >= csr::kMhpmCounter3 && number <= csr::kMhpmCounter31) ||
+      if (pmp_.write_csr(number, value)) break;
+      if (triggers_.write_csr(number, value)) {
+        flush_requested_ = true;  // execute triggers live in decoded slots: decode again
+        break;
+      }
+      if ((number >= csr::kMhpmCounter3 && number <= csr::kMhpmCounter31) ||
           (number >= csr::kMhpmEvent3 && number <= csr::kMhpmEvent31))
         break;  // hardwired zero
       return false;
   }
+  update_access_checks();  // PMP, MPRV, data triggers
   // Writes to mstatus/mie may enable a pending interrupt: look before the next instruction.
   pending_service_ = true;
   budget_ = 0;

@@ -224,7 +224,7 @@ void GdbServer::accept_connection(bool blocking) {
     }
     if (!blocking) return;
     if (SimulationControl::interrupt_pending())
-      simulation().fail(ExitStatus::kInterrupted, "interrupted (SIGINT) while waiting for gdb to attach");
+      simulation().fail_interrupted("while waiting for gdb to attach");
   }
   int one = 1;
   ::setsockopt(client_fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -277,7 +277,7 @@ bool GdbServer::read_packet(std::string& packet) {
     int ready = ::poll(&watch, 1, 200);
     if (ready == 0) {
       if (SimulationControl::interrupt_pending())
-        simulation().fail(ExitStatus::kInterrupted, "interrupted (SIGINT) while stopped in gdb");
+        simulation().fail_interrupted("while stopped in gdb");
       continue;
     }
     char buffer[4096];

@@ -53,6 +53,12 @@ void Hart::add_extension(IsaExtension& extension) {
   flush_decode_cache();
 }
 
+bool Hart::configure_pmp(unsigned entries, std::uint64_t granularity_bytes) {
+  if (!pmp_.configure(entries, granularity_bytes)) return false;
+  update_access_checks();
+  return true;
+}
+
 void Hart::set_cycle_model(const CycleModel& model) {
   cycle_model_ = model;
   flush_decode_cache();  // costs are baked into decoded instructions
@@ -70,6 +76,10 @@ void Hart::reset(std::uint64_t reset_pc) {
   waiting_for_interrupt_ = false;
   counter_write_pending_[0] = counter_write_pending_[1] = false;
   last_trap_target_ = ~0ull;
+  pmp_.reset();
+  triggers_.reset();
+  if (!triggered_slots_.empty()) flush_requested_ = pending_service_ = true;  // drop execute-trigger trampolines
+  update_access_checks();
   for (auto* extension : extensions_) extension->reset(*this);
 }
 
@@ -115,6 +125,7 @@ void Hart::flush_decode_cache() {
   current_page_ = nullptr;
   stale_pages_.clear();
   pending_code_invalidation_ = false;
+  triggered_slots_.clear();
 }
 
 DecodedInstruction Hart::undecoded_slot() {
@@ -142,14 +153,21 @@ void raise_illegal(Hart& hart, const DecodedInstruction& instruction) {
 
 bool Hart::fetch_raw(std::uint64_t address, std::uint32_t& raw, unsigned& length, std::uint64_t& fault_address) {
   auto fetch_half = [&](std::uint64_t at, std::uint16_t& half) {
+    bool ok = true;
     if (const MemoryWindow* window = find_window(at, false); window && at - window->start + 2 <= window->size) {
       std::memcpy(&half, window->host + (at - window->start), 2);
-      return true;
+    } else {
+      std::uint64_t cycles = 0;
+      ++bus_accesses_;
+      ok = bus_.bus_access(BusInterface::Access::kFetch, at, &half, 2, cycles);  // may grant DMI
+      cycles_ += cycles;
     }
-    std::uint64_t cycles = 0;
-    ++bus_accesses_;
-    bool ok = bus_.bus_access(BusInterface::Access::kFetch, at, &half, 2, cycles);
-    cycles_ += cycles;
+    // Code in the data cache's range may have been written by a store still
+    // held in some L1 (this hart's or another's): after fence.i the fetch
+    // must see that coherent value, not memory's stale copy. The fetch above
+    // still sets the timing and the DMI window (decoded pages are kept for
+    // windows only). Decoding is rare (once per slot until invalidated).
+    if (ok && data_cached(at)) data_cache_->debug_access(false, at, &half, 2);
     return ok;
   };
   std::uint16_t low = 0, high = 0;
@@ -186,6 +204,7 @@ void Hart::decode_into(DecodedInstruction& slot, std::uint64_t address) {
   slot.cost = slot.spec ? cycle_model_.cpi[static_cast<int>(slot.spec->cls)] : 1;
   // An instruction straddling into the next page: stores there must be seen too.
   if (length == 4 && (address & (kPageSize - 1)) == kPageSize - 2) flag_code_page((address >> kPageBits) + 1);
+  if (triggers_.any_execute()) install_trigger(slot, address);
   if (!breakpoints_.empty()) install_breakpoint(slot, address);
 }
 
@@ -260,7 +279,10 @@ void Hart::run(std::uint64_t cycle_limit) {
     if (pending_service_) service_pending();
     if (waiting_for_interrupt_ || cycles_ >= cycle_limit || debug_stop_ != DebugStop::kNone) return;
     budget_ = cycle_limit;
-    if (__builtin_expect(tracer_ != nullptr, 0)) run_traced_batch();  // --itrace; once per batch
+    // Once per batch: PMP-checked fetches (U-mode, or locked entries; traces
+    // too), or --itrace.
+    if (__builtin_expect(pmp_fetch_checks_, 0)) run_fetch_checked_batch();
+    else if (__builtin_expect(tracer_ != nullptr, 0)) run_traced_batch();
     // The interpreter loop: no SystemC calls, no allocation.
     while (cycles_ < budget_) {
       DecodedInstruction* instruction = decoded_at(pc);
@@ -273,6 +295,63 @@ void Hart::run(std::uint64_t cycle_limit) {
     // decoded code) waits for the next run() when a break was requested too.
     if (break_requested_ || !pending_service_ || debug_stop_ != DebugStop::kNone) return;
   }
+}
+
+void Hart::run_fetch_checked_batch() {
+  while (cycles_ < budget_) {
+    DecodedInstruction* instruction = decoded_at(pc);
+    std::uint64_t denied = ~0ull;  // the halfword whose fetch PMP refuses
+    if (!fetch_permitted(pc)) {
+      denied = pc;
+    } else {
+      if (instruction->execute == decode_on_first_use) decode_into(*instruction, pc);  // for its length
+      if (instruction->length == 4 && !fetch_permitted(pc + 2)) denied = pc + 2;
+    }
+    if (denied != ~0ull) {
+      raise_exception(TrapCause::kInstructionAccessFault, denied);  // --itrace shows the trap
+      cycles_ += 1;
+      ++executed_;
+      continue;
+    }
+    // --itrace as in run_traced_batch (instruction_trace.cpp).
+    HartTracer* tracer = tracer_ && tracer_->active() && tracer_->selects(pc) ? tracer_ : nullptr;
+    if (tracer) {
+      if (instruction->execute == decode_on_first_use) decode_into(*instruction, pc);
+      tracer->begin(*this, *instruction, pc, cycles_);
+    }
+    const std::uint64_t executed_before = executed_, exceptions_before = exceptions_;
+    instruction->execute(*this, *instruction);
+    cycles_ += instruction->cost;
+    ++executed_;
+    // A debugger stop abandons the instruction (it runs again on resume).
+    if (tracer && executed_ != executed_before) tracer->end(*this, exceptions_ != exceptions_before);
+  }
+}
+
+void Hart::update_access_checks() {
+  const bool user = privilege_ == Privilege::kUser;
+  // mstatus.MPRV: loads and stores of M-mode use MPP's privilege.
+  const bool data_user = user || ((mstatus_ & kMstatusMprv) && (mstatus_ & kMstatusMpp) == 0);
+  pmp_fetch_checks_ = pmp_.checks(user);
+  pmp_data_checks_ = pmp_.checks(data_user);
+  data_checks_ = !watchpoints_.empty() || triggers_.any_data() || pmp_data_checks_;
+  if (data_checks_) read_window_ = write_window_ = MemoryWindow{};
+}
+
+bool Hart::data_access_permitted(std::uint64_t address, unsigned size, bool write, TrapCause fault) {
+  if (!watchpoints_.empty() && watch_hit(address, size, write)) return false;
+  if (triggers_.any_data() && triggers_.fire_data(address, size, write, privilege_ == Privilege::kUser) >= 0) {
+    raise_exception(TrapCause::kBreakpoint, address);
+    return false;
+  }
+  if (pmp_data_checks_) {
+    const bool user = privilege_ == Privilege::kUser || ((mstatus_ & kMstatusMprv) && (mstatus_ & kMstatusMpp) == 0);
+    if (!pmp_.allows(address, size, write ? PhysicalMemoryProtection::kWrite : PhysicalMemoryProtection::kRead, user)) {
+      raise_exception(fault, address);
+      return false;
+    }
+  }
+  return true;
 }
 
 void Hart::service_pending() {
@@ -378,10 +457,12 @@ void Hart::enter_trap(std::uint64_t cause, std::uint64_t tval) {
   std::uint64_t target = mtvec_ & ~3ull;
   if (interrupt && (mtvec_ & 3) == 1) target += 4 * (cause & ~kInterruptBit);
   if (tracer_) tracer_->trap(cause, mepc_, tval, target, true, cycles_);
+  if (activity_) activity_->trap_entered(cause, mepc_, cycles_);
   pc = target;
   last_trap_target_ = target;
   last_trap_retired_ = retired();
   reservation_valid_ = false;
+  update_access_checks();  // now in M-mode
 }
 
 void Hart::execute_mret(const DecodedInstruction& d) {
@@ -392,6 +473,8 @@ void Hart::execute_mret(const DecodedInstruction& d) {
   if (previous != Privilege::kMachine) mstatus_ &= ~kMstatusMprv;
   privilege_ = previous;
   pc = mepc_;
+  if (activity_) activity_->trap_returned(cycles_);
+  update_access_checks();  // U-mode: PMP checks fetches (the batch ends here)
   pending_service_ = true;  // re-enabled interrupts may be pending
   budget_ = 0;
 }
@@ -474,6 +557,29 @@ void Hart::install_breakpoint(DecodedInstruction& slot, std::uint64_t address) {
   slot.execute = execute_breakpoint;  // keeps the cost: stepping past runs the original
 }
 
+void Hart::install_trigger(DecodedInstruction& slot, std::uint64_t address) {
+  if (!triggers_.execute_address_watched(address)) return;
+  triggered_slots_[address] = slot;
+  slot.execute = execute_trigger;  // keeps length and cost
+}
+
+void Hart::execute_trigger(Hart& hart, const DecodedInstruction& instruction) {
+  auto found = hart.triggered_slots_.find(hart.pc);
+  if (found == hart.triggered_slots_.end()) {  // triggers changed, slot not yet re-decoded
+    auto& slot = const_cast<DecodedInstruction&>(instruction);
+    hart.decode_into(slot, hart.pc);
+    slot.execute(hart, slot);
+    return;
+  }
+  // Timing "before": the instruction does not execute; mtval = its address.
+  if (hart.triggers_.fire_execute(hart.pc, hart.privilege_ == Privilege::kUser) >= 0) {
+    hart.raise_exception(TrapCause::kBreakpoint, hart.pc);
+    return;
+  }
+  const DecodedInstruction original = found->second;
+  original.execute(hart, original);
+}
+
 void Hart::execute_breakpoint(Hart& hart, const DecodedInstruction& instruction) {
   auto found = hart.breakpoints_.find(hart.pc);
   if (found == hart.breakpoints_.end()) {  // removed, slot not yet re-decoded
@@ -497,13 +603,14 @@ void Hart::execute_breakpoint(Hart& hart, const DecodedInstruction& instruction)
 
 void Hart::insert_watchpoint(std::uint64_t address, std::uint64_t size, Watch kind) {
   watchpoints_.push_back(Watchpoint{address, size == 0 ? 1 : size, kind});
-  read_window_ = write_window_ = MemoryWindow{};  // no fast path from now on
+  update_access_checks();  // no fast path from now on
 }
 
 bool Hart::remove_watchpoint(std::uint64_t address, std::uint64_t size, Watch kind) {
   for (auto it = watchpoints_.begin(); it != watchpoints_.end(); ++it) {
     if (it->start == address && it->size == (size == 0 ? 1 : size) && it->kind == kind) {
       watchpoints_.erase(it);
+      update_access_checks();
       return true;  // the fast path comes back with the next slow access
     }
   }
@@ -515,6 +622,7 @@ void Hart::remove_debug_points() {
   for (const auto& [address, breakpoint] : breakpoints_) addresses.push_back(address);
   for (std::uint64_t address : addresses) remove_breakpoint(address);
   watchpoints_.clear();
+  update_access_checks();
   debug_stop_ = DebugStop::kNone;
 }
 
@@ -585,7 +693,7 @@ void Hart::synchronise_slow(DataCache::Sync kind) {
 
 template <typename T>
 bool Hart::load_slow(std::uint64_t address, T& value, TrapCause fault) {
-  if (__builtin_expect(!watchpoints_.empty(), 0) && watch_hit(address, sizeof(T), false)) return false;
+  if (__builtin_expect(data_checks_, 0) && !data_access_permitted(address, sizeof(T), false, fault)) return false;
   if (address & (sizeof(T) - 1)) {
     if (!allow_misaligned_) {
       raise_exception(fault == TrapCause::kStoreAccessFault ? TrapCause::kStoreMisaligned : TrapCause::kLoadMisaligned,
@@ -611,8 +719,8 @@ bool Hart::load_slow(std::uint64_t address, T& value, TrapCause fault) {
   if (const MemoryWindow* window = find_window(address, false); window && address - window->start + sizeof(T) <= window->size) {
     // A window that overlaps the data cache's range serves this access but
     // never the fast path (which would bypass the cache).
-    // Nor while watchpoints exist: every access must be checked.
-    if (!overlaps_data_cache(*window) && watchpoints_.empty()) read_window_ = *window;
+    // Nor while accesses need checks (watchpoints, data triggers, PMP).
+    if (!overlaps_data_cache(*window) && !data_checks_) read_window_ = *window;
     std::memcpy(&value, window->host + (address - window->start), sizeof(T));
     cycles_ += window->read_cycles;
     return true;
@@ -629,7 +737,8 @@ bool Hart::load_slow(std::uint64_t address, T& value, TrapCause fault) {
 
 template <typename T>
 bool Hart::store_slow(std::uint64_t address, T value) {
-  if (__builtin_expect(!watchpoints_.empty(), 0) && watch_hit(address, sizeof(T), true)) return false;
+  if (__builtin_expect(data_checks_, 0) && !data_access_permitted(address, sizeof(T), true, TrapCause::kStoreAccessFault))
+    return false;
   if (address & (sizeof(T) - 1)) {
     if (!allow_misaligned_) {
       raise_exception(TrapCause::kStoreMisaligned, address);
@@ -652,7 +761,7 @@ bool Hart::store_slow(std::uint64_t address, T value) {
     return true;
   }
   if (const MemoryWindow* window = find_window(address, true); window && address - window->start + sizeof(T) <= window->size) {
-    if (!overlaps_data_cache(*window) && watchpoints_.empty()) write_window_ = *window;
+    if (!overlaps_data_cache(*window) && !data_checks_) write_window_ = *window;
     std::memcpy(window->host + (address - window->start), &value, sizeof(T));
     cycles_ += window->write_cycles;
     note_store(address);

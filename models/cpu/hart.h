@@ -5,8 +5,10 @@
 // directly.
 #pragma once
 
+#include "cpu/debug_triggers.h"
 #include "cpu/decoder.h"
 #include "cpu/instruction.h"
+#include "cpu/pmp.h"
 
 #include <cstdint>
 #include <cstring>
@@ -68,8 +70,9 @@ class BusInterface {
 
 // A data cache in front of part of the address space (the mesh cluster's
 // coherent private L1s; models/coherence/). Loads, stores and atomics in its
-// range go to it instead of the memory windows and the bus; instruction
-// fetches do not (code is read-only, fetched through the windows). Calls come
+// range go to it instead of the memory windows and the bus. Instruction
+// fetches there read its coherent value (debug_access) when an instruction is
+// decoded, so code written by any hart is seen after fence.i. Calls come
 // from the hart's own thread and may block in simulated time (a miss waits
 // for the protocol): `cycles` returns how long the access took, counted from
 // the hart's current cycle (Hart::cycles()). Data really lives in the cache:
@@ -95,6 +98,17 @@ class DataCache {
   virtual bool debug_access(bool write, std::uint64_t address, void* data, std::size_t size) = 0;
 };
 
+// Told of the hart's trap entries and trap returns (mret): rare events, never
+// one per instruction. The CPU activity timeline (--trace) draws trap handlers
+// and interrupts from them (cpu/core_activity.h).
+class HartActivityObserver {
+ public:
+  virtual ~HartActivityObserver() = default;
+  // `cycles`: the hart's cycle count at the event.
+  virtual void trap_entered(std::uint64_t mcause, std::uint64_t epc, std::uint64_t cycles) = 0;
+  virtual void trap_returned(std::uint64_t cycles) = 0;
+};
+
 // Cycles per instruction class, plus the extra cost of a taken branch.
 struct CycleModel {
   std::uint8_t cpi[static_cast<int>(InstructionClass::kCount)] = {1, 3, 20, 1, 1, 1, 2, 2, 4, 1, 2, 1};
@@ -112,6 +126,10 @@ class Hart {
   void add_extension(IsaExtension& extension);
   void set_cycle_model(const CycleModel& model);
   void set_allow_misaligned(bool allow) { allow_misaligned_ = allow; }
+  // PMP entries (0, 16 or 64) and granularity (bytes, a power of two >= 4);
+  // false for other values. Without a call: no entries (pmp* CSRs read zero).
+  bool configure_pmp(unsigned entries, std::uint64_t granularity_bytes);
+  void set_activity_observer(HartActivityObserver* observer) { activity_ = observer; }
   void set_semihosting(std::function<bool(Hart&)> handler) { semihosting_ = std::move(handler); }
   // Source of the `time` CSR (mtime of the platform's timer) given the
   // hart's cycle count.
@@ -318,6 +336,20 @@ class Hart {
   static DecodedInstruction undecoded_slot();  // decodes itself when first executed
   // The execute function of a slot holding a breakpoint.
   static void execute_breakpoint(Hart& hart, const DecodedInstruction& instruction);
+  // The execute function of a slot watched by an execute trigger (Sdtrig).
+  static void execute_trigger(Hart& hart, const DecodedInstruction& instruction);
+  void install_trigger(DecodedInstruction& slot, std::uint64_t address);
+  // Recomputes which accesses need checks (PMP for the current privilege,
+  // data triggers, watchpoints); the fast paths are off while any is needed.
+  void update_access_checks();
+  // Watchpoints, data triggers and PMP for a data access; false when the
+  // access must not happen (a stop, or the trap has been raised).
+  bool data_access_permitted(std::uint64_t address, unsigned size, bool write, TrapCause fault);
+  // The interpreter loop while instruction fetches need PMP checks.
+  void run_fetch_checked_batch();
+  bool fetch_permitted(std::uint64_t address) {
+    return pmp_.allows(address, 2, PhysicalMemoryProtection::kExecute, privilege_ == Privilege::kUser);
+  }
   void install_breakpoint(DecodedInstruction& slot, std::uint64_t address);
   // A data access to a watched range: records the stop; true = abort the instruction.
   bool watch_hit(std::uint64_t address, unsigned size, bool write);
@@ -357,6 +389,10 @@ class Hart {
   MemoryWindow read_window_, write_window_;
   std::vector<std::uint64_t> code_filter_;
   bool allow_misaligned_ = false;
+  // Data accesses need the checks of data_access_permitted (only the slow
+  // path looks: no fast-path window is kept while this is set).
+  bool data_checks_ = false;
+  bool pmp_fetch_checks_ = false, pmp_data_checks_ = false;
 
  public:
   // F/D registers. A single-precision value is NaN-boxed: it sits in the low
@@ -410,6 +446,10 @@ class Hart {
   std::function<bool(std::uint64_t, std::uint64_t)> exception_hook_;
   std::function<std::string(std::uint64_t)> symbolizer_;
   HartTracer* tracer_ = nullptr;
+  HartActivityObserver* activity_ = nullptr;
+  PhysicalMemoryProtection pmp_;
+  DebugTriggers triggers_;
+  std::unordered_map<std::uint64_t, DecodedInstruction> triggered_slots_;  // the instructions under execute triggers
 
   // Debugger state (GdbServer).
   struct Breakpoint {

@@ -2,7 +2,9 @@
 
 #include "core/simulation.h"
 #include "core/text.h"
+#include "core/timeline.h"
 #include "core/waveform.h"
+#include "cpu/core_activity.h"
 #include "cpu/instruction_trace.h"
 
 #include <cmath>
@@ -12,14 +14,18 @@ namespace npuvp {
 using sc_core::sc_time;
 
 RiscvCpu::RiscvCpu(sc_core::sc_module_name name, std::uint64_t default_hart_id, sc_time default_quantum,
-                   bool default_stop_at_events)
+                   bool default_stop_at_events, bool default_allow_misaligned)
     : sc_module(name),
       socket("socket"),
       hart_id(child_name(*this, "hart_id"), default_hart_id, "", "value of mhartid"),
       clock(child_name(*this, "clock"), 1e9, "Hz", "core clock frequency"),
       reset_pc(child_name(*this, "reset_pc"), 0x1000, "address", "pc after reset (the boot ROM)"),
-      allow_misaligned(child_name(*this, "allow_misaligned"), false, "",
-                       "perform misaligned loads/stores instead of trapping (AMOs always trap)"),
+      allow_misaligned(child_name(*this, "allow_misaligned"), default_allow_misaligned, "",
+                       "perform misaligned loads/stores (as QEMU virt) instead of trapping (AMOs and LR/SC always trap)"),
+      pmp_entries(child_name(*this, "pmp.entries"), 16, "",
+                  "physical memory protection entries: 0, 16 (as QEMU virt) or 64"),
+      pmp_granularity(child_name(*this, "pmp.granularity"), 4, "bytes",
+                      "smallest PMP region, a power of two (4: as QEMU virt)"),
       semihosting(child_name(*this, "semihosting.enable"), true, "",
                   "serve RISC-V semihosting calls (the slli/ebreak/srai sequence)"),
       dmi(child_name(*this, "dmi"), true, "", "use direct memory interface pointers for fetch and data"),
@@ -46,9 +52,7 @@ RiscvCpu::RiscvCpu(sc_core::sc_module_name name, std::uint64_t default_hart_id, 
   socket.register_invalidate_direct_mem_ptr(this, &RiscvCpu::invalidate_direct_mem_ptr);
   hart_ = std::make_unique<Hart>(hart_id, *this);
 
-  if (clock.get() <= 0) throw ConfigError(clock.name() + " must be positive");
-  period_ps_ = static_cast<std::uint64_t>(std::llround(1e12 / clock.get()));
-  if (period_ps_ == 0) throw ConfigError(clock.name() + " is above 1 THz");
+  period_ps_ = clock_period_ps(clock);
   period_ = sc_time(static_cast<double>(period_ps_), sc_core::SC_PS);
 
   CycleModel model;
@@ -64,6 +68,10 @@ RiscvCpu::RiscvCpu(sc_core::sc_module_name name, std::uint64_t default_hart_id, 
   model.branch_taken_penalty = static_cast<std::uint8_t>(branch_taken_penalty.get());
   hart_->set_cycle_model(model);
   hart_->set_allow_misaligned(allow_misaligned);
+  if (!hart_->configure_pmp(static_cast<unsigned>(pmp_entries.get()), pmp_granularity.get()))
+    throw ConfigError("parameters '" + pmp_entries.name() + "' (" + std::to_string(pmp_entries.get()) + ") and '" +
+                      pmp_granularity.name() + "' (" + std::to_string(pmp_granularity.get()) +
+                      "): entries must be 0, 16 or 64 and the granularity a power of two of at least 4 bytes");
   hart_->set_fatal_handler([this](const std::string& message) {
     account_retired();
     simulation().fail(ExitStatus::kGuestError, std::string(this->name()) + ": " + message);
@@ -98,7 +106,26 @@ RiscvCpu::RiscvCpu(sc_core::sc_module_name name, std::uint64_t default_hart_id, 
   SC_THREAD(run);
 }
 
-RiscvCpu::~RiscvCpu() = default;
+RiscvCpu::~RiscvCpu() {
+  if (activity_) {
+    activity_->finish(hart_->cycles());
+    hart_->set_activity_observer(nullptr);
+  }
+}
+
+void RiscvCpu::start_activity_trace() {
+  Timeline& timeline = Timeline::instance();
+  if (!timeline.enabled() || held_in_reset_ || stall_service_) return;
+  activity_ = std::make_shared<CoreActivity>(name(), period_ps_, hart_->cycles());
+  hart_->set_activity_observer(activity_.get());
+  // The last slice ends where the core's time is when the trace closes (a
+  // core destroyed earlier has finished its slices in its destructor).
+  std::weak_ptr<CoreActivity> activity = activity_;
+  Hart* hart = hart_.get();
+  timeline.on_close([activity, hart] {
+    if (auto alive = activity.lock()) alive->finish(hart->cycles());
+  });
+}
 
 void RiscvCpu::set_time_source(std::function<std::uint64_t(const sc_time&)> source) {
   std::uint64_t period_ps = period_ps_;
@@ -139,6 +166,7 @@ void RiscvCpu::start_of_simulation() {
   hart_->reset(start_pc_.value_or(reset_pc));
   if (semihosting) hart_->set_semihosting([this](Hart& hart) { return serve_semihosting(hart); });
   hart_->set_tracer(InstructionTrace::instance().tracer_for(name(), *hart_, period_ps_));  // --itrace
+  start_activity_trace();
 }
 
 void RiscvCpu::set_interrupt(unsigned line, bool level) {
@@ -244,12 +272,14 @@ void RiscvCpu::sleep_until_interrupt() {
   quantum_keeper_.sync();
   sleeping_ = true;
   record_sleeping(true);
+  if (activity_) activity_->sleep(hart_->cycles());
   while (!hart_->wake_condition()) sc_core::wait(wake_event_);
   sleeping_ = false;
   record_sleeping(false);
   // mcycle keeps counting while the core sleeps: catch up with SystemC time.
   std::uint64_t now_cycles = cycles_at(sc_core::sc_time_stamp());
   if (now_cycles > hart_->cycles()) hart_->add_idle_cycles(now_cycles - hart_->cycles());
+  if (activity_) activity_->wake(hart_->cycles());
   hart_->wake();
   quantum_keeper_.reset();
 }

@@ -23,6 +23,7 @@
 
 namespace npuvp {
 
+class CoreActivity;
 class RiscvCpu;
 
 // A debugger attached to cores (GdbServer). The core calls it from its own
@@ -46,6 +47,8 @@ class RiscvCpu : public sc_core::sc_module, public InterruptTarget, public BusIn
   Parameter<double> clock;
   Parameter<std::uint64_t> reset_pc;
   Parameter<bool> allow_misaligned;
+  // Physical memory protection: implemented entries (0, 16 or 64) and granularity.
+  Parameter<std::uint64_t> pmp_entries, pmp_granularity;
   Parameter<bool> semihosting;
   Parameter<bool> dmi;
   // Temporal decoupling of this core: its own quantum (0: sim.quantum), and
@@ -61,8 +64,11 @@ class RiscvCpu : public sc_core::sc_module, public InterruptTarget, public BusIn
   // `default_hart_id` is the default of the `hart_id` parameter (the platform
   // numbers the mesh cluster's harts 0..15); a configured value overrides it.
   // `default_quantum` and `default_stop_at_events` likewise for the platform.
+  // `default_allow_misaligned`: QEMU virt performs misaligned loads and stores
+  // (the host CPU and the cluster harts do too); the AI Cores' scalar units trap.
   explicit RiscvCpu(sc_core::sc_module_name name, std::uint64_t default_hart_id = 0,
-                    sc_core::sc_time default_quantum = sc_core::SC_ZERO_TIME, bool default_stop_at_events = true);
+                    sc_core::sc_time default_quantum = sc_core::SC_ZERO_TIME, bool default_stop_at_events = true,
+                    bool default_allow_misaligned = true);
   ~RiscvCpu() override;
 
   Hart& hart() { return *hart_; }
@@ -167,6 +173,10 @@ class RiscvCpu : public sc_core::sc_module, public InterruptTarget, public BusIn
   bool serve_semihosting(Hart& hart);
   Semihosting semihosting_service_;
   std::vector<std::unique_ptr<Statistic>> statistics_;
+  // --trace: running / trap handler / WFI of a core without a stall service
+  // (the AI Cores' scalar units have their pipes' rows instead).
+  std::shared_ptr<CoreActivity> activity_;
+  void start_activity_trace();
 };
 
 }  // namespace npuvp

@@ -35,14 +35,9 @@ RingBus::RingBus(sc_core::sc_module_name name)
 }
 
 void RingBus::configure() {
-  if (!(clock.get() > 0) || !std::isfinite(clock.get()))
-    throw ConfigError(clock.name() + " must be a positive frequency");
   if (link_width.get() == 0) throw ConfigError(link_width.name() + " must not be zero");
   // Whole picoseconds, like the cores' clocks, then SystemC time units.
-  double period_ps = std::round(1e12 / clock.get());
-  period_ = sc_time(period_ps, sc_core::SC_PS).value();
-  if (period_ == 0)
-    throw ConfigError(clock.name() + " is too high: one cycle is below the SystemC time resolution");
+  period_ = sc_time(static_cast<double>(clock_period_ps(clock)), sc_core::SC_PS).value();
   hop_ = hop_latency.get() * period_;
   hop_time_ = sc_time::from_value(hop_);
   width_ = link_width.get();

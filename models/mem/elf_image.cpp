@@ -6,8 +6,10 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -40,6 +42,11 @@ ElfImage::ElfImage(const std::string& path) : path_(path) {
   ElfHandle handle;
   handle.fd = open(path.c_str(), O_RDONLY);
   if (handle.fd < 0) fail(std::strerror(errno));
+  struct stat status;
+  if (fstat(handle.fd, &status) != 0) fail(std::strerror(errno));
+  if (S_ISDIR(status.st_mode)) fail("is a directory, not an ELF file");
+  if (!S_ISREG(status.st_mode)) fail("not a regular file (a device or pipe), not an ELF file");
+  if (status.st_size == 0) fail("the file is empty (0 bytes), not an ELF file");
   off_t file_size = lseek(handle.fd, 0, SEEK_END);
   handle.elf = elf_begin(handle.fd, ELF_C_READ, nullptr);
   if (!handle.elf || elf_kind(handle.elf) != ELF_K_ELF) {
@@ -70,6 +77,9 @@ ElfImage::ElfImage(const std::string& path) : path_(path) {
     if (program.p_filesz > program.p_memsz) fail("segment " + std::to_string(i) + " is larger in the file than in memory");
     if (!inside_file(program.p_offset, program.p_filesz, file_size))
       fail("segment " + std::to_string(i) + " extends past the end of the file (truncated?)");
+    if (program.p_paddr + program.p_memsz < program.p_paddr)
+      fail("segment " + std::to_string(i) + " " + hex_range(program.p_paddr, program.p_memsz) +
+           " runs past the end of the 64-bit address space");
     Segment segment{program.p_paddr, program.p_memsz, std::vector<std::uint8_t>(program.p_filesz),
                     (program.p_flags & PF_X) != 0};
     if (program.p_filesz &&
@@ -79,6 +89,7 @@ ElfImage::ElfImage(const std::string& path) : path_(path) {
     segments_.push_back(std::move(segment));
   }
   if (segments_.empty()) fail("no loadable segments");
+  check_overlaps(fail);
 
   // Symbols are optional (stripped binaries still run).
   Elf_Scn* section = nullptr;
@@ -129,7 +140,35 @@ std::string ElfImage::symbolize(std::uint64_t address) const {
   return offset ? found->second.name + "+" + hex(offset) : found->second.name;
 }
 
-void ElfImage::load(const std::function<std::size_t(std::uint64_t, const std::uint8_t*, std::size_t)>& write) const {
+// Two segments over the same bytes: which one the memory keeps would depend on
+// the load order. QEMU's loader refuses such an image ("rom: requested regions
+// overlap"); so does npuvp, naming both ranges.
+void ElfImage::check_overlaps(const std::function<void(const std::string&)>& fail) const {
+  std::vector<std::size_t> order(segments_.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return segments_[a].address < segments_[b].address; });
+  for (std::size_t k = 1; k < order.size(); ++k) {
+    const Segment& lower = segments_[order[k - 1]];
+    const Segment& upper = segments_[order[k]];
+    if (upper.address - lower.address < lower.memory_size)
+      fail("loadable segments " + hex_range(lower.address, lower.memory_size) + " and " +
+           hex_range(upper.address, upper.memory_size) + " overlap");
+  }
+}
+
+void ElfImage::load(const std::function<std::size_t(std::uint64_t, const std::uint8_t*, std::size_t)>& write,
+                    const PlacementCheck& check) const {
+  // Every segment's place is checked before the first byte is written: a
+  // refused image leaves memory as it was (and a huge .bss is not zero-filled first).
+  if (check)
+    for (std::size_t i = 0; i < segments_.size(); ++i) {
+      const Segment& segment = segments_[i];
+      std::string problem = check(segment.address, segment.memory_size);
+      if (!problem.empty())
+        throw ConfigError("ELF '" + path_ + "': segment " + std::to_string(i) + " " +
+                          hex_range(segment.address, segment.memory_size) + " " + problem);
+    }
   std::vector<std::uint8_t> zeros;
   for (std::size_t i = 0; i < segments_.size(); ++i) {
     const Segment& segment = segments_[i];
@@ -138,9 +177,9 @@ void ElfImage::load(const std::function<std::size_t(std::uint64_t, const std::ui
       while (done < size) {
         std::size_t step = write(address + done, data + done, size - done);
         if (step == 0)
-          throw ConfigError("ELF '" + path_ + "': segment " + std::to_string(i) + " [" + hex(segment.address) + ", " +
-                            hex(segment.address + segment.memory_size) + ") is not in any memory (first unmapped byte at " +
-                            hex(address + done) + ")");
+          throw ConfigError("ELF '" + path_ + "': segment " + std::to_string(i) + " " +
+                            hex_range(segment.address, segment.memory_size) +
+                            " is not in any memory (first unmapped byte at " + hex(address + done) + ")");
         done += step;
       }
     };

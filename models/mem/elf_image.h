@@ -1,6 +1,7 @@
 // ElfImage: a RISC-V ELF executable read with libelf: loadable segments,
-// entry point and symbols. Every defect (missing file, not ELF, wrong class
-// or machine, truncated) is a ConfigError naming the file and the problem.
+// entry point and symbols. Every defect (missing file, a directory or empty
+// file, not ELF, wrong class or machine, truncated, segments that overlap or
+// run past 2^64) is a ConfigError naming the file and the problem.
 #pragma once
 
 #include <cstdint>
@@ -31,16 +32,25 @@ class ElfImage {
   // "function+0x10" for an address inside a function or object, else "".
   std::string symbolize(std::uint64_t address) const;
 
+  // Why [address, address + size) cannot take a segment ("" when it can),
+  // e.g. "is not inside one memory ...": the platform's memory map, which
+  // this model does not know.
+  using PlacementCheck = std::function<std::string(std::uint64_t address, std::uint64_t size)>;
+
   // Writes every segment (zero-filling .bss) through `write`, which returns
   // how many bytes it could place; a short write is a ConfigError naming the
-  // segment that hits no memory.
-  void load(const std::function<std::size_t(std::uint64_t address, const std::uint8_t* data, std::size_t size)>& write) const;
+  // segment that hits no memory. With `check`, every segment's place is
+  // checked first and nothing is written when one is refused.
+  void load(const std::function<std::size_t(std::uint64_t address, const std::uint8_t* data, std::size_t size)>& write,
+            const PlacementCheck& check = {}) const;
 
  private:
   struct Symbol {
     std::uint64_t size;
     std::string name;
   };
+  void check_overlaps(const std::function<void(const std::string&)>& fail) const;
+
   std::string path_;
   std::uint64_t entry_ = 0;
   std::vector<Segment> segments_;

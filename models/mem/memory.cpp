@@ -24,7 +24,10 @@ Memory::Memory(sc_core::sc_module_name name, std::uint64_t default_size, bool de
   socket.register_b_transport(this, &Memory::b_transport);
   socket.register_get_direct_mem_ptr(this, &Memory::get_direct_mem_ptr);
   socket.register_transport_dbg(this, &Memory::transport_dbg);
-  if (bandwidth.get() < 0) throw ConfigError(bandwidth.name() + " must not be negative");
+  // Below 1 B/s one access would take longer than SystemC's 64-bit picosecond
+  // time holds (issue 23: such values used to wrap and give wrong times).
+  if (bandwidth.get() < 0 || (bandwidth.get() > 0 && bandwidth.get() < 1))
+    throw ConfigError(bandwidth.name() + " must be 0 (unlimited) or at least 1 B/s, got " + bandwidth.value_text());
 }
 
 sc_core::sc_time Memory::complete(const sc_core::sc_time& start, const sc_core::sc_time& latency, unsigned length) {

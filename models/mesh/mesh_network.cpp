@@ -37,7 +37,7 @@ MeshNetwork::MeshNetwork(sc_core::sc_module_name name)
                        "responses)"),
       memory_controllers(child_name(*this, "memory_controllers"), "", "",
                          "comma-separated edge routers (tile numbers) with a memory controller; controller k is "
-                         "node width*height+k"),
+                         "node width*height+k (empty in the mesh cluster: its corners)"),
       router_energy(child_name(*this, "router_energy"), 3.77e-10, "J",
                     "energy per flit per router traversal (Orion, 65 nm, 1 V, 1 GHz)"),
       link_energy(child_name(*this, "link_energy"), 2.22e-10, "J",
@@ -86,12 +86,8 @@ MeshNetwork::Shape MeshNetwork::read_parameters() const {
     throw ConfigError(width.name() + " x " + height.name() + " = " + std::to_string(shape.width) + " x " +
                       std::to_string(shape.height) + " is above the largest mesh, " + std::to_string(kMaxRouters) +
                       " routers");
-  if (!(clock.get() > 0) || !std::isfinite(clock.get()))
-    throw ConfigError(clock.name() + " must be a positive frequency");
   // Whole picoseconds, like the ring and the cores, then SystemC time units.
-  shape.period = sc_time(std::round(1e12 / clock.get()), sc_core::SC_PS).value();
-  if (shape.period == 0)
-    throw ConfigError(clock.name() + " is too high: one cycle is below the SystemC time resolution");
+  shape.period = sc_time(static_cast<double>(clock_period_ps(clock)), sc_core::SC_PS).value();
   shape.router_latency = router_latency.get();
   shape.link_latency = link_latency.get();
   shape.link_width = link_width.get();

@@ -73,7 +73,7 @@ AiCore::AiCore(sc_core::sc_module_name name, unsigned core_id)
       icache_size(child_name(*this, "icache.size"), 32 << 10, "bytes", "scalar instruction cache"),
       icache_line(child_name(*this, "icache.line"), 64, "bytes", "instruction-cache line (one fill over the ring)"),
       icache_ways(child_name(*this, "icache.ways"), 4, "", "instruction-cache associativity"),
-      scalar("scalar"),
+      scalar("scalar", 0, sc_core::SC_ZERO_TIME, true, /*default_allow_misaligned=*/false),
       scalar_port_("scalar_port"),
       core_id_(core_id),
       extension_(*this),

@@ -17,15 +17,15 @@ constexpr u128 kMaxTimeValue = std::numeric_limits<sc_core::sc_time::value_type>
 Clint::Clint(sc_core::sc_module_name name, std::uint64_t default_harts)
     : MmioDevice(name, kWindowSize),
       harts(child_name(*this, "harts"), default_harts, "",
-            "number of harts served (one msip word and one mtimecmp each)") {
+            "number of harts served (one msip word and one mtimecmp each; default: the platform's harts, "
+            "the host CPU or one per mesh-cluster tile)") {
   if (harts.get() < 1 || harts.get() > kMaxHarts) {
     std::ostringstream text;
     text << "parameter '" << harts.name() << "' is " << harts.get() << "; it must be between 1 and " << kMaxHarts;
     throw ConfigError(text.str());
   }
   double frequency = timebase.get();
-  if (!std::isfinite(frequency) || frequency <= 0)
-    throw ConfigError("parameter '" + timebase.name() + "' must be a positive frequency");
+  clock_period_ps(timebase);  // the clocks' range: below 1 kHz mtime would hardly tick
   msip_irq.resize(harts.get());
   mtip_irq.resize(harts.get());
   mtimecmp_.assign(harts.get(), ~std::uint64_t{0});

@@ -32,8 +32,8 @@ extern "C" {
 /* ---- initialisation ------------------------------------------------------------------ */
 
 /* Defaults of struct npuvp_config (docs/memory-map.md). */
-#define NPUVP_DEFAULT_DDR_BASE 0x90000000ull  /* device DDR pool: 0x9000_0000 .. */
-#define NPUVP_DEFAULT_DDR_SIZE 0x30000000ull  /* .. 0xC000_0000 (the end of a 1 GiB DDR) */
+#define NPUVP_DEFAULT_DDR_BASE NPU_DEVICE_POOL_BASE /* device DDR pool: 0x9000_0000 .. */
+#define NPUVP_DEFAULT_DDR_SIZE (NPU_DEVICE_POOL_END - NPU_DEVICE_POOL_BASE) /* .. 0xC000_0000 */
 #define NPUVP_DEFAULT_L2_BASE NPU_L2_BUFFER_BASE /* the whole L2 buffer (npu_protocol.h) */
 #define NPUVP_DEFAULT_L2_SIZE NPU_L2_BUFFER_SIZE
 #define NPUVP_DEFAULT_QUEUE_ENTRIES 64u
@@ -42,8 +42,8 @@ extern "C" {
 #define NPUVP_MEMORY_GRANULE 32u              /* allocation unit (MTE burst) */
 
 /* Kernel images must load inside the kernel slots (0x8800_0000 + n MiB, n < 112). */
-#define NPUVP_KERNEL_AREA_BASE 0x88000000ull
-#define NPUVP_KERNEL_AREA_END 0x8f000000ull
+#define NPUVP_KERNEL_AREA_BASE NPU_KERNEL_AREA_BASE
+#define NPUVP_KERNEL_AREA_END NPU_KERNEL_AREA_END
 
 struct npuvp_config {
     uint64_t ddr_base, ddr_size;  /* device-memory pool in DDR; shrunk by halving if its end is

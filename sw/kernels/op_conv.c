@@ -495,7 +495,9 @@ static int plan(Conv* c, uint64_t tile_ho, uint64_t tile_cout, uint64_t blocks) 
     return 1;
 }
 
-void kernel_main(const uint64_t* args) {
+void kernel_main(const uint64_t* gm_args) {
+    uint64_t local_args[NPUVP_OP_ARG_TAG];
+    const uint64_t* args = kernel_args_local(gm_args, local_args);
     Conv c;
     c.in = (const uint8_t*)(uintptr_t)args[NPUVP_CONV_IN];
     c.w = (const uint8_t*)(uintptr_t)args[NPUVP_CONV_WEIGHTS];

@@ -195,7 +195,9 @@ static void choose_tile(MatMul* g, uint64_t tile_m, uint64_t tile_n) {
     g->tile_n = min_u64(g->tile_n, round16(g->n));
 }
 
-void kernel_main(const uint64_t* args) {
+void kernel_main(const uint64_t* gm_args) {
+    uint64_t local_args[NPUVP_OP_ARG_TAG];
+    const uint64_t* args = kernel_args_local(gm_args, local_args);
     MatMul g;
     g.a = (const uint8_t*)(uintptr_t)args[NPUVP_MATMUL_A];
     g.b = (const uint8_t*)(uintptr_t)args[NPUVP_MATMUL_B];

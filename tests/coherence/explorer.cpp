@@ -97,16 +97,13 @@ Permission nsi_permission(const L1Controller& l1, std::uint64_t line) {
 ProtocolBinding protocol_binding(const std::string& name, const ProtocolOptions& options) {
   const Protocol& protocol = find_protocol(name);
   ProtocolBinding binding;
-  if (options.empty()) {
-    binding.make_l1 = protocol.make_l1;
-  } else {
-    const Protocol copy = protocol;  // the registry's list may grow
-    binding.make_l1 = [copy, options](unsigned tile, const Geometry& geometry, const CacheShape& shape,
-                                      Environment& environment) {
-      return make_configured_l1(copy, tile, geometry, shape, environment, options);
-    };
-  }
-  binding.make_home = protocol.make_home;
+  const std::shared_ptr<ProtocolInstance> instance = configured_instance(protocol, options);
+  binding.make_l1 = [instance](unsigned tile, const Geometry& geometry, const CacheShape& shape,
+                               Environment& environment) { return instance->make_l1(tile, geometry, shape, environment); };
+  binding.make_home = [instance](unsigned tile, const Geometry& geometry, const CacheShape& shape,
+                                 Environment& environment) {
+    return instance->make_home(tile, geometry, shape, environment);
+  };
   binding.make_memory_controller = [](unsigned index, const Geometry& geometry, Environment& environment,
                                       MemoryBackend& memory) -> std::unique_ptr<Controller> {
     return std::make_unique<MemoryController>(index, geometry, environment, memory);
@@ -209,7 +206,7 @@ void append_message(std::string& out, const Message& message, unsigned line_byte
   append_raw(out, message.acks);
   append_raw(out, message.has_data);
   append_raw(out, message.dirty);
-  append_raw(out, message.version);
+  append_raw(out, message.extension);
   if (message.has_data) out.append(reinterpret_cast<const char*>(message.data.data()), line_bytes);
 }
 
@@ -982,8 +979,8 @@ Result explore(const Configuration& configuration) {
   std::shared_ptr<ProtocolBinding> binding = configuration.binding;
   if (!binding) {
     ProtocolOptions options = configuration.options;
-    if (configuration.protocol == "nsi" && !options.count(nsi::kPeriodicSynchronisationParameter))
-      options[nsi::kPeriodicSynchronisationParameter] = 0;
+    if (configuration.protocol == "nsi" && !options.count("periodic_synchronisation_cycles"))
+      options["periodic_synchronisation_cycles"] = 0;
     binding = std::make_shared<ProtocolBinding>(protocol_binding(configuration.protocol, options));
   }
 

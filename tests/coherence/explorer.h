@@ -21,6 +21,7 @@
 
 #include "coherence/coherence.h"
 #include "coherence/protocol_registry.h"
+#include "coherence/protocol_setup.h"
 
 #include <cstdint>
 #include <functional>
@@ -85,7 +86,7 @@ struct ProtocolBinding {
 
 // The binding of a registered protocol ("mesi"); throws std::invalid_argument
 // for an unknown name (listing the known ones). `options` are the protocol's
-// parameters (make_configured_l1).
+// parameters by name (configured_instance, protocol_setup.h).
 ProtocolBinding protocol_binding(const std::string& protocol, const ProtocolOptions& options = {});
 
 struct Configuration {

@@ -1,3 +1,6 @@
+#include "coherence/fake_memory.h"
+#include "coherence/protocol_setup.h"
+#include "coherence/extensions.h"
 #include "coherence/random_tester.h"
 
 #include "coherence/memory_controller.h"
@@ -33,34 +36,6 @@ class Random {
 
  private:
   std::uint64_t state_;
-};
-
-class PlainMemory final : public MemoryBackend {
- public:
-  PlainMemory(std::size_t bytes, Cycles latency) : bytes_(bytes, 0), latency_(latency) {}
-  Cycles read_line(std::uint64_t line, std::uint8_t* data, unsigned bytes, bool& ok) override {
-    ok = line + bytes <= bytes_.size();
-    if (ok) std::memcpy(data, &bytes_[line], bytes);
-    return latency_;
-  }
-  Cycles write_line(std::uint64_t line, const std::uint8_t* data, unsigned bytes, bool& ok) override {
-    ok = line + bytes <= bytes_.size();
-    if (ok) std::memcpy(&bytes_[line], data, bytes);
-    return latency_;
-  }
-  bool debug_access(bool write, std::uint64_t address, void* data, std::size_t size) override {
-    if (address + size > bytes_.size()) return false;
-    if (write)
-      std::memcpy(&bytes_[address], data, size);
-    else
-      std::memcpy(data, &bytes_[address], size);
-    return true;
-  }
-  std::uint8_t* raw() { return bytes_.data(); }
-
- private:
-  std::vector<std::uint8_t> bytes_;
-  Cycles latency_;
 };
 
 struct Failure : std::runtime_error {
@@ -123,7 +98,7 @@ class Tester final : public Environment {
   TesterConfig config_;
   Geometry geometry_;
   Random random_;
-  std::unique_ptr<PlainMemory> memory_;
+  std::unique_ptr<FakeMemory> memory_;
   std::vector<std::uint8_t> reference_;
   std::vector<std::unique_ptr<L1Controller>> l1s_;
   std::vector<std::unique_ptr<HomeController>> homes_;
@@ -156,7 +131,7 @@ Tester::Tester(const TesterConfig& config) : config_(config), random_(config.see
   const std::size_t bytes =
       (static_cast<std::size_t>(config.lines) * config.line_stride + (config.data_race_free ? config.locks : 0)) *
       config.line_bytes;
-  memory_ = std::make_unique<PlainMemory>(bytes, config.memory_latency);
+  memory_ = std::make_unique<FakeMemory>(bytes, 0, 0, config.memory_latency);
   for (std::size_t i = 0; i < bytes; ++i) memory_->raw()[i] = static_cast<std::uint8_t>(random_.next());
   if (config.data_race_free)
     for (unsigned lock = 0; lock < config.locks; ++lock) std::memset(memory_->raw() + lock_address(lock), 0, 8);
@@ -165,14 +140,15 @@ Tester::Tester(const TesterConfig& config) : config_(config), random_(config.see
                       config.l1_latency};
   CacheShape llc_shape{static_cast<std::uint64_t>(config.llc_sets) * config.llc_ways * config.line_bytes,
                        config.llc_ways, config.llc_latency};
+  const std::shared_ptr<ProtocolInstance> instance = configured_instance(protocol, config.options);
   for (unsigned tile = 0; tile < config.cores; ++tile) {
-    l1s_.push_back(make_configured_l1(protocol, tile, geometry_, l1_shape, *this, config.options));
+    l1s_.push_back(instance->make_l1(tile, geometry_, l1_shape, *this));
     if (config.skip_self_invalidation) {
       auto* nsi_l1 = dynamic_cast<nsi::L1*>(l1s_.back().get());
       if (!nsi_l1) throw std::invalid_argument("tester: skip_self_invalidation needs the nsi protocol");
       nsi_l1->skip_self_invalidation_for_testing(true);
     }
-    homes_.push_back(protocol.make_home(tile, geometry_, llc_shape, *this));
+    homes_.push_back(instance->make_home(tile, geometry_, llc_shape, *this));
     l1s_.back()->set_miss_completion([this, tile] { performed(tile); });
   }
   for (unsigned index = 0; index < config.memory_controllers; ++index)
@@ -577,8 +553,11 @@ TesterResult Tester::run() {
     result_.l1_stalled += l1->statistics().stalled_messages;
     result_.synchronisations += l1->statistics().synchronisations + l1->statistics().periodic_synchronisations;
     result_.periodic_synchronisations += l1->statistics().periodic_synchronisations;
-    result_.suspect_validated_current += l1->statistics().suspect_validated_current;
-    result_.suspect_validated_stale += l1->statistics().suspect_validated_stale;
+    if (const auto* counters = dynamic_cast<const ProtocolCounters*>(l1.get())) {
+      if (const std::uint64_t* current = counters->counter("suspect_validated_current"))
+        result_.suspect_validated_current += *current;
+      if (const std::uint64_t* stale = counters->counter("suspect_validated_stale")) result_.suspect_validated_stale += *stale;
+    }
   }
   for (const auto& home : homes_) {
     result_.llc_recalls += home->statistics().recalls;

@@ -26,6 +26,7 @@
 
 #include "coherence/coherence.h"
 #include "coherence/protocol_registry.h"
+#include "coherence/protocol_setup.h"
 
 #include <cstdint>
 #include <string>

@@ -7,7 +7,9 @@
 
 #include <elf.h>
 
+#include <chrono>
 #include <cstring>
+#include <functional>
 
 using namespace npuvp::test_support;
 using ::testing::HasSubstr;
@@ -135,7 +137,9 @@ TEST(BadInput, SleepingForeverIsDetected) {
 TEST(BadInput, CommandLineErrors) {
   EXPECT_EQ(run_npuvp("frobnicate").status, kBadInput);
   EXPECT_EQ(run_npuvp("run").status, kBadInput);
-  EXPECT_EQ(run_npuvp("run " + scenario("hello") + " --bogus").status, kBadInput);
+  auto unknown_option = run_npuvp("run " + scenario("hello") + " --bogus");
+  EXPECT_EQ(unknown_option.status, kBadInput);
+  EXPECT_THAT(unknown_option.err, HasSubstr("'--bogus'"));
   EXPECT_EQ(run_npuvp("run " + scenario("hello") + " --set novalue").status, kBadInput);
   auto help = run_npuvp("--help");
   EXPECT_EQ(help.status, 0);
@@ -160,6 +164,207 @@ TEST(BadInput, TrafficGeneratorRangeLargerThanItsTarget) {
   auto result = run_npuvp("run " + scenario("hello") + " --set traffic_generators=1 --set tg0.count=10"
                           " --set tg0.base=0x30000000 --set tg0.range=16MiB");
   expect_one_line_error(result, kBadInput, "soc.tg0: range [0x30000000, 0x31000000) is not inside one target ('l2' ends at 0x307fffff)");
+}
+
+// ---- Issue 23: the cases a probe with 215 bad inputs found ----
+
+namespace {
+
+// hello.elf with its two PT_LOAD program headers rewritten by `edit(program, n)`.
+std::string hello_with_loads(const std::string& name, const std::function<void(Elf64_Phdr&, int)>& edit) {
+  std::string image = read_file(firmware("host/hello.elf"));
+  Elf64_Ehdr header;
+  std::memcpy(&header, image.data(), sizeof header);
+  int loads = 0;
+  for (int i = 0; i < header.e_phnum; ++i) {
+    Elf64_Phdr program;
+    std::size_t offset = header.e_phoff + i * header.e_phentsize;
+    std::memcpy(&program, image.data() + offset, sizeof program);
+    if (program.p_type != PT_LOAD) continue;
+    edit(program, loads++);
+    std::memcpy(image.data() + offset, &program, sizeof program);
+  }
+  return write_temp(name, image);
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The run ended with `status` and still wrote its statistics.
+void expect_stats_with_status(const std::string& path, int status) {
+  auto json = nlohmann::json::parse(read_file(path), nullptr, false);
+  ASSERT_FALSE(json.is_discarded()) << path << " is not JSON";
+  EXPECT_EQ(json["npuvp"]["exit_status"], status);
+}
+
+}  // namespace
+
+TEST(BadInput, CyclicYamlAliasIsAnErrorWithStatisticsNotACrash) {
+  std::string path = write_temp("cycle.yaml", "images:\n  - elf: host/hello.elf\nparams: &p {soc: *p}\n");
+  std::string stats = temp_path("cycle.json");
+  auto result = run_npuvp("run " + path + " --stats " + stats);
+  expect_one_line_error(result, kBadInput, path + ":3: a YAML alias refers to a node that contains it");
+  expect_stats_with_status(stats, kBadInput);
+}
+
+TEST(BadInput, YamlAliasBombFailsFast) {
+  std::string text = "images:\n  - elf: host/hello.elf\nparams:\n  a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int level = 1; level <= 10; ++level) {
+    text += "  a" + std::to_string(level) + ": &a" + std::to_string(level) + " [";
+    for (int i = 0; i < 10; ++i) text += (i ? ", *a" : "*a") + std::to_string(level - 1);
+    text += "]\n";
+  }
+  std::string path = write_temp("bomb.yaml", text);
+  const auto start = std::chrono::steady_clock::now();
+  auto result = run_npuvp("run " + path + " --quiet");
+  expect_one_line_error(result, kBadInput, "the scenario unfolds into more than 10000 YAML nodes");
+  EXPECT_LT(seconds_since(start), 5.0) << "(process start included; the check itself takes milliseconds)";
+}
+
+TEST(BadInput, PreloadThatCannotFitIsRefusedUpFrontWithTheNumbers) {
+  std::string path = write_temp("huge-preload.yaml",
+                                "images:\n  - elf: host/hello.elf\nmemory:\n  - address: 0x90000000\n"
+                                "    random: {type: f32, count: 1e11}\n");
+  std::string stats = temp_path("huge-preload.json");
+  const auto start = std::chrono::steady_clock::now();
+  auto result = run_npuvp("run " + path + " --stats " + stats);
+  expect_one_line_error(result, kBadInput,
+                        "memory preload [0x90000000, 0x5db1dba000) (100000000000 f32 elements, 400000000000 bytes) "
+                        "does not fit in 'ddr' [0x80000000, 0xc0000000): 400000000000 bytes requested, 805306368 "
+                        "available from 0x90000000");
+  EXPECT_LT(seconds_since(start), 10.0);
+  expect_stats_with_status(stats, kBadInput);
+}
+
+TEST(BadInput, PreloadOverTheBootRomOrInAHoleIsRefused) {
+  std::string path = write_temp("rom-preload.yaml",
+                                "images:\n  - elf: host/hello.elf\nmemory:\n  - address: 0x1000\n"
+                                "    random: {type: s8, count: 16}\n");
+  expect_one_line_error(run_npuvp("run " + path + " --quiet"), kBadInput,
+                        "memory preload [0x1000, 0x1010) (16 s8 elements, 16 bytes) overlaps the boot ROM [0x1000, 0x2000)");
+  path = write_temp("hole-preload.yaml",
+                    "images:\n  - elf: host/hello.elf\nmemory:\n  - address: 0x50000000\n"
+                    "    random: {type: s8, count: 16}\n");
+  expect_one_line_error(run_npuvp("run " + path + " --quiet"), kBadInput, "is not in any memory");
+}
+
+// The wall-time limit counts from the start: a preload that fits but takes
+// long to generate (here 768 MiB of f16) is stopped by it.
+TEST(BadInput, WallTimeLimitHoldsWhileLoading) {
+  std::string path = write_temp("slow-preload.yaml",
+                                "images:\n  - elf: host/hello.elf\nmemory:\n  - address: 0x90000000\n"
+                                "    random: {type: f16, count: 402653184}\nlimits:\n  wall_time: 100ms\n");
+  auto result = run_npuvp("run " + path + " --quiet");
+  expect_one_line_error(result, kLimitReached, "wall-time limit reached");
+  EXPECT_THAT(last_line(result.err), HasSubstr("last core: memory preload"));
+}
+
+TEST(BadInput, UnwritableStatsPathFailsBeforeTheRun) {
+  auto result = run_npuvp("run " + scenario("hello") + " --quiet --stats /nonexistent-npuvp-folder/s.json");
+  expect_one_line_error(result, kBadInput, "--stats '/nonexistent-npuvp-folder/s.json': the folder '/nonexistent-npuvp-folder' does not exist");
+  EXPECT_EQ(result.err.find('\n'), result.err.size() - 1) << "more than one line:\n" << result.err;
+  EXPECT_EQ(result.out, "") << "the guest ran";
+  result = run_npuvp("run " + scenario("hello") + " --quiet --stats /tmp");
+  expect_one_line_error(result, kBadInput, "--stats '/tmp': is a directory");
+}
+
+TEST(BadInput, PatchOfAMissingSymbol) {
+  std::string path = write_temp("patch.yaml", "images:\n  - elf: host/hello.elf\n    patch:\n      no_such_symbol: 1\n");
+  std::string stats = temp_path("patch.json");
+  expect_one_line_error(run_npuvp("run " + path + " --stats " + stats), kBadInput,
+                        "patch: symbol 'no_such_symbol' is not in");
+  expect_stats_with_status(stats, kBadInput);
+}
+
+// The argument block of an aicore_launch is loaded like an image: not over the
+// boot ROM (it used to overwrite the reset vector) and not past a memory's end.
+TEST(BadInput, KernelArgumentBlockOverTheBootRomIsRefused) {
+  std::string path = write_temp("args.yaml", "aicore_launch:\n  kernel: " + firmware("sw/kernels/tests/faults.elf") +
+                                                 "\n  cores: 1\n  args: [1, 2]\n  args_address: 0x1ff8\n");
+  expect_one_line_error(run_npuvp("run " + path + " --quiet"), kBadInput,
+                        "aicore_launch: the argument block [0x1ff8, 0x2008) overlaps the boot ROM [0x1000, 0x2000)");
+  path = write_temp("args-end.yaml", "aicore_launch:\n  kernel: " + firmware("sw/kernels/tests/faults.elf") +
+                                         "\n  cores: 1\n  args: [1, 2]\n  args_address: 0xbffffff8\n");
+  expect_one_line_error(run_npuvp("run " + path + " --quiet"), kBadInput,
+                        "aicore_launch: the argument block [0xbffffff8, 0xc0000008) does not fit in 'ddr'");
+}
+
+TEST(BadInput, DirectoryAsScenarioIsBadInput) {
+  expect_one_line_error(run_npuvp("run /tmp"), kBadInput, "scenario '/tmp' is a directory, not a YAML file");
+}
+
+TEST(BadInput, ElfThatIsADirectoryADeviceOrEmptySaysSo) {
+  expect_one_line_error(run_npuvp("run --elf /tmp"), kBadInput, "ELF '/tmp': '/tmp' is a directory, not an ELF file");
+  expect_one_line_error(run_npuvp("run --elf /dev/null"), kBadInput, "'/dev/null' is a character device, not an ELF file");
+  std::string empty = write_temp("empty.elf", "");
+  expect_one_line_error(run_npuvp("run --elf " + empty), kBadInput, "the file is empty (0 bytes), not an ELF file");
+}
+
+TEST(BadInput, OverlappingElfSegmentsAreRefused) {
+  std::string path = hello_with_loads("overlap.elf", [](Elf64_Phdr& program, int n) {
+    if (n == 1) program.p_paddr = 0x8000'0000 + 0x100;  // the data over the text
+  });
+  expect_one_line_error(run_npuvp("run --elf " + path), kBadInput, "loadable segments [0x80000000, ");
+  EXPECT_THAT(last_line(run_npuvp("run --elf " + path).err), HasSubstr(") and [0x80000100, 0x80000368) overlap"));
+}
+
+TEST(BadInput, ElfSegmentOverTheBootRomIsRefused) {
+  std::string path = hello_with_loads("bootrom.elf", [](Elf64_Phdr& program, int n) {
+    if (n == 1) program.p_paddr = 0x1800;
+  });
+  expect_one_line_error(run_npuvp("run --elf " + path), kBadInput,
+                        "segment 1 [0x1800, 0x1a68) overlaps the boot ROM [0x1000, 0x2000)");
+}
+
+TEST(BadInput, HugeElfSegmentIsRefusedBeforeAnythingIsWritten) {
+  std::string path = hello_with_loads("huge.elf", [](Elf64_Phdr& program, int n) {
+    if (n == 1) program.p_memsz = 0x1'0000'0000;  // a 4 GiB .bss
+  });
+  const auto start = std::chrono::steady_clock::now();
+  expect_one_line_error(run_npuvp("run --elf " + path), kBadInput,
+                        "segment 1 [0x80002180, 0x180002180) does not fit in 'ddr' [0x80000000, 0xc0000000): "
+                        "4294967296 bytes requested");
+  EXPECT_LT(seconds_since(start), 10.0);
+  path = hello_with_loads("wrap.elf", [](Elf64_Phdr& program, int n) {
+    if (n == 1) program.p_memsz = 0xffff'ffff'ff00'0000;
+  });
+  expect_one_line_error(run_npuvp("run --elf " + path), kBadInput,
+                        "[0x80002180, 0x1000000007f002180) runs past the end of the 64-bit address space");
+}
+
+TEST(BadInput, ClockSoLowThatPicosecondsOverflowIsRefused) {
+  expect_one_line_error(run_npuvp("run " + scenario("hello") + " --set cpu.clock=1mHz"), kBadInput,
+                        "parameter 'soc.cpu.clock' = 0.001 Hz is outside the clocks SystemC's 64-bit picosecond time "
+                        "can hold: it must be between 1 kHz (a 1 ms cycle) and 1 THz (a 1 ps cycle)");
+  expect_one_line_error(run_npuvp("run " + scenario("hello") + " --set ring.clock=10Hz"), kBadInput,
+                        "parameter 'soc.ring.clock' = 10 Hz is outside");
+  expect_one_line_error(run_npuvp("run " + scenario("mesh-hello") + " --set mesh.clock=2THz"), kBadInput,
+                        "parameter 'soc.mesh.clock' = 2e+12 Hz is outside");
+}
+
+// SystemC time is 2^64 ps (about 213 days); sc_time wraps a larger value
+// silently (1e30s became 9.2e6 s).
+TEST(BadInput, TimeAboveSystemCsRangeIsRefused) {
+  expect_one_line_error(run_npuvp("run " + scenario("hello") + " --set sim.limit.sim_time=1e30s"), kBadInput,
+                        "parameter 'sim.limit.sim_time' expects a time with a unit such as 10us or 1ms, got '1e30s': "
+                        "above SystemC's largest time, 2^64 ps (about 213 days)");
+}
+
+// SIGTERM (kill, a batch system's time limit) ends the run like Ctrl-C:
+// statistics written, status 143 (128 + SIGTERM), the signal named.
+TEST(BadInput, SigtermEndsTheRunWithStatistics) {
+  std::string stats = temp_path("sigterm.json"), console = temp_path("sigterm.out");
+  std::remove(stats.c_str());
+  // The signal goes once the guest runs (its first line is on the console, which
+  // is flushed per line), so the handler is in place however slow the start.
+  auto result = run_command("sh -c '" + std::string(NPUVP_EXECUTABLE) + " run --elf " + firmware("tests/runaway.elf") +
+                            " --quiet --set sim.limit.wall_time=60s --stats " + stats + " > " + console +
+                            " & pid=$!; for i in $(seq 600); do grep -q spinning " + console +
+                            " && break; sleep 0.1; done; kill -TERM $pid; wait $pid'");
+  std::remove(console.c_str());
+  expect_one_line_error(result, 143, "terminated (SIGTERM) at simulated time");
+  expect_stats_with_status(stats, 143);
 }
 
 namespace npuvp {

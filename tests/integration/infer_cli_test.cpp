@@ -97,6 +97,24 @@ TEST(InferCli, ModelTooLargeForDeviceMemory) {
                         "model too large for device memory");
 }
 
+// Issue 23: an output that cannot be written is bad input before the model is
+// compiled or run (the profile's used to fail after the run, with status 0).
+TEST(InferCli, UnwritableOutputOrProfileFailsBeforeTheRun) {
+  Files files;
+  expect_one_line_error(run_npuvp("infer " + files.model + " --input " + files.input + " --quiet --profile /nonexistent/p.csv"),
+                        "--profile '/nonexistent/p.csv': the folder '/nonexistent' does not exist");
+  expect_one_line_error(run_npuvp("infer " + files.model + " --input " + files.input + " --quiet --output /tmp"),
+                        "--output '/tmp': is a directory");
+}
+
+// Issue 23: a directory as the input used to end in std::bad_alloc (127).
+TEST(InferCli, DirectoryAsModelOrInput) {
+  Files files;
+  expect_one_line_error(run_npuvp("infer /tmp --input " + files.input + " --quiet"),
+                        "model /tmp: is a directory, not an ONNX file");
+  expect_one_line_error(run_npuvp("infer " + files.model + " --input /tmp --quiet"), "is a directory, not a .npy file");
+}
+
 TEST(InferCli, UsageErrors) {
   for (const auto& [arguments, text] : {std::pair{"infer", "needs a model"}, std::pair{"infer m.onnx", "needs --input"},
                                         std::pair{"infer m.onnx --input x.npy --frobnicate", "unknown option '--frobnicate'"}}) {

@@ -132,6 +132,7 @@ TEST(ModelRuntime, ManyLaunchesOnThreeStreamsWithEvents) {
   for (std::size_t i = 0; i < n; ++i) x[i] = numerics::float_to_half(static_cast<float>(i % 101));
   PackageJob job;
   job.report = false;
+  job.guest_progress = true;  // the program's progress callback: a line every tenth of the layers
   std::uint64_t output_offset = 0;
   job.make_package = [&](const SocFigures&) {
     PackageBuilder b("three-streams");

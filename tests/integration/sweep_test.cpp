@@ -20,6 +20,8 @@
 #include <thread>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "csv_fields.h"
 #include "integration/run_npuvp.h"
 
@@ -318,15 +320,17 @@ int finished_runs(const fs::path& out) {
 }
 
 // Ctrl-C (SIGINT) stops the sweep and its running npuvp; what finished stays, and the same
-// command runs only the rest.
-TEST(SweepLocal, InterruptKeepsFinishedRunsAndTheSameCommandResumes) {
+// command runs only the rest; the finished study reports the Pareto front of its runs.
+TEST(SweepLocal, InterruptedStudyResumesAndItsParetoFrontIsTheNonDominatedRuns) {
   fs::path folder = make_folder("interrupt");
   fs::path study = write_study(folder, "interrupt", "name: interrupt\nbase:\n  scenario: " + scenario("mesh-synthetic") + R"(
 space:
   grid:
     patch.synthetic_interval: [50, 100, 200, 400]
     soc.mesh.coherence: [mesi, nsi]
-statistics: [npuvp.sim_time_seconds]
+statistics: [npuvp.sim_time_seconds, soc.mesh.flits]
+plots:
+  - {kind: pareto, x: soc.mesh.flits, y: npuvp.sim_time_seconds}
 )");
   fs::path out = folder / "out";
   std::string command = std::string("echo $$; exec ") + NPUVP_EXECUTABLE + " sweep " + study.string() +
@@ -353,6 +357,23 @@ statistics: [npuvp.sim_time_seconds]
   Table table = read_table(out / "results.csv");
   ASSERT_EQ(table.rows.size(), 8u);
   for (const auto& row : table.rows) EXPECT_EQ(row.at("exit_status"), "0") << row.at("key");
+
+  // The Pareto front the sweep reports: the runs no other run beats in both flits and time.
+  std::set<std::string> expected_front;
+  for (const auto& p : table.rows) {
+    bool dominated = false;
+    for (const auto& q : table.rows) {
+      double qx = as_double(q.at("soc.mesh.flits")), qy = as_double(q.at("npuvp.sim_time_seconds"));
+      double px = as_double(p.at("soc.mesh.flits")), py = as_double(p.at("npuvp.sim_time_seconds"));
+      dominated = dominated || (qx <= px && qy <= py && (qx < px || qy < py));
+    }
+    if (!dominated) expected_front.insert(p.at("key"));
+  }
+  auto results = nlohmann::json::parse(read_file((out / "results.json").string()));
+  ASSERT_EQ(results["plots"].size(), 1u);
+  auto front = results["plots"][0]["front"].get<std::vector<std::string>>();
+  EXPECT_EQ(std::set<std::string>(front.begin(), front.end()), expected_front);
+  EXPECT_LT(expected_front.size(), 8u) << "a front that is every run tests nothing";
   fs::remove_all(folder);
 }
 

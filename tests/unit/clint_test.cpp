@@ -1,6 +1,7 @@
 // Clint driven through a real TLM initiator socket, with SystemC time.
 #include "core/interrupt.h"
 #include "core/parameters.h"
+#include "core/simulation.h"
 #include "periph/clint.h"
 #include "unit/tlm_test_initiator.h"
 
@@ -225,6 +226,19 @@ TEST(Clint, NonIntegralTimebase) {
   ASSERT_EQ(hart.changes.size(), 1u);
   EXPECT_EQ(hart.changes[0].time, sc_time(1, sc_core::SC_SEC));
   EXPECT_EQ(clint.mtime_at(sc_time(1, sc_core::SC_SEC) - sc_time(1, sc_core::SC_PS)), 32767u);
+}
+
+// Issue 23: a timebase so low that mtime hardly ticks is refused with the
+// clocks' range (1 kHz .. 1 THz), like the cores' clocks.
+TEST(Clint, TimebaseOutsideTheClockRangeIsAConfigError) {
+  ParameterRegistry::instance().set_override("clint.timebase", "1e-30", "test");
+  try {
+    Clint clint("clint");
+    FAIL() << "a timebase of 1e-30 Hz was accepted";
+  } catch (const ConfigError& error) {
+    EXPECT_NE(std::string(error.what()).find("parameter 'clint.timebase' = 1e-30 Hz is outside"), std::string::npos)
+        << error.what();
+  }
 }
 
 }  // namespace

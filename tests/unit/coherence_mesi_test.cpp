@@ -1,6 +1,7 @@
 // MESI transitions, one scenario at a time, with a hand-driven network: the
 // test decides which message is delivered when, to create the races.
 #include "coherence/memory_controller.h"
+#include "coherence/hand_network.h"
 #include "coherence/mesi/mesi.h"
 #include "coherence/protocol_registry.h"
 
@@ -16,124 +17,23 @@
 namespace npuvp::coherence::mesi {
 namespace {
 
-class FlatMemory final : public MemoryBackend {
+// 4 tiles, one-set caches of `l1_ways` / `llc_ways` ways, `writeback_entries`
+// per L1; messages wait until the test delivers them (hand_network.h).
+class Cluster final : public HandNetwork<L1, Home, &message_name> {
  public:
-  FlatMemory() {
-    for (unsigned i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::uint8_t>(i * 7 + 1);
-  }
-  Cycles read_line(std::uint64_t line, std::uint8_t* data, unsigned size, bool& ok) override {
-    ok = line + size <= bytes.size();
-    if (ok) std::memcpy(data, &bytes[line], size);
-    return 5;
-  }
-  Cycles write_line(std::uint64_t line, const std::uint8_t* data, unsigned size, bool& ok) override {
-    ok = line + size <= bytes.size();
-    if (ok) std::memcpy(&bytes[line], data, size);
-    ++writes;
-    return 5;
-  }
-  bool debug_access(bool write, std::uint64_t address, void* data, std::size_t size) override {
-    if (write) std::memcpy(&bytes[address], data, size); else std::memcpy(data, &bytes[address], size);
-    return true;
-  }
-  std::array<std::uint8_t, 4096> bytes{};
-  unsigned writes = 0;
-};
-
-// Messages wait in `in_flight` until the test delivers them.
-class Cluster final : public Environment {
- public:
-  explicit Cluster(unsigned l1_ways = 2, unsigned llc_ways = 2, unsigned writeback_entries = 4) {
-    geometry.tiles = 4;
-    geometry.memory_controllers = 1;
-    geometry.line_bytes = 32;
-    const CacheShape l1_shape{32u * l1_ways, l1_ways, 3};  // one set
-    const CacheShape llc_shape{32u * llc_ways, llc_ways, 10};
-    for (unsigned tile = 0; tile < geometry.tiles; ++tile) {
-      l1s.push_back(std::make_unique<L1>(tile, geometry, l1_shape, *this, writeback_entries));
-      homes.push_back(std::make_unique<Home>(tile, geometry, llc_shape, *this));
-      completed.push_back(0);
-      l1s.back()->set_miss_completion([this, tile] { ++completed[tile]; });
-      l1s.back()->set_line_lost_observer([this, tile](std::uint64_t line) { lost.push_back({tile, line}); });
-    }
-    memory_controller = std::make_unique<MemoryController>(0, geometry, *this, memory);
-  }
-  Cycles now() const override { return cycle; }
-  void send(const Message& message, Cycles) override {
-    in_flight.push_back(message);
-    log.push_back(message_name(message.type) + " " + std::to_string(message.source) + "->" +
-                  std::to_string(message.destination));
-  }
-  void schedule(Cycles, std::function<void()> action) override { action(); }
-
-  void deliver(std::size_t index) {
-    const Message message = in_flight[index];
-    in_flight.erase(in_flight.begin() + static_cast<long>(index));
-    ++cycle;
-    if (message.destination_port == Port::kL1) l1s[message.destination]->handle(message);
-    else if (message.destination_port == Port::kHome) homes[message.destination]->handle(message);
-    else memory_controller->handle(message);
-  }
-  // Delivers the first message of `type` to `destination`.
-  void deliver(unsigned type, unsigned destination) {
-    for (std::size_t i = 0; i < in_flight.size(); ++i)
-      if (in_flight[i].type == type && in_flight[i].destination == destination) return deliver(i);
-    FAIL() << "no " << message_name(type) << " to node " << destination << " in flight";
-  }
-  // Delivers everything, oldest first, except messages `hold` keeps back.
-  void run(const std::function<bool(const Message&)>& hold = nullptr) {
-    for (bool progress = true; progress;) {
-      progress = false;
-      for (std::size_t i = 0; i < in_flight.size(); ++i)
-        if (!hold || !hold(in_flight[i])) {
-          deliver(i);
-          progress = true;
-          break;
-        }
-    }
-  }
-  bool count(const std::string& entry) const {
-    for (const std::string& each : log) if (each == entry) return true;
-    return false;
-  }
-  std::uint64_t load64(unsigned tile, std::uint64_t address) {
-    std::uint64_t value = 0;
-    const unsigned before = completed[tile];
-    if (!l1s[tile]->access(L1Controller::Access::kLoad, address, &value, 8)) {
-      run();
-      EXPECT_EQ(completed[tile], before + 1);
-    }
-    return value;
-  }
-  void store64(unsigned tile, std::uint64_t address, std::uint64_t value) {
-    static std::uint64_t buffer;
-    buffer = value;
-    const unsigned before = completed[tile];
-    if (!l1s[tile]->access(L1Controller::Access::kStore, address, &buffer, 8)) {
-      run();
-      EXPECT_EQ(completed[tile], before + 1);
-    }
-  }
-  L1::State l1_state(unsigned tile, std::uint64_t line) const { return l1s[tile]->state_of_line(line); }
-  Home& home_of(std::uint64_t line) { return *homes[geometry.home_of(line)]; }
-
-  Geometry geometry;
-  FlatMemory memory;
-  std::vector<std::unique_ptr<L1>> l1s;
-  std::vector<std::unique_ptr<Home>> homes;
-  std::unique_ptr<MemoryController> memory_controller;
-  std::vector<unsigned> completed;
-  std::vector<std::pair<unsigned, std::uint64_t>> lost;
-  std::deque<Message> in_flight;
-  std::vector<std::string> log;
-  Cycles cycle = 0;
+  explicit Cluster(unsigned l1_ways = 2, unsigned llc_ways = 2, unsigned writeback_entries = 4)
+      : HandNetwork({l1_ways, llc_ways},
+                    [writeback_entries](unsigned tile, const Geometry& geometry, const CacheShape& shape,
+                                        Environment& environment) {
+                      return std::make_unique<L1>(tile, geometry, shape, environment, writeback_entries);
+                    }) {}
 };
 
 using S = L1::State;
 using H = Home::State;
 constexpr std::uint64_t kLine = 0x40;  // home 2
 
-std::uint64_t memory_word(const FlatMemory& memory, std::uint64_t address) {
+std::uint64_t memory_word(const FakeMemory& memory, std::uint64_t address) {
   std::uint64_t value;
   std::memcpy(&value, &memory.bytes[address], 8);
   return value;
@@ -150,9 +50,9 @@ TEST(CoherenceMesiTest, ReadMissGetsExclusiveWithMemoryData) {
   EXPECT_EQ(cluster.l1_state(0, kLine), S::kE);
   EXPECT_EQ(cluster.home_of(kLine).state_of_line(kLine), H::kEXC);
   EXPECT_EQ(cluster.home_of(kLine).owner_of(kLine), 0);
-  EXPECT_TRUE(cluster.count("Read 0->2"));
-  EXPECT_TRUE(cluster.count("MemoryRead 2->4"));
-  EXPECT_TRUE(cluster.count("RepExc 2->0"));
+  EXPECT_TRUE(cluster.sent("Read 0->2"));
+  EXPECT_TRUE(cluster.sent("MemoryRead 2->4"));
+  EXPECT_TRUE(cluster.sent("RepExc 2->0"));
   // A second load hits.
   EXPECT_TRUE(cluster.l1s[0]->access(L1Controller::Access::kLoad, kLine, &value, 8));
   EXPECT_EQ(cluster.l1s[0]->statistics().load_hits, 1u);
@@ -165,9 +65,9 @@ TEST(CoherenceMesiTest, SecondReaderMakesBothShared) {
   const std::uint64_t expected = memory_word(cluster.memory, kLine);
   EXPECT_EQ(cluster.load64(0, kLine), expected);
   EXPECT_EQ(cluster.load64(1, kLine), expected);
-  EXPECT_TRUE(cluster.count("ShdIntervention 2->0"));
-  EXPECT_TRUE(cluster.count("AckData 0->2"));
-  EXPECT_TRUE(cluster.count("RepShd 2->1"));
+  EXPECT_TRUE(cluster.sent("ShdIntervention 2->0"));
+  EXPECT_TRUE(cluster.sent("AckData 0->2"));
+  EXPECT_TRUE(cluster.sent("RepShd 2->1"));
   EXPECT_EQ(cluster.l1_state(0, kLine), S::kS);
   EXPECT_EQ(cluster.l1_state(1, kLine), S::kS);
   EXPECT_EQ(cluster.home_of(kLine).state_of_line(kLine), H::kSHD);
@@ -182,13 +82,13 @@ TEST(CoherenceMesiTest, StoreToSharedUpgradesAndInvalidatesTheOthers) {
   cluster.load64(2, kLine);
   cluster.log.clear();
   cluster.store64(0, kLine, 0x1122334455667788ull);
-  EXPECT_TRUE(cluster.count("Upgrade 0->2"));
-  EXPECT_TRUE(cluster.count("Invalidation 2->1"));
-  EXPECT_TRUE(cluster.count("Invalidation 2->2"));
-  EXPECT_TRUE(cluster.count("Ack 1->2"));
-  EXPECT_TRUE(cluster.count("Ack 2->2"));
-  EXPECT_TRUE(cluster.count("AckChange 2->0"));
-  EXPECT_FALSE(cluster.count("RepExc 2->0"));  // no data: the sharer kept it
+  EXPECT_TRUE(cluster.sent("Upgrade 0->2"));
+  EXPECT_TRUE(cluster.sent("Invalidation 2->1"));
+  EXPECT_TRUE(cluster.sent("Invalidation 2->2"));
+  EXPECT_TRUE(cluster.sent("Ack 1->2"));
+  EXPECT_TRUE(cluster.sent("Ack 2->2"));
+  EXPECT_TRUE(cluster.sent("AckChange 2->0"));
+  EXPECT_FALSE(cluster.sent("RepExc 2->0"));  // no data: the sharer kept it
   EXPECT_EQ(cluster.l1_state(0, kLine), S::kM);
   EXPECT_EQ(cluster.l1_state(1, kLine), S::kI);
   EXPECT_EQ(cluster.l1_state(2, kLine), S::kI);
@@ -205,13 +105,13 @@ TEST(CoherenceMesiTest, ReadOfAModifiedLineIntervenesAndSharesTheDirtyData) {
   cluster.store64(0, kLine + 16, 42);
   EXPECT_EQ(cluster.l1_state(0, kLine), S::kM);
   EXPECT_EQ(cluster.load64(3, kLine + 16), 42u);
-  EXPECT_TRUE(cluster.count("ShdIntervention 2->0"));
+  EXPECT_TRUE(cluster.sent("ShdIntervention 2->0"));
   EXPECT_EQ(cluster.l1_state(0, kLine), S::kS);
   EXPECT_EQ(cluster.l1_state(3, kLine), S::kS);
   EXPECT_TRUE(cluster.home_of(kLine).dirty(kLine));
   // A store by another core takes the line with RdEx: the home invalidates both.
   cluster.store64(1, kLine + 16, 43);
-  EXPECT_TRUE(cluster.count("RdEx 1->2"));
+  EXPECT_TRUE(cluster.sent("RdEx 1->2"));
   EXPECT_EQ(cluster.l1_state(0, kLine), S::kI);
   EXPECT_EQ(cluster.l1_state(3, kLine), S::kI);
   EXPECT_EQ(cluster.load64(0, kLine + 16), 43u);
@@ -221,7 +121,7 @@ TEST(CoherenceMesiTest, StoreMissOnAModifiedLineTakesItWithExcIntervention) {
   Cluster cluster;
   cluster.store64(0, kLine, 7);
   cluster.store64(1, kLine + 8, 8);
-  EXPECT_TRUE(cluster.count("ExcIntervention 2->0"));
+  EXPECT_TRUE(cluster.sent("ExcIntervention 2->0"));
   EXPECT_EQ(cluster.l1_state(0, kLine), S::kI);
   EXPECT_EQ(cluster.l1_state(1, kLine), S::kM);
   EXPECT_EQ(cluster.load64(1, kLine), 7u);  // the first store's bytes came along
@@ -234,9 +134,9 @@ TEST(CoherenceMesiTest, LlcEvictionRecallsTheL1CopiesAndWritesBack) {
   cluster.load64(1, kLine);  // L1 0 and L1 1 share, LLC dirty
   cluster.log.clear();
   cluster.load64(2, other);
-  EXPECT_TRUE(cluster.count("Invalidation 2->0"));
-  EXPECT_TRUE(cluster.count("Invalidation 2->1"));
-  EXPECT_TRUE(cluster.count("MemoryWrite 2->4"));
+  EXPECT_TRUE(cluster.sent("Invalidation 2->0"));
+  EXPECT_TRUE(cluster.sent("Invalidation 2->1"));
+  EXPECT_TRUE(cluster.sent("MemoryWrite 2->4"));
   EXPECT_EQ(cluster.l1_state(0, kLine), S::kI);
   EXPECT_EQ(cluster.l1_state(1, kLine), S::kI);
   EXPECT_EQ(cluster.home_of(kLine).state_of_line(kLine), H::kNP);
@@ -246,7 +146,7 @@ TEST(CoherenceMesiTest, LlcEvictionRecallsTheL1CopiesAndWritesBack) {
   cluster.store64(3, other, 5);
   cluster.log.clear();
   cluster.load64(0, kLine);
-  EXPECT_TRUE(cluster.count("ExcIntervention 2->3"));
+  EXPECT_TRUE(cluster.sent("ExcIntervention 2->3"));
   EXPECT_EQ(cluster.l1_state(3, other), S::kI);
   EXPECT_EQ(memory_word(cluster.memory, other), 5u);
 }

@@ -1,6 +1,7 @@
 // NSI transitions, one scenario at a time, with a hand-driven network (the
 // test decides which message is delivered when, to create the races).
 #include "coherence/memory_controller.h"
+#include "coherence/hand_network.h"
 #include "coherence/nsi/nsi.h"
 #include "coherence/protocol_registry.h"
 
@@ -15,116 +16,16 @@
 namespace npuvp::coherence::nsi {
 namespace {
 
-class FlatMemory final : public MemoryBackend {
+// 4 tiles, one-set caches of `l1_ways` / `llc_ways` ways, the periodic
+// synchronisation every `periodic` cycles (0: off); messages wait until the
+// test delivers them (hand_network.h).
+class Cluster final : public HandNetwork<L1, Home, &message_name> {
  public:
-  FlatMemory() {
-    for (unsigned i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::uint8_t>(i * 7 + 1);
-  }
-  Cycles read_line(std::uint64_t line, std::uint8_t* data, unsigned size, bool& ok) override {
-    ok = line + size <= bytes.size();
-    if (ok) std::memcpy(data, &bytes[line], size);
-    return 5;
-  }
-  Cycles write_line(std::uint64_t line, const std::uint8_t* data, unsigned size, bool& ok) override {
-    ok = line + size <= bytes.size();
-    if (ok) std::memcpy(&bytes[line], data, size);
-    ++writes;
-    return 5;
-  }
-  bool debug_access(bool write, std::uint64_t address, void* data, std::size_t size) override {
-    if (write) std::memcpy(&bytes[address], data, size); else std::memcpy(data, &bytes[address], size);
-    return true;
-  }
-  std::array<std::uint8_t, 4096> bytes{};
-  unsigned writes = 0;
-};
-
-// Messages wait in `in_flight` until the test delivers them.
-class Cluster final : public Environment {
- public:
-  explicit Cluster(unsigned l1_ways = 2, unsigned llc_ways = 2, std::uint64_t periodic = 0) {
-    geometry.tiles = 4;
-    geometry.memory_controllers = 1;
-    geometry.line_bytes = 32;
-    const CacheShape l1_shape{32u * l1_ways, l1_ways, 3};  // one set
-    const CacheShape llc_shape{32u * llc_ways, llc_ways, 10};
-    for (unsigned tile = 0; tile < geometry.tiles; ++tile) {
-      l1s.push_back(std::make_unique<L1>(tile, geometry, l1_shape, *this, periodic));
-      homes.push_back(std::make_unique<Home>(tile, geometry, llc_shape, *this));
-      completed.push_back(0);
-      l1s.back()->set_miss_completion([this, tile] { ++completed[tile]; });
-    }
-    memory_controller = std::make_unique<MemoryController>(0, geometry, *this, memory);
-  }
-  Cycles now() const override { return cycle; }
-  void send(const Message& message, Cycles) override {
-    in_flight.push_back(message);
-    log.push_back(message_name(message.type) + " " + std::to_string(message.source) + "->" +
-                  std::to_string(message.destination));
-  }
-  void schedule(Cycles, std::function<void()> action) override { action(); }
-
-  void deliver(std::size_t index) {
-    const Message message = in_flight[index];
-    in_flight.erase(in_flight.begin() + static_cast<long>(index));
-    ++cycle;
-    if (message.destination_port == Port::kL1) l1s[message.destination]->handle(message);
-    else if (message.destination_port == Port::kHome) homes[message.destination]->handle(message);
-    else memory_controller->handle(message);
-  }
-  void deliver(unsigned type, unsigned destination) {
-    for (std::size_t i = 0; i < in_flight.size(); ++i)
-      if (in_flight[i].type == type && in_flight[i].destination == destination) return deliver(i);
-    FAIL() << "no " << message_name(type) << " to node " << destination << " in flight";
-  }
-  void run(const std::function<bool(const Message&)>& hold = nullptr) {
-    for (bool progress = true; progress;) {
-      progress = false;
-      for (std::size_t i = 0; i < in_flight.size(); ++i)
-        if (!hold || !hold(in_flight[i])) {
-          deliver(i);
-          progress = true;
-          break;
-        }
-    }
-  }
-  bool sent(const std::string& entry) const {
-    for (const std::string& each : log) if (each == entry) return true;
-    return false;
-  }
-  // Loads 8 bytes; `hit` tells whether the access hit.
-  std::uint64_t load64(unsigned tile, std::uint64_t address, bool* hit = nullptr) {
-    std::uint64_t value = 0;
-    const unsigned before = completed[tile];
-    const bool was_hit = l1s[tile]->access(L1Controller::Access::kLoad, address, &value, 8);
-    if (!was_hit) {
-      run();
-      EXPECT_EQ(completed[tile], before + 1);
-    }
-    if (hit) *hit = was_hit;
-    return value;
-  }
-  void store64(unsigned tile, std::uint64_t address, std::uint64_t value) {
-    static std::uint64_t buffer;
-    buffer = value;
-    const unsigned before = completed[tile];
-    if (!l1s[tile]->access(L1Controller::Access::kStore, address, &buffer, 8)) {
-      run();
-      EXPECT_EQ(completed[tile], before + 1);
-    }
-  }
-  L1::State l1_state(unsigned tile, std::uint64_t line) const { return l1s[tile]->state_of_line(line); }
-  Home& home_of(std::uint64_t line) { return *homes[geometry.home_of(line)]; }
-
-  Geometry geometry;
-  FlatMemory memory;
-  std::vector<std::unique_ptr<L1>> l1s;
-  std::vector<std::unique_ptr<Home>> homes;
-  std::unique_ptr<MemoryController> memory_controller;
-  std::vector<unsigned> completed;
-  std::vector<Message> in_flight;
-  std::vector<std::string> log;
-  Cycles cycle = 0;
+  explicit Cluster(unsigned l1_ways = 2, unsigned llc_ways = 2, std::uint64_t periodic = 0)
+      : HandNetwork({l1_ways, llc_ways}, [periodic](unsigned tile, const Geometry& geometry, const CacheShape& shape,
+                                                    Environment& environment) {
+          return std::make_unique<L1>(tile, geometry, shape, environment, periodic);
+        }) {}
 };
 
 using S = L1Machine::State;
@@ -191,11 +92,11 @@ TEST(CoherenceNsiTest, SynchroniseMakesSharedLinesSuspectAndLeavesOwnedOnes) {
   EXPECT_EQ(cluster.l1s[1]->synchronise(), 1u);
   EXPECT_EQ(cluster.l1_state(1, kLine), S::kSUS);
   EXPECT_EQ(cluster.l1_state(1, kOther), S::kEXC);
-  EXPECT_EQ(cluster.l1s[1]->statistics().suspect_lines_created, 1u);
+  EXPECT_EQ(cluster.l1s[1]->suspect_statistics().lines_created, 1u);
   EXPECT_EQ(cluster.l1s[1]->statistics().synchronisations, 1u);
   cluster.l1s[1]->synchronise();  // SUS stays SUS; nothing new becomes suspect
   EXPECT_EQ(cluster.l1_state(1, kLine), S::kSUS);
-  EXPECT_EQ(cluster.l1s[1]->statistics().suspect_lines_created, 1u);
+  EXPECT_EQ(cluster.l1s[1]->suspect_statistics().lines_created, 1u);
 }
 
 // The flash conversion visits the ways listed as they became SHD: a listed
@@ -214,7 +115,7 @@ TEST(CoherenceNsiTest, SynchronisationTurnsExactlyTheSharedLinesSuspect) {
   cluster.store64(1, kA, 5);  // listed as SHD, now MOD
   cluster.l1s[1]->synchronise();
   EXPECT_EQ(cluster.l1_state(1, kA), S::kMOD);
-  EXPECT_EQ(cluster.l1s[1]->statistics().suspect_lines_created, 0u);
+  EXPECT_EQ(cluster.l1s[1]->suspect_statistics().lines_created, 0u);
 
   // Three SHD fills into the two ways before the next synchronisation, two
   // of them into the same way: the list (one entry per way) fills up with
@@ -228,10 +129,10 @@ TEST(CoherenceNsiTest, SynchronisationTurnsExactlyTheSharedLinesSuspect) {
   cluster.l1s[1]->synchronise();
   EXPECT_EQ(cluster.l1_state(1, kC), S::kSUS);
   EXPECT_EQ(cluster.l1_state(1, kD), S::kSUS);
-  EXPECT_EQ(cluster.l1s[1]->statistics().suspect_lines_created, 2u);
+  EXPECT_EQ(cluster.l1s[1]->suspect_statistics().lines_created, 2u);
   cluster.store64(0, kD, 6);
   EXPECT_EQ(cluster.load64(1, kD), 6u);  // validated: the owner's newer data
-  EXPECT_EQ(cluster.l1s[1]->statistics().suspect_validated_stale, 1u);
+  EXPECT_EQ(cluster.l1s[1]->suspect_statistics().validated_stale, 1u);
 }
 
 TEST(CoherenceNsiTest, SuspectLoadValidatedCurrentCostsAHit) {
@@ -245,7 +146,7 @@ TEST(CoherenceNsiTest, SuspectLoadValidatedCurrentCostsAHit) {
   EXPECT_FALSE(hit);  // the validation is a round trip...
   EXPECT_TRUE(cluster.l1s[1]->last_miss_speculated_correctly());  // ...charged as a hit
   EXPECT_EQ(cluster.l1s[1]->statistics().load_hits, hits + 1);
-  EXPECT_EQ(cluster.l1s[1]->statistics().suspect_validated_current, 1u);
+  EXPECT_EQ(cluster.l1s[1]->suspect_statistics().validated_current, 1u);
   EXPECT_EQ(cluster.l1_state(1, kLine), S::kSHD);  // RepValidShd: the owner is L1 0
 }
 
@@ -261,7 +162,7 @@ TEST(CoherenceNsiTest, CurrentSuspectCopyIsConfirmedWithoutData) {
   EXPECT_FALSE(cluster.l1s[1]->access(L1Controller::Access::kLoad, kLine, &value, 8));
   ASSERT_EQ(cluster.in_flight.size(), 1u);
   EXPECT_EQ(cluster.in_flight[0].type, kRead);
-  EXPECT_NE(cluster.in_flight[0].version, 0u);  // a validation carries its copy's version
+  EXPECT_NE(version_of(cluster.in_flight[0]), 0u);  // a validation carries its copy's version
   cluster.run([](const Message& message) { return message.type == kRepValidShd; });
   ASSERT_EQ(cluster.in_flight.size(), 1u);
   EXPECT_EQ(cluster.in_flight[0].type, kRepValidShd);
@@ -294,7 +195,7 @@ TEST(CoherenceNsiTest, HomeAnswersAloneOnlyFromItsOwnData) {
   EXPECT_FALSE(cluster.l1s[1]->access(L1Controller::Access::kLoad, kLine, &value, 8));
   ASSERT_EQ(cluster.in_flight.size(), 1u);
   const Message validation = cluster.in_flight[0];
-  EXPECT_TRUE(validation.express);
+  EXPECT_TRUE(cluster.l1s[1]->express(validation));
   EXPECT_TRUE(home.answers_alone(validation));  // RepValidShd
   Message other = validation;
   other.type = kRdEx;
@@ -305,7 +206,7 @@ TEST(CoherenceNsiTest, HomeAnswersAloneOnlyFromItsOwnData) {
   static std::uint64_t stored = 8;
   EXPECT_FALSE(cluster.l1s[3]->access(L1Controller::Access::kStore, kLine, &stored, 8));
   ASSERT_EQ(cluster.in_flight.size(), 1u);
-  EXPECT_FALSE(cluster.in_flight[0].express);
+  EXPECT_FALSE(cluster.l1s[3]->express(cluster.in_flight[0]));
   cluster.deliver(kRdEx, 2);  // the home sends an ExcIntervention to the owner: busy
   EXPECT_FALSE(home.answers_alone(validation));
   cluster.run();
@@ -343,7 +244,7 @@ TEST(CoherenceNsiTest, RewrittenSameValueIsAnsweredWithDataAndCountsCurrent) {
   EXPECT_TRUE(cluster.sent("RepShd 2->1"));
   EXPECT_FALSE(cluster.sent("RepValidShd 2->1"));
   EXPECT_TRUE(cluster.l1s[1]->last_miss_speculated_correctly());
-  EXPECT_EQ(cluster.l1s[1]->statistics().suspect_validated_current, 1u);
+  EXPECT_EQ(cluster.l1s[1]->suspect_statistics().validated_current, 1u);
 }
 
 // Versions are unique per bank: a line evicted from the LLC and refilled
@@ -358,7 +259,7 @@ TEST(CoherenceNsiTest, LineRefilledAfterLlcEvictionAnswersWithData) {
   EXPECT_EQ(cluster.load64(1, kLine), 5u);
   EXPECT_FALSE(cluster.sent("RepValidShd 2->1"));
   EXPECT_FALSE(cluster.sent("RepValidExc 2->1"));
-  EXPECT_EQ(cluster.l1s[1]->statistics().suspect_validated_current, 1u);  // by value
+  EXPECT_EQ(cluster.l1s[1]->suspect_statistics().validated_current, 1u);  // by value
 }
 
 TEST(CoherenceNsiTest, SuspectLoadValidatedStaleIsAMissWithFreshData) {
@@ -371,7 +272,7 @@ TEST(CoherenceNsiTest, SuspectLoadValidatedStaleIsAMissWithFreshData) {
   EXPECT_EQ(cluster.load64(1, kLine), 8u);
   EXPECT_FALSE(cluster.l1s[1]->last_miss_speculated_correctly());
   EXPECT_EQ(cluster.l1s[1]->statistics().load_misses, misses + 1);
-  EXPECT_EQ(cluster.l1s[1]->statistics().suspect_validated_stale, 1u);
+  EXPECT_EQ(cluster.l1s[1]->suspect_statistics().validated_stale, 1u);
   EXPECT_EQ(cluster.l1_state(0, kLine), S::kEXC);  // ShdIntervention: MOD -> EXC
   EXPECT_FALSE(cluster.sent("RepValidShd 2->1"));  // a stale copy gets data
 }
@@ -387,7 +288,7 @@ TEST(CoherenceNsiTest, FillArrivingAfterASynchronisationIsSuspect) {
   cluster.run();
   EXPECT_EQ(value, 3u);
   EXPECT_EQ(cluster.l1_state(1, kLine), S::kSUS);
-  EXPECT_EQ(cluster.l1s[1]->statistics().suspect_lines_created, 1u);
+  EXPECT_EQ(cluster.l1s[1]->suspect_statistics().lines_created, 1u);
   cluster.load64(1, kLine + 0x20);  // a later fill (another line, another home) is SHD/EXC again
   EXPECT_NE(cluster.l1_state(1, kLine + 0x20), S::kSUS);
 }
@@ -400,7 +301,7 @@ TEST(CoherenceNsiTest, SuspectLineEvictedUnreadIsCounted) {
   cluster.load64(1, kLine + 0x80);  // same set: the SUS line leaves silently
   EXPECT_EQ(cluster.l1_state(1, kLine), S::kINV);
   EXPECT_FALSE(cluster.sent("Replace 1->2"));
-  EXPECT_EQ(cluster.l1s[1]->statistics().suspect_dropped_unread, 1u);
+  EXPECT_EQ(cluster.l1s[1]->suspect_statistics().dropped_unread, 1u);
 }
 
 TEST(CoherenceNsiTest, OwnerWriteBackReleasesOwnership) {
@@ -486,23 +387,26 @@ TEST(CoherenceNsiTest, UnexpectedEventIsAProtocolError) {
   }
 }
 
-TEST(CoherenceNsiTest, RegistryEntryDeclaresThePeriodicParameter) {
-  const Protocol& protocol = find_protocol("nsi");
-  ASSERT_EQ(protocol.parameters.size(), 1u);
-  EXPECT_EQ(protocol.parameters[0].name, "periodic_synchronisation_cycles");
-  EXPECT_EQ(protocol.parameters[0].default_value, 100000u);
-  EXPECT_EQ(option_value(protocol, {}, "periodic_synchronisation_cycles"), 100000u);
-  EXPECT_EQ(option_value(protocol, {{"periodic_synchronisation_cycles", 7}}, "periodic_synchronisation_cycles"), 7u);
+// The instance owns the parameter (a real Parameter under its prefix) and
+// builds its L1s with the value; MESI's instance has none.
+TEST(CoherenceNsiTest, InstanceOwnsThePeriodicParameter) {
+  const std::unique_ptr<ProtocolInstance> instance = instantiate(find_protocol("nsi"), "unit.nsi", " (a note)");
+  ASSERT_EQ(instance->parameters().size(), 1u);
+  const ParameterBase& parameter = *instance->parameters()[0];
+  EXPECT_EQ(parameter.name(), "unit.nsi.periodic_synchronisation_cycles");
+  EXPECT_EQ(parameter.default_text(), "100000");
+  EXPECT_EQ(parameter.unit(), "cycles");
+  EXPECT_NE(parameter.doc().find(" (a note)"), std::string::npos) << parameter.doc();
+  EXPECT_EQ(ParameterRegistry::instance().find("unit.nsi.periodic_synchronisation_cycles"), &parameter);
+  auto& nsi = dynamic_cast<Instance&>(*instance);
+  nsi.periodic_synchronisation_cycles.set(7);
   Cluster cluster;
-  EXPECT_THROW(make_configured_l1(protocol, 0, cluster.geometry, CacheShape{64, 2, 3}, cluster, {{"period", 1}}),
-               std::invalid_argument);
-  EXPECT_NE(make_configured_l1(protocol, 0, cluster.geometry, CacheShape{64, 2, 3}, cluster, {}), nullptr);
-  // MESI declares none: any name is an error, no name builds it.
-  EXPECT_THROW(make_configured_l1(find_protocol("mesi"), 0, cluster.geometry, CacheShape{64, 2, 3}, cluster,
-                                  {{"periodic_synchronisation_cycles", 1}}),
-               std::invalid_argument);
-  EXPECT_NE(make_configured_l1(find_protocol("mesi"), 0, cluster.geometry, CacheShape{64, 2, 3}, cluster, {}),
-            nullptr);
+  std::unique_ptr<L1Controller> l1 = instance->make_l1(0, cluster.geometry, CacheShape{64, 2, 3}, cluster);
+  ASSERT_NE(dynamic_cast<L1*>(l1.get()), nullptr);
+  std::string state;
+  l1->serialize(state);
+  EXPECT_NE(state.find("next7;"), std::string::npos) << "the first periodic deadline is 7 cycles";
+  EXPECT_TRUE(instantiate(find_protocol("mesi"), "unit.mesi")->parameters().empty());
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // the memory system's socket bound straight to a Memory, the messages carried
 // by a real MeshNetwork. One SystemC simulation per test (own process).
 #include "cluster/coherent_memory_system.h"
+#include "coherence/nsi/nsi.h"
 #include "core/parameters.h"
 #include "core/simulation.h"
 #include "core/statistics.h"
@@ -189,13 +190,13 @@ TEST(CoherentMemorySystem, NsiSuspectLineFatesAreCountedAndExported) {
   std::uint64_t value = 0;
   cluster.access(0, L1Controller::Access::kLoad, 0x2000, value);  // tile 0 owns it (EXC)
   cluster.access(1, L1Controller::Access::kLoad, 0x2000, value);  // tile 1 shares it (SHD)
-  L1Controller& reader = cluster.memory->l1(1);
+  auto& reader = dynamic_cast<coherence::nsi::L1&>(cluster.memory->l1(1));
   reader.synchronise();  // SHD -> SUS
-  EXPECT_EQ(reader.statistics().suspect_lines_created, 1u);
+  EXPECT_EQ(reader.suspect_statistics().lines_created, 1u);
   value = 0;
   cluster.access(1, L1Controller::Access::kLoad, 0x2000, value);
   EXPECT_EQ(value, 0x1111u);
-  EXPECT_EQ(reader.statistics().suspect_validated_current, 1u);
+  EXPECT_EQ(reader.suspect_statistics().validated_current, 1u);
   EXPECT_TRUE(reader.last_miss_speculated_correctly());
 
   std::uint64_t written = 0x2222;
@@ -203,7 +204,7 @@ TEST(CoherentMemorySystem, NsiSuspectLineFatesAreCountedAndExported) {
   reader.synchronise();
   cluster.access(1, L1Controller::Access::kLoad, 0x2000, value);
   EXPECT_EQ(value, 0x2222u);
-  EXPECT_EQ(reader.statistics().suspect_validated_stale, 1u);
+  EXPECT_EQ(reader.suspect_statistics().validated_stale, 1u);
   EXPECT_FALSE(reader.last_miss_speculated_correctly());
 
   EXPECT_EQ(statistic("memory.l1_1.synchronisations"), 2.0);

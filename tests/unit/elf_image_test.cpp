@@ -16,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <optional>
@@ -246,6 +247,11 @@ TEST_F(ElfInputs, MissingFile) {
 TEST_F(ElfInputs, ADirectoryIsNotAnElf) {
   std::string message = open_error(dir_.string());
   EXPECT_CONTAINS(message, dir_.string());
+  EXPECT_CONTAINS(message, "is a directory, not an ELF file");
+}
+
+TEST_F(ElfInputs, ADeviceIsNotAnElf) {
+  EXPECT_CONTAINS(open_error("/dev/null"), "ELF '/dev/null': not a regular file");
 }
 
 TEST_F(ElfInputs, TextFile) {
@@ -260,7 +266,7 @@ TEST_F(ElfInputs, EmptyFile) {
   std::string path = write("empty.elf", {});
   std::string message = open_error(path);
   EXPECT_CONTAINS(message, path);
-  EXPECT_CONTAINS(message, "not an ELF file");
+  EXPECT_CONTAINS(message, "the file is empty (0 bytes), not an ELF file");
 }
 
 TEST_F(ElfInputs, TruncatedCopiesOfHello) {
@@ -328,6 +334,81 @@ TEST_F(ElfInputs, NoLoadableSegments) {
   std::string message = open_error(path);
   EXPECT_CONTAINS(message, path);
   EXPECT_CONTAINS(message, "no loadable segments");
+}
+
+// Rewrites hello.elf's PT_LOAD program headers: `edit(program, n)` for the
+// n-th loadable one.
+std::vector<char> hello_with_loads(const std::function<void(Elf64_Phdr&, int)>& edit) {
+  std::vector<char> file = read_bytes(kHello);
+  Elf64_Ehdr header;
+  std::memcpy(&header, file.data(), sizeof header);
+  int loads = 0;
+  for (unsigned i = 0; i < header.e_phnum; ++i) {
+    Elf64_Phdr program;
+    char* where = file.data() + header.e_phoff + i * header.e_phentsize;
+    std::memcpy(&program, where, sizeof program);
+    if (program.p_type != PT_LOAD) continue;
+    edit(program, loads++);
+    std::memcpy(where, &program, sizeof program);
+  }
+  EXPECT_EQ(loads, 2) << "hello.elf has text and data segments";
+  return file;
+}
+
+// QEMU refuses such images ("rom: requested regions overlap"); which copy
+// would win depends on the load order.
+TEST_F(ElfInputs, OverlappingSegmentsAreRefusedWithBothRanges) {
+  REQUIRE_FIRMWARE(kHello);
+  std::uint64_t text_start = 0, text_size = 0;
+  std::string path = write("overlap.elf", hello_with_loads([&](Elf64_Phdr& program, int n) {
+    if (n == 0) {
+      text_start = program.p_paddr;
+      text_size = program.p_memsz;
+    } else {
+      program.p_paddr = text_start + text_size - 0x20;  // the data's first 32 bytes over the text's last
+    }
+  }));
+  std::string message = open_error(path);
+  EXPECT_CONTAINS(message, path);
+  EXPECT_CONTAINS(message, "loadable segments [0x80000000, ");
+  EXPECT_CONTAINS(message, ") overlap");
+}
+
+TEST_F(ElfInputs, SegmentPastTheEndOfTheAddressSpaceShowsTheUnwrappedRange) {
+  REQUIRE_FIRMWARE(kHello);
+  std::string path = write("wrap.elf", hello_with_loads([](Elf64_Phdr& program, int n) {
+    if (n == 1) {
+      program.p_paddr = 0xffff'ffff'ffff'f000;
+      program.p_memsz = 0x2000;
+    }
+  }));
+  std::string message = open_error(path);
+  EXPECT_CONTAINS(message, "[0xfffffffffffff000, 0x10000000000001000) runs past the end of the 64-bit address space");
+}
+
+// A refused segment is refused before the first byte of any segment is
+// written (a huge .bss used to be zero-filled up to the end of memory first).
+TEST(ElfImage, PlacementIsCheckedBeforeAnythingIsWritten) {
+  REQUIRE_FIRMWARE(kHello);
+  ElfImage image(kHello);
+  ASSERT_EQ(image.segments().size(), 2u);
+  std::size_t written = 0;
+  auto write = [&](std::uint64_t, const std::uint8_t*, std::size_t size) {
+    written += size;
+    return size;
+  };
+  const std::uint64_t data_address = image.segments().back().address;
+  auto refuse_data = [&](std::uint64_t address, std::uint64_t) -> std::string {
+    return address == data_address ? "is somewhere else" : "";
+  };
+  try {
+    image.load(write, refuse_data);
+    FAIL() << "a refused segment was loaded";
+  } catch (const ConfigError& error) {
+    EXPECT_CONTAINS(error.what(), "segment 1 [");
+    EXPECT_CONTAINS(error.what(), "is somewhere else");
+  }
+  EXPECT_EQ(written, 0u) << "bytes were written before the refusal";
 }
 
 }  // namespace

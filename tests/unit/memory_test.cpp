@@ -285,4 +285,17 @@ TEST(Memory, NegativeBandwidthIsAConfigError) {
   EXPECT_THROW(Memory("sram", 4096), ConfigError);
 }
 
+// Issue 23: below 1 B/s one access takes longer than SystemC's 64-bit
+// picosecond time holds; such values used to wrap and give wrong times.
+TEST(Memory, BandwidthBelowOneBytePerSecondIsAConfigError) {
+  ParameterRegistry::instance().set_override("sram.bandwidth", "1e-9", "test");
+  try {
+    Memory memory("sram", 4096);
+    FAIL() << "a bandwidth of 1e-9 B/s was accepted";
+  } catch (const ConfigError& error) {
+    EXPECT_NE(std::string(error.what()).find("sram.bandwidth must be 0 (unlimited) or at least 1 B/s"), std::string::npos)
+        << error.what();
+  }
+}
+
 }  // namespace npuvp

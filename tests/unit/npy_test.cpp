@@ -217,6 +217,12 @@ TEST_F(NpyTest, RejectsAMissingFile) {
   EXPECT_CONTAINS(read_error("absent.npy"), "cannot open: No such file or directory");
 }
 
+// Issue 23: a directory used to be read as a huge stream (std::bad_alloc, status 127).
+TEST_F(NpyTest, RejectsADirectory) {
+  fs::create_directories(dir_ / "folder.npy");
+  EXPECT_CONTAINS(read_error("folder.npy"), "is a directory, not a .npy file");
+}
+
 TEST_F(NpyTest, WriteRejectsAShapeThatDoesNotFitTheValues) {
   try {
     write_npy(path("w.npy"), {2, 3}, std::vector<float>(5));

@@ -94,6 +94,43 @@ TEST_F(ParametersTest, FrequenciesPrintWithAPrefix) {
   EXPECT_EQ(plain.default_text(), "0.25");
 }
 
+// Issue 23: SystemC time is 2^64 ps; a clock outside 1 kHz .. 1 THz either
+// has no whole-picosecond cycle or overflows that count within a long run.
+TEST_F(ParametersTest, ClockPeriodsAreWholePicosecondsWithinTheClockRange) {
+  Parameter<double> clock{"soc.test.clock", 1e9, "Hz", ""};
+  EXPECT_EQ(clock_period_ps(clock), 1000u);
+  clock.set(kLowestClockHz);
+  EXPECT_EQ(clock_period_ps(clock), 1'000'000'000u);
+  clock.set(kHighestClockHz);
+  EXPECT_EQ(clock_period_ps(clock), 1u);
+  clock.set(32768);  // a real-time clock
+  EXPECT_EQ(clock_period_ps(clock), 30517578u);
+  for (double refused : {999.0, 1e-3, 0.0, -1e9, 2e12}) {
+    clock.set(refused);
+    try {
+      clock_period_ps(clock);
+      ADD_FAILURE() << refused << " Hz was accepted";
+    } catch (const ConfigError& error) {
+      EXPECT_NE(std::string(error.what()).find("parameter 'soc.test.clock' = "), std::string::npos) << error.what();
+      EXPECT_NE(std::string(error.what()).find("between 1 kHz (a 1 ms cycle) and 1 THz"), std::string::npos) << error.what();
+    }
+  }
+}
+
+TEST_F(ParametersTest, TimesBeyondSystemCsRangeAreRefused) {
+  Parameter<sc_time> limit{"soc.test.limit", sc_time(1, sc_core::SC_MS), "time", ""};
+  limit.set_from_text("8640000s", "test");  // 100 days
+  EXPECT_EQ(limit.get(), sc_time(8640000, sc_core::SC_SEC));
+  try {
+    limit.set_from_text("1e30s", "test");
+    FAIL() << "1e30 s was accepted";
+  } catch (const ConfigError& error) {
+    EXPECT_NE(std::string(error.what()).find("above SystemC's largest time, 2^64 ps (about 213 days)"), std::string::npos)
+        << error.what();
+  }
+  EXPECT_EQ(limit.get(), sc_time(8640000, sc_core::SC_SEC)) << "a refused value changed the parameter";
+}
+
 TEST_F(ParametersTest, AddressesAndLargeSizesPrintInHex) {
   Parameter<std::uint64_t> base{"soc.hex.base", 0x80000000, "address", "base address"};
   Parameter<std::uint64_t> size{"soc.hex.size", 1ull << 30, "bytes", "capacity"};

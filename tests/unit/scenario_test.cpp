@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -312,6 +313,82 @@ TEST_F(ScenarioTest, ParamsMustBeAMappingOfSingleValues) {
   message = error_for("images:\n  - elf: host/hello.elf\nparams:\n  soc.cpu.clock: [1, 2]\n");
   EXPECT_CONTAINS(message, at_line(4));
   EXPECT_CONTAINS(message, "parameter 'soc.cpu.clock' must be a single value");
+}
+
+// Issue 23: yaml-cpp shares aliased nodes, so a cyclic alias is a loop and an
+// alias bomb a graph that unfolds exponentially; both are refused while the
+// document is checked, before anything reads it.
+TEST_F(ScenarioTest, CyclicAliasIsRefusedNotALoop) {
+  std::string message = error_for("images:\n  - elf: host/hello.elf\nparams: &p {soc: *p}\n");
+  EXPECT_CONTAINS(message, at_line(3));
+  EXPECT_CONTAINS(message, "a YAML alias refers to a node that contains it");
+  // Anywhere in a scenario, not only in params.
+  message = error_for("images: &i\n  - elf: host/hello.elf\n  - *i\n");
+  EXPECT_CONTAINS(message, "a YAML alias refers to a node that contains it");
+}
+
+TEST_F(ScenarioTest, AliasBombIsRefusedAtOnce) {
+  // "Billion laughs": ten levels of ten aliases each, 10^10 nodes unfolded.
+  std::string text = "images:\n  - elf: host/hello.elf\nlol0: &l0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int level = 1; level <= 10; ++level) {
+    std::string previous = "*l" + std::to_string(level - 1);
+    text += "lol" + std::to_string(level) + ": &l" + std::to_string(level) + " [";
+    for (int i = 0; i < 10; ++i) text += (i ? ", " : "") + previous;
+    text += "]\n";
+  }
+  text += "params:\n  bomb: *l10\n";
+  const auto start = std::chrono::steady_clock::now();
+  std::string message = error_for(text);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_CONTAINS(message, "the scenario unfolds into more than 10000 YAML nodes");
+  EXPECT_LT(seconds, 1.0) << "the bomb was not stopped early";
+}
+
+TEST_F(ScenarioTest, DeepNestingIsRefused) {
+  std::string text = "images:\n  - elf: host/hello.elf\nparams: ";
+  for (int i = 0; i < 100; ++i) text += "[";
+  for (int i = 0; i < 100; ++i) text += "]";
+  EXPECT_CONTAINS(error_for(text + "\n"), "the scenario nests deeper than 64 levels");
+  // So deep that yaml-cpp's parser stops first (it would overflow the stack).
+  std::string deeper = "images:\n  - elf: host/hello.elf\nparams: " + std::string(100000, '[') + std::string(100000, ']');
+  EXPECT_CONTAINS(error_for(deeper + "\n"), "the scenario nests deeper than 64 levels (yaml-cpp stopped at");
+}
+
+TEST_F(ScenarioTest, DuplicateKeysNameTheKeyAndBothLines) {
+  // yaml-cpp keeps both entries: the top level used the first, params the last.
+  std::string message = error_for("name: one\nimages:\n  - elf: host/hello.elf\nname: two\n");
+  EXPECT_CONTAINS(message, at_line(4));
+  EXPECT_CONTAINS(message, "duplicate key 'name' (also on line 1)");
+
+  message = error_for("images:\n  - elf: host/hello.elf\nparams:\n  cpu.clock: 1GHz\n  cpu.clock: 2GHz\n");
+  EXPECT_CONTAINS(message, at_line(5));
+  EXPECT_CONTAINS(message, "duplicate key 'cpu.clock' (also on line 4)");
+
+  // The same parameter spelled dotted and nested.
+  message = error_for("images:\n  - elf: host/hello.elf\nparams:\n  cpu.clock: 1GHz\n  cpu:\n    clock: 2GHz\n");
+  EXPECT_CONTAINS(message, at_line(6));
+  EXPECT_CONTAINS(message, "parameter 'cpu.clock' is set twice in params (also at " + (dir_ / "scenario.yaml").string() + ":4)");
+}
+
+TEST_F(ScenarioTest, PreloadLargerThanTheAddressSpaceIsRefused) {
+  std::string message = error_for("images:\n  - elf: host/hello.elf\nmemory:\n  - address: 0x80000000\n"
+                                  "    random: {type: f32, count: 0x4000000000000001}\n");
+  EXPECT_CONTAINS(message, at_line(5));
+  EXPECT_CONTAINS(message, "count 4611686018427387905 of f32 elements is more than 2^64 bytes");
+  message = error_for("images:\n  - elf: host/hello.elf\nmemory:\n  - address: 0xffffffffffffff00\n"
+                      "    random: {type: s8, count: 0x200}\n");
+  EXPECT_CONTAINS(message, at_line(4));
+  EXPECT_CONTAINS(message, "memory preload [0xffffffffffffff00, 0x10000000000000100) runs past the end of the 64-bit address space");
+}
+
+TEST_F(ScenarioTest, ADirectoryIsNotAScenarioNorAnImage) {
+  fs::create_directories(dir_ / "folder.yaml");
+  EXPECT_CONTAINS(load_error((dir_ / "folder.yaml").string()), "is a directory, not a YAML file");
+  fs::create_directories(dir_ / "images.elf");
+  EXPECT_CONTAINS(error_for("images:\n  - elf: images.elf\n"), "is a directory, not an ELF file");
+  EXPECT_CONTAINS(error_for("images:\n  - elf: /dev/null\n"), "ELF '/dev/null': '/dev/null' is a character device, not an ELF file");
+  EXPECT_CONTAINS(error_for("images:\n  - elf: host/hello.elf\nmemory:\n  - address: 0x90000000\n    file: images.elf\n"),
+                  "preload file 'images.elf'");
 }
 
 TEST_F(ScenarioTest, ChecksAreValidated) {

@@ -214,6 +214,20 @@ TEST(SimulationControl, InterruptEndsTheRunWithStatus130) {
   EXPECT_EQ(simulation().status(), ExitStatus::kInterrupted);
 }
 
+// SIGTERM (kill, a batch system's time limit) ends the run like Ctrl-C, with
+// the shell's 128 + 15 and the signal named.
+TEST(SimulationControl, TerminateEndsTheRunWithStatus143) {
+  SimulationControl::request_interrupt(SIGTERM);
+  try {
+    simulation().check_wall_time("soc.cpu");
+    FAIL() << "the termination request was not noticed";
+  } catch (const SimulationError& error) {
+    EXPECT_EQ(static_cast<int>(error.status()), 143);
+    EXPECT_CONTAINS(error.what(), "terminated (SIGTERM)");
+  }
+  EXPECT_EQ(simulation().status(), ExitStatus::kTerminated);
+}
+
 TEST(SimulationControl, ReportHandlerTurnsErrorsIntoFailures) {
   SimulationControl::install_report_handler();
   EXPECT_NO_THROW(SC_REPORT_WARNING("npuvp/test", "just a warning"));

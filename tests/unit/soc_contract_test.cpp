@@ -60,7 +60,7 @@ std::string definition(const std::string& text, const std::string& name) {
 }
 
 TEST(SocContract, EveryGeneratedSectionInTheRepositoryIsCurrent) {
-  ASSERT_EQ(generated_sections().size(), 4u);
+  ASSERT_EQ(generated_sections().size(), 5u);
   for (const GeneratedSection& section : generated_sections()) {
     SCOPED_TRACE(section.path);
     const std::string text = read_file(source_path(section.path));
@@ -114,6 +114,18 @@ TEST(SocContract, ProtocolHardwareCarriesTheDeclaredMailboxCoresAndInterrupts) {
   EXPECT_EQ(definition(hardware, "NPU_MAX_CORES"), std::to_string(memory_map::kMaxAiCores) + "u");
   EXPECT_EQ(definition(hardware, "NPU_FAULT_FLAG_OVERFLOW"), "7u");
   EXPECT_EQ(definition(hardware, "NPU_L2_BUFFER_SIZE"), "0x00800000ull");
+  EXPECT_EQ(definition(hardware, "NPU_KERNEL_AREA_BASE"), "0x88000000ull");
+  EXPECT_EQ(definition(hardware, "NPU_KERNEL_AREA_END"), "0x8F000000ull");
+  EXPECT_EQ(definition(hardware, "NPU_DEVICE_POOL_BASE"), "0x90000000ull");
+  EXPECT_EQ(definition(hardware, "NPU_DEVICE_POOL_END"), "0xC0000000ull");
+}
+
+TEST(SocContract, FirmwareBuildLinksAtTheDeclaredAddresses) {
+  const std::string settings = firmware_build_settings();
+  for (const char* line : {"set(NPUVP_TS_IMAGE_BASE 0x87000000)",
+                           "set(NPUVP_TS_IMAGE_SIZE 16M)", "set(NPUVP_KERNEL_AREA_BASE 0x88000000)",
+                           "set(NPUVP_KERNEL_SLOT_SIZE 0x100000)"})
+    EXPECT_NE(settings.find(line), std::string::npos) << line << " in\n" << settings;
 }
 
 TEST(SocContract, DocumentTablesNameEveryWindowAndInterrupt) {

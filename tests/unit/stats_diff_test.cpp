@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -88,6 +89,42 @@ TEST(StatsDiff, MissingOrMalformedFilesAreBadInputWithAOneLineError) {
   EXPECT_EQ(stats_diff(options, out, error), 125);
   EXPECT_NE(error.str().find("cannot open '/nonexistent/a.json'"), std::string::npos);
   std::remove(path.c_str());
+}
+
+// Issue 23: a file whose statistics are not numbers or histograms is not ours
+// (a non-numeric histogram count used to escape as an exception, status 1).
+TEST(StatsDiff, StatisticsOfTheWrongShapeAreBadInput) {
+  std::string path = "/tmp/npuvp_stats_diff_shape_" + std::to_string(getpid()) + ".json";
+  StatsDiffOptions options;
+  options.before_path = path;
+  options.after_path = path;
+  for (const auto& [contents, message] :
+       {std::pair<std::string, std::string>{R"({"statistics": {"h": {"count": "7"}}})", "whose \"count\" is a string"},
+        {R"({"statistics": {"h": {"count": 7, "mean": {}}}})", "whose \"mean\" is an object"},
+        {R"({"statistics": {"v": true}})", "statistic 'v' is a boolean, not a number or a histogram"},
+        {R"({"statistics": {}, "npuvp": [1]})", "\"npuvp\" is not an object"}}) {
+    std::ofstream(path) << contents;
+    std::ostringstream out, error;
+    EXPECT_EQ(stats_diff(options, out, error), 125) << contents;
+    EXPECT_NE(error.str().find(message), std::string::npos) << error.str();
+    EXPECT_EQ(out.str(), "") << contents;
+  }
+  // null (a derived value that is not finite) is a statistic, as npuvp writes it.
+  std::ofstream(path) << R"({"statistics": {"ratio": null, "h": {"count": 3, "mean": null}}})";
+  std::ostringstream out, error;
+  EXPECT_EQ(stats_diff(options, out, error), 0) << error.str();
+  std::remove(path.c_str());
+}
+
+TEST(StatsDiff, ThresholdMustBeANonNegativeNumber) {
+  StatsDiffOptions options;
+  options.before_path = options.after_path = "/nonexistent/a.json";
+  for (double threshold : {std::nan(""), -0.5, HUGE_VAL}) {
+    options.threshold = threshold;
+    std::ostringstream out, error;
+    EXPECT_EQ(stats_diff(options, out, error), 125) << threshold;
+    EXPECT_NE(error.str().find("--threshold expects a non-negative number"), std::string::npos) << error.str();
+  }
 }
 
 TEST(StatsDiff, PrintsATableWithRatiosAndACount) {

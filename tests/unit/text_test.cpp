@@ -17,6 +17,14 @@ constexpr std::uint64_t kU64Max = std::numeric_limits<std::uint64_t>::max();
 constexpr std::int64_t kI64Max = std::numeric_limits<std::int64_t>::max();
 constexpr std::int64_t kI64Min = std::numeric_limits<std::int64_t>::min();
 
+// Ranges past 2^64 print their true end (issue 23: a wrapped end read as a small number).
+TEST(HexRange, EndIsComputedWithoutWrapping) {
+  EXPECT_EQ(hex_range(0x8000'0000, 0x1000), "[0x80000000, 0x80001000)");
+  EXPECT_EQ(hex_range(0, 0), "[0x0, 0x0)");
+  EXPECT_EQ(hex_range(0xffff'ffff'ffff'f000, 0x1000), "[0xfffffffffffff000, 0x10000000000000000)");
+  EXPECT_EQ(hex_range(0xffff'ffff'ffff'ffff, 0xffff'ffff'ffff'ffff), "[0xffffffffffffffff, 0x1fffffffffffffffe)");
+}
+
 TEST(EditDistance, ClassicExamples) {
   EXPECT_EQ(edit_distance("", ""), 0u);
   EXPECT_EQ(edit_distance("abc", "abc"), 0u);

@@ -13,7 +13,7 @@ import yaml
 
 from . import plots, study as study_format
 from .derived import Derived
-from .engines import LocalEngine, Progress, SlurmEngine, available_cores
+from .engines import LocalEngine, Progress, SlurmEngine
 from .errors import (EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, EngineError,
                      StudyError)
 from .checks import check_parameters, check_plots, check_statistics, parameter_units
@@ -119,19 +119,26 @@ def main(arguments):
     if not options.collect:
         status = execute(options, study, runs, npuvp, out_dir)
     rows, column_names = gather(runs, statistics, study.console_prefix, several_parts, derived)
-    write_tables(out_dir, study, rows, column_names, units)
     written = plots.draw(study, rows, units, out_dir)
-    finished = [row for row in rows if row["exit_status"] is not None]
+    write_tables(out_dir, study, rows, column_names, units, written)
+    return summarise(options, study, rows, written, out_dir, status)
+
+
+def summarise(options, study, rows, plots_written, out_dir, status):
+    """The closing line (runs finished and failed, where the table is) and the exit status."""
+    runs_by_key = {row["key"]: row for row in rows}  # a point shared by two parts is one run, two rows
+    finished = [row for row in runs_by_key.values() if row["exit_status"] is not None]
     failed = [row for row in finished if row["exit_status"] != 0]
-    print(f"sweep: {study.name}: {len(finished)} of {len(rows)} runs finished, {len(failed)} failed; "
-          f"table {os.path.join(out_dir, 'results.csv')}" + (f", {len(written)} plot{'s' if len(written) != 1 else ''}" if written else ""),
+    count = len(plots_written)
+    print(f"sweep: {study.name}: {len(finished)} of {len(runs_by_key)} runs finished, {len(failed)} failed; "
+          f"table {os.path.join(out_dir, 'results.csv')}" + (f", {count} plot{'s' if count != 1 else ''}" if count else ""),
           file=sys.stderr)
     if status != EXIT_OK:
         return status
-    if len(finished) < len(rows):
+    if len(finished) < len(runs_by_key):
         if options.engine == "slurm" and not options.wait and not options.collect:
             return EXIT_OK  # submitted: `--collect` (or `--wait`) later
-        print(f"sweep: {len(rows) - len(finished)} runs have not finished; run the same command again "
+        print(f"sweep: {len(runs_by_key) - len(finished)} runs have not finished; run the same command again "
               "to resume", file=sys.stderr)
         return EXIT_RUNS_FAILED
     return EXIT_RUNS_FAILED if failed else EXIT_OK
@@ -207,8 +214,7 @@ def execute(options, study, runs, npuvp, out_dir):
     in_queue = queued_keys(engine) if slurm else set()
     records = {key: read_result(run) for key, run in unique.items()}
     finished = sum(1 for record in records.values() if record is not None)
-    progress = Progress(len(unique), finished, options.jobs or (available_cores() if not slurm else 1),
-                        varying_parameters(runs))
+    progress = Progress(len(unique), finished, varying_parameters(runs))
     progress.failed = sum(1 for record in records.values() if record and record["exit_status"] != 0)
     if finished:
         print(f"sweep: {finished} of {len(unique)} runs finished earlier (kept)", file=sys.stderr)

@@ -27,27 +27,26 @@ def available_cores():
 
 
 class Progress:
-    """Counts and an ETA on standard error, one line per finished run."""
+    """Counts and an ETA on standard error: a line per finished run (or, for a scheduler, whenever
+    results appear). The ETA is the time so far per run finished in this invocation, times the
+    runs left: it includes waiting for cores and the scheduler, which a run's own time does not."""
 
-    def __init__(self, total, skipped, parallel, varying=None):
+    def __init__(self, total, skipped, varying=None):
         self.varying = varying  # the parameters that differ between runs: the only ones shown
         self.total = total
         self.done = skipped
         self.failed = 0
         self.skipped = skipped
-        self.parallel = max(1, parallel)
         self.started = time.monotonic()
-        self.durations = []
         self.lock = threading.Lock()
 
     def eta(self):
-        remaining = self.total - self.done
+        remaining, new = self.total - self.done, self.done - self.skipped
         if not remaining:
             return "0s"
-        if not self.durations:
+        if new <= 0:
             return "?"
-        mean = sum(self.durations) / len(self.durations)
-        seconds = mean * remaining / min(self.parallel, remaining)
+        seconds = (time.monotonic() - self.started) / new * remaining
         if seconds < 10:
             return f"{seconds:.1f}s"
         return f"{seconds:.0f}s" if seconds < 120 else f"{seconds / 60:.1f} min"
@@ -57,7 +56,6 @@ class Progress:
             self.done += 1
             if record["exit_status"] != 0:
                 self.failed += 1
-            self.durations.append(record["wall_seconds"])
             outcome = "ok" if record["exit_status"] == 0 else f"FAILED ({record['error'] or record['exit_status']})"
             print(f"sweep: [{self.done}/{self.total}] {run.description(self.varying)}: {outcome}; "
                   f"{self.failed} failed, ETA {self.eta()}", file=sys.stderr, flush=True)
@@ -67,10 +65,7 @@ class Progress:
         with self.lock:
             if done != self.done:
                 self.done, self.failed = done, failed
-                elapsed = time.monotonic() - self.started
-                new = done - self.skipped
-                eta = "?" if new <= 0 else f"{elapsed / new * (self.total - done):.1f}s"
-                print(f"sweep: [{done}/{self.total}] finished, {failed} failed, ETA {eta}",
+                print(f"sweep: [{done}/{self.total}] finished, {failed} failed, ETA {self.eta()}",
                       file=sys.stderr, flush=True)
 
 
@@ -90,7 +85,7 @@ class LocalEngine:
         def one(run):
             if self.stopping:
                 return
-            record = execute(run, self.npuvp, run.attempt, on_start=self.track)
+            record = execute(run, self.npuvp, run.attempt, on_start=self.track, stopped=lambda: self.stopping)
             if record is not None:
                 progress.finished(run, record)
 
@@ -209,6 +204,8 @@ class SlurmEngine:
             run.prepare()
         self.submit(runs)
         if not self.wait:
+            print("sweep: the array runs on; gather its results later with the same command and --collect "
+                  "(or --wait)", file=sys.stderr)
             return False
         self.wait_for(self.job_id, runs, progress)
         return True

@@ -111,15 +111,17 @@ def heatmap_plot(figure, axes, plot, rows, units):
 
 
 def pareto_front(points, maximise_x, maximise_y):
-    """The points no other point beats in both coordinates (each minimised unless maximised)."""
+    """The points (x, y, ...) no other point dominates: at least as good in both coordinates and
+    better in one (each minimised unless maximised); in order along x."""
     sign_x = -1 if maximise_x else 1
     sign_y = -1 if maximise_y else 1
-    front, best = [], None
-    for point in sorted(points, key=lambda p: (sign_x * p[0], sign_y * p[1])):
-        if best is None or sign_y * point[1] < best:
-            front.append(point)
-            best = sign_y * point[1]
-    return front
+
+    def dominates(q, p):
+        at_least = sign_x * q[0] <= sign_x * p[0] and sign_y * q[1] <= sign_y * p[1]
+        return at_least and (sign_x * q[0] < sign_x * p[0] or sign_y * q[1] < sign_y * p[1])
+
+    front = [p for p in points if not any(dominates(q, p) for q in points)]
+    return sorted(front, key=lambda p: (sign_x * p[0], sign_y * p[1]))
 
 
 def pareto_plot(axes, plot, rows, units):
@@ -132,12 +134,13 @@ def pareto_plot(axes, plot, rows, units):
     for row in rows:
         x, y = as_number(row.get(x_name)), as_number(row.get(y_name))
         if x is not None and y is not None:
-            points.append((x, y, ", ".join(f"{name.rsplit('.', 1)[-1]}={tick_text(row.get(name))}" for name in labels)))
+            text = ", ".join(f"{name.rsplit('.', 1)[-1]}={tick_text(row.get(name))}" for name in labels)
+            points.append((x, y, text, row.get("key")))
     axes.scatter([p[0] for p in points], [p[1] for p in points], color="tab:gray", alpha=0.5, label="runs")
     front = pareto_front(points, x_name in maximise, y_name in maximise)
     axes.plot([p[0] for p in front], [p[1] for p in front], marker="o", color="tab:red", drawstyle="steps-post",
               label="Pareto front")
-    for x, y, text in front:
+    for x, y, text, _ in front:
         if text:
             axes.annotate(text, (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
     if plot.get("log_x"):
@@ -149,10 +152,11 @@ def pareto_plot(axes, plot, rows, units):
     axes.set_ylabel(f"{label(y_name, units)} ({goal(y_name)})")
     axes.grid(True, alpha=0.3)
     axes.legend(fontsize=8)
+    return [key for _, _, _, key in front]
 
 
 def draw(study, rows, units, out_dir):
-    """Every plot of the study as OUT/<file>.png; returns the paths written."""
+    """Every plot of the study as OUT/<file>.png; returns what was drawn ({kind, file[, front]})."""
     if not study.plots:
         return []
     try:
@@ -168,12 +172,13 @@ def draw(study, rows, units, out_dir):
     for index, plot in enumerate(study.plots):
         chosen = selected(rows, plot.get("where"))
         figure, axes = plt.subplots(figsize=(7.5, 5))
+        record = {"kind": plot["kind"]}
         if plot["kind"] == "line":
             line_plot(axes, plot, chosen, units)
         elif plot["kind"] == "heatmap":
             heatmap_plot(figure, axes, plot, chosen, units)
         else:
-            pareto_plot(axes, plot, chosen, units)
+            record["front"] = pareto_plot(axes, plot, chosen, units)  # the keys of the runs on it
         where = ", ".join(f"{k}={v}" for k, v in (plot.get("where") or {}).items())
         axes.set_title(plot.get("title", f"{study.name}: {plot['kind']}") + (f"\n({where})" if where else ""),
                        fontsize=10)
@@ -181,5 +186,6 @@ def draw(study, rows, units, out_dir):
         path = os.path.join(out_dir, plot.get("file", f"plot-{index}-{plot['kind']}.png"))
         figure.savefig(path, dpi=100, metadata={"Software": None})
         plt.close(figure)
-        written.append(path)
+        record["file"] = os.path.basename(path)
+        written.append(record)
     return written

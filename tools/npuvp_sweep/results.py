@@ -86,8 +86,9 @@ def cell(value):
     return str(value)
 
 
-def write_tables(out_dir, study, rows, columns, units):
-    """OUT/results.csv (one header line) and OUT/results.json (with each column's unit)."""
+def write_tables(out_dir, study, rows, columns, units, plots_drawn):
+    """OUT/results.csv (one header line) and OUT/results.json (with each column's unit, and the
+    plots: file, kind and, for a Pareto front, the keys of the runs on it)."""
     text = io.StringIO()
     writer = csv.writer(text, lineterminator="\n")
     writer.writerow(columns)
@@ -96,5 +97,5 @@ def write_tables(out_dir, study, rows, columns, units):
     write_atomically(os.path.join(out_dir, "results.csv"), text.getvalue())
     document = {"study": study.name, "description": study.description, "columns": columns,
                 "units": {name: units[name] for name in columns if units.get(name)},
-                "host_columns": HOST_COLUMNS, "rows": rows}
+                "host_columns": HOST_COLUMNS, "plots": plots_drawn, "rows": rows}
     write_atomically(os.path.join(out_dir, "results.json"), json.dumps(document, indent=1) + "\n")

@@ -22,7 +22,8 @@ RESULT_FILE = "result.json"
 STATS_FILE = "stats.json"
 CONSOLE_FILE = "console.txt"
 ERRORS_FILE = "errors.txt"
-INTERRUPTED = 130  # npuvp's exit status after SIGINT (docs/cli.md)
+# Stopped from outside (SIGINT: 130, docs/cli.md; SIGTERM: 143, as Slurm cancels): not a result.
+INTERRUPTED = {130, 143}
 
 
 def file_digest(path, digest=None):
@@ -169,8 +170,9 @@ def error_line(exit_status, stderr_text):
     return lines[-1] if lines else f"exit status {exit_status}"
 
 
-def execute(run, npuvp, attempt=1, on_start=None):
-    """Runs one simulation to the end and writes its result record; returns the record."""
+def execute(run, npuvp, attempt=1, on_start=None, stopped=None):
+    """Runs one simulation to the end and writes its result record; returns the record, or None
+    when the run was stopped from outside (a signal to it, or `stopped()` true afterwards)."""
     run.prepare()
     started = time.time()
     with open(os.path.join(run.folder, CONSOLE_FILE), "w") as console, \
@@ -182,7 +184,7 @@ def execute(run, npuvp, attempt=1, on_start=None):
         status = process.wait()
         errors.seek(0)
         stderr_text = errors.read()
-    if status < 0 or status == INTERRUPTED:
+    if status < 0 or status in INTERRUPTED or (stopped and stopped()):
         return None  # killed or interrupted: not a result of the model; the run stays unfinished
     record = {"key": run.key, "point": run.point, "repetition": run.repetition, "exit_status": status,
               "error": error_line(status, stderr_text), "wall_seconds": round(time.time() - started, 6),

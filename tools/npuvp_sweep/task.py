@@ -4,6 +4,7 @@ The manifest (written by the Slurm engine into the study's shared output folder)
 run's folder and npuvp command line, so a task needs nothing but a shared file system.
 """
 import json
+import signal
 import sys
 
 from .runs import execute, read_result
@@ -33,7 +34,19 @@ def main(arguments):
     run = ManifestRun(manifest["runs"][int(arguments[1])])
     if read_result(run) is not None:
         return 0  # finished by an earlier job (e.g. a resubmission raced a slow queue)
-    record = execute(run, manifest["npuvp"], run.attempt)
+    # scancel (or a time limit) sends SIGTERM to the task and the npuvp it runs: whatever npuvp
+    # then exits with, the run did not finish and must not get a result record.
+    stopped = []
+    child = []
+
+    def on_terminate(signal_number, frame):
+        stopped.append(signal_number)
+        for process in child:
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, on_terminate)
+    record = execute(run, manifest["npuvp"], run.attempt, on_start=child.append, stopped=lambda: bool(stopped))
     if record is None:
         print(f"npuvp_sweep.task: run {run.key} was interrupted", file=sys.stderr)
         return 1

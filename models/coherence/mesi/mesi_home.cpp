@@ -79,14 +79,7 @@ void Home::perform(Action action, Context& context) {
     if (!entry) fail(HomeMachine::name(state_of(context)), HomeMachine::name(action), context);
   };
   switch (action) {
-    case Action::kAllocate: {
-      const int way = array_.free_way(context.line);
-      if (way == CacheArray::kNone) throw ProtocolError(name() + ": internal error, no free way to allocate");
-      array_.install(way, context.line, static_cast<std::uint8_t>(State::kNP_D));
-      entries_[way] = Directory{};
-      context.way = way;
-      break;
-    }
+    case Action::kAllocate: allocate(context); break;
     case Action::kFetchFromMemory:
       ++statistics_.memory_reads;
       send(message_to_memory(kMemoryRead, context, context.message ? context.message->source : tile_, false));

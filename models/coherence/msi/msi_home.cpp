@@ -71,14 +71,7 @@ void Home::perform(Action action, Context& context) {
     throw ProtocolError(name() + ": internal error, action " + HomeMachine::name(action) + " without a way");
   Directory* entry = entry_of(context);
   switch (action) {
-    case Action::kAllocate: {
-      const int way = array_.free_way(context.line);
-      if (way == CacheArray::kNone) throw ProtocolError(name() + ": internal error, no free way to allocate");
-      array_.install(way, context.line, static_cast<std::uint8_t>(State::kNP_D));
-      entries_[way] = Directory{};
-      context.way = way;
-      break;
-    }
+    case Action::kAllocate: allocate(context); break;
     case Action::kFetchFromMemory:
       ++statistics_.memory_reads;
       send_to(kMemoryRead, geometry_.memory_controller_of(context.line), Port::kMemory, context, false);

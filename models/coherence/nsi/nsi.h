@@ -44,6 +44,7 @@
 #pragma once
 
 #include "coherence/coherence.h"
+#include "coherence/extensions.h"
 #include "coherence/protocol_registry.h"
 #include "coherence/protocol_table.h"
 #include "coherence/table_driven_controller.h"
@@ -72,8 +73,22 @@ enum MessageType : unsigned {
 };
 std::string message_name(unsigned type);
 VirtualNetwork virtual_network_of(unsigned type);
+// The line's data version a message carries (Message::extension; 0 = none):
+// renewed by the home at each fill and write grant, sent with every reply,
+// and carried by a validation Read.
+inline std::uint64_t version_of(const Message& message) { return message.extension; }
+inline void set_version(Message& message, std::uint64_t version) { message.extension = version; }
 
-constexpr const char* kPeriodicSynchronisationParameter = "periodic_synchronisation_cycles";
+// The fates of suspect lines (ProtocolCounters; exported by the cluster):
+// SHD lines turned suspect (SUS) by synchronisations, loads that validated
+// them current (a hit) or stale (a miss, fresh data), and those dropped
+// (evicted silently or written) without being read.
+struct SuspectStatistics {
+  std::uint64_t lines_created = 0;
+  std::uint64_t validated_current = 0, validated_stale = 0;
+  std::uint64_t dropped_unread = 0;
+};
+
 constexpr std::uint64_t kDefaultPeriodicSynchronisationCycles = 100000;
 
 #define NPUVP_NSI_L1_STATES(X)                                                                                         \
@@ -216,7 +231,11 @@ using HomeTable = ProtocolTable<HomeMachine>;
 inline const L1Table& l1_table() { return L1Machine::table(); }
 inline const HomeTable& home_table() { return HomeMachine::table(); }
 
-class L1 final : public TableDrivenL1<L1, L1Machine> {
+class L1 final : public TableDrivenL1<L1, L1Machine>,
+                 public ExpressRequests,
+                 public TimedAccesses,
+                 public SpeculatedLoads,
+                 public ProtocolCounters {
  public:
   static constexpr unsigned kDefaultWritebackEntries = 4;
 
@@ -225,6 +244,10 @@ class L1 final : public TableDrivenL1<L1, L1Machine> {
      unsigned writeback_entries = kDefaultWritebackEntries);
 
   Cycles synchronise() override;
+  // A validation Read (it carries its suspect copy's version).
+  bool express(const Message& request) const override { return request.type == kRead && version_of(request) != 0; }
+  const std::uint64_t* counter(const std::string& name) const override;
+  const SuspectStatistics& suspect_statistics() const { return suspects_; }
   // Fault injection for the verification tests: synchronise() no longer
   // self-invalidates (the testers must then catch stale loads).
   void skip_self_invalidation_for_testing(bool skip) { skip_self_invalidation_ = skip; }
@@ -245,8 +268,7 @@ class L1 final : public TableDrivenL1<L1, L1Machine> {
     if (periodic_cycles_ != 0) out += "next" + std::to_string(next_periodic_) + ';';
   }
   void self_invalidate();
-  void send_to_home(unsigned type, const Context& context, bool with_data, bool dirty, std::uint64_t version = 0,
-                    bool express = false);
+  void send_to_home(unsigned type, const Context& context, bool with_data, bool dirty, std::uint64_t version = 0);
 
   // The ways that became SHD since the last synchronisation, which turns
   // those still SHD into SUS. A way may be listed twice, or hold another
@@ -260,7 +282,7 @@ class L1 final : public TableDrivenL1<L1, L1Machine> {
   std::uint64_t periodic_cycles_;
   // The next periodic synchronisation, in the environment's fine units
   // (Environment::fine_per_cycle), the unit of an access's given time
-  // (L1Controller::set_access_time): one compare per access.
+  // (TimedAccesses::set_access_time): one compare per access.
   std::uint64_t next_periodic_ = 0;
   // The periodic synchronisation is due at this access.
   bool periodic_due() const {
@@ -268,6 +290,7 @@ class L1 final : public TableDrivenL1<L1, L1Machine> {
     return time >= next_periodic_;
   }
   bool skip_self_invalidation_ = false;
+  SuspectStatistics suspects_;
   bool validated_current_ = false;
   bool fill_is_suspect_ = false;  // a synchronisation happened while a load miss was outstanding
 };
@@ -309,7 +332,18 @@ class Home final : public TableDrivenHome<Home, HomeMachine, Entry> {
   std::uint64_t last_version_ = 0;  // versions are unique per bank, so a refilled line never matches an old copy
 };
 
-// The registry entry (parameter periodic_synchronisation_cycles).
+// NSI set up for one system, with its parameter.
+class Instance final : public ProtocolInstance {
+ public:
+  Instance(const std::string& prefix, const std::string& note);
+  std::unique_ptr<L1Controller> make_l1(unsigned tile, const Geometry& geometry, const CacheShape& shape,
+                                        Environment& environment) const override;
+
+  // `<prefix>.periodic_synchronisation_cycles`: each L1 self-invalidates at least this often (0 = never).
+  Parameter<std::uint64_t> periodic_synchronisation_cycles;
+};
+
+// The registry entry (its instance has the parameter periodic_synchronisation_cycles).
 Protocol protocol();
 
 }  // namespace npuvp::coherence::nsi

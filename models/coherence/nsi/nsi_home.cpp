@@ -27,7 +27,7 @@ Home::Event Home::classify(const Message& message, const Context& context) const
       if (from_owner && !busy) return Event::kRequestFromOwner;
       // A validation whose copy has the line's version: its data is the
       // LLC's. (In MOD the version was renewed for the owner's writes.)
-      if (state == State::kEXC && message.version != 0 && message.version == entries_[context.way].version)
+      if (state == State::kEXC && version_of(message) != 0 && version_of(message) == entries_[context.way].version)
         return owner >= 0 ? Event::kReadCurrentOwned : Event::kReadCurrent;
       return owner >= 0 ? Event::kReadOwned : Event::kRead;
     case kRdEx:
@@ -51,7 +51,7 @@ Home::Event Home::classify(const Message& message, const Context& context) const
 // Every message to an L1 carries the line's version (a data reply's, for validations).
 void Home::send_to_l1(unsigned type, unsigned tile, const Context& context, bool with_data) {
   Message message = message_to_l1(type, tile, context, with_data);
-  if (context.way != CacheArray::kNone) message.version = entries_[context.way].version;
+  if (context.way != CacheArray::kNone) set_version(message, entries_[context.way].version);
   send(message);
 }
 
@@ -61,14 +61,7 @@ void Home::perform(Action action, Context& context) {
     if (!entry) fail(HomeMachine::name(state_of(context)), HomeMachine::name(action), context);
   };
   switch (action) {
-    case Action::kAllocate: {
-      const int way = array_.free_way(context.line);
-      if (way == CacheArray::kNone) throw ProtocolError(name() + ": internal error, no free way to allocate");
-      array_.install(way, context.line, static_cast<std::uint8_t>(State::kINV_D));
-      entries_[way] = Entry{};
-      context.way = way;
-      break;
-    }
+    case Action::kAllocate: allocate(context); break;
     case Action::kFetchFromMemory:
       ++statistics_.memory_reads;
       send(message_to_memory(kMemoryRead, context, context.message ? context.message->source : tile_, false));

@@ -21,7 +21,7 @@ void L1::set_state(Context& context, State state) {
     if (fill_is_suspect_) {
       // Requested before a synchronisation, filled after it (A2c): SUS.
       fill_is_suspect_ = false;
-      ++statistics_.suspect_lines_created;
+      ++suspects_.lines_created;
       state = State::kSUS;
     } else if (shared_ways_.size() < shared_ways_.capacity()) {
       shared_ways_.push_back(context.way);
@@ -34,14 +34,12 @@ void L1::set_state(Context& context, State state) {
 
 // A suspect line left without a load: evicted, or written (RdEx).
 void L1::leaving(State from, State to) {
-  if (from == State::kSUS && to != State::kSV_D) ++statistics_.suspect_dropped_unread;
+  if (from == State::kSUS && to != State::kSV_D) ++suspects_.dropped_unread;
 }
 
-void L1::send_to_home(unsigned type, const Context& context, bool with_data, bool dirty, std::uint64_t version,
-                      bool express) {
+void L1::send_to_home(unsigned type, const Context& context, bool with_data, bool dirty, std::uint64_t version) {
   Message message = message_to_home(type, context, with_data, dirty);
-  message.version = version;
-  message.express = express;  // a validation: the environment may answer it at once
+  set_version(message, version);  // a validation's: the environment may carry it at once (express())
   environment_.send(message, shape_.latency);
 }
 
@@ -64,8 +62,7 @@ void L1::perform(Action action, Context& context) {
     case Action::kSendRead: {
       // A validation (SUS) carries its copy's version; a miss carries none.
       const bool suspect = state_of(context) == State::kSUS;
-      send_to_home(kRead, context, false, false, suspect ? version_[static_cast<unsigned>(context.way)] : 0,
-                   suspect);
+      send_to_home(kRead, context, false, false, suspect ? version_[static_cast<unsigned>(context.way)] : 0);
       break;
     }
     case Action::kSendRdEx: send_to_home(kRdEx, context, false, false); break;
@@ -90,18 +87,18 @@ void L1::perform(Action action, Context& context) {
         fail(L1Machine::name(state_of(context)), "validate (message without data)", context);
       validated_current_ =
           std::memcmp(array_.data(context.way), context.message->data.data(), geometry_.line_bytes) == 0;
-      ++(validated_current_ ? statistics_.suspect_validated_current : statistics_.suspect_validated_stale);
+      ++(validated_current_ ? suspects_.validated_current : suspects_.validated_stale);
       std::memcpy(array_.data(context.way), context.message->data.data(), geometry_.line_bytes);
-      version_[static_cast<unsigned>(context.way)] = context.message->version;
+      version_[static_cast<unsigned>(context.way)] = version_of(*context.message);
       break;
     case Action::kConfirmCurrent:
       // The home found the copy's version current: the data stays.
       validated_current_ = true;
-      ++statistics_.suspect_validated_current;
+      ++suspects_.validated_current;
       break;
     case Action::kInstallData:
       install_data(context);
-      version_[static_cast<unsigned>(context.way)] = context.message->version;
+      version_[static_cast<unsigned>(context.way)] = version_of(*context.message);
       break;
     case Action::kSendReplace: send_to_home(kReplace, context, false, false); break;
     case Action::kSendReplaceData:
@@ -127,6 +124,14 @@ void L1::perform(Action action, Context& context) {
     case Action::kFlashSuspect:  // performed for all lines at once by self_invalidate()
     case Action::kCount: break;
   }
+}
+
+const std::uint64_t* L1::counter(const std::string& name) const {
+  if (name == "suspect_lines_created") return &suspects_.lines_created;
+  if (name == "suspect_validated_current") return &suspects_.validated_current;
+  if (name == "suspect_validated_stale") return &suspects_.validated_stale;
+  if (name == "suspect_dropped_unread") return &suspects_.dropped_unread;
+  return nullptr;
 }
 
 void L1::before_access() {
@@ -171,7 +176,7 @@ void L1::self_invalidate() {
   auto suspect = [this](int way) {
     if (static_cast<State>(array_.state(way)) != State::kSHD) return;
     array_.set_state(way, static_cast<std::uint8_t>(State::kSUS));
-    ++statistics_.suspect_lines_created;
+    ++suspects_.lines_created;
   };
   if (scan_all_ways_) {
     for (unsigned way = 0; way < array_.entries(); ++way) suspect(static_cast<int>(way));

@@ -167,15 +167,24 @@ const HomeTable& HomeMachine::table() {
   return table;
 }
 
+Instance::Instance(const std::string& prefix, const std::string& note)
+    : ProtocolInstance("nsi", &make_l1_of<L1>, &make_home_of<Home>),
+      periodic_synchronisation_cycles(
+          prefix + ".periodic_synchronisation_cycles", kDefaultPeriodicSynchronisationCycles, "cycles",
+          "NSI: each L1 self-invalidates (SHD -> SUS) at least this often, so spin loops on plain loads end; 0 = "
+          "never" + note) {
+  own(periodic_synchronisation_cycles);
+}
+
+std::unique_ptr<L1Controller> Instance::make_l1(unsigned tile, const Geometry& geometry, const CacheShape& shape,
+                                                Environment& environment) const {
+  return std::make_unique<L1>(tile, geometry, shape, environment, periodic_synchronisation_cycles.get());
+}
+
 namespace {
 
-std::uint64_t periodic_cycles(const ProtocolOptions& options) {
-  const auto it = options.find(kPeriodicSynchronisationParameter);
-  return it == options.end() ? kDefaultPeriodicSynchronisationCycles : it->second;
-}
-std::unique_ptr<L1Controller> make_l1_with_options(unsigned tile, const Geometry& geometry, const CacheShape& shape,
-                                                   Environment& environment, const ProtocolOptions& options) {
-  return std::make_unique<L1>(tile, geometry, shape, environment, periodic_cycles(options));
+std::unique_ptr<ProtocolInstance> make_instance(const std::string& prefix, const std::string& note) {
+  return std::make_unique<Instance>(prefix, note);
 }
 std::string tables_markdown() { return controller_tables_markdown("NSI", l1_table(), home_table()); }
 
@@ -186,10 +195,13 @@ Protocol protocol() {
       "nsi",
       "NSI: no sharer list (owner only), no invalidations; cores self-invalidate (SHD -> SUS) at synchronisations",
       kMessageTypes, &message_name, &tables_markdown);
-  result.parameters.push_back(
-      {kPeriodicSynchronisationParameter, kDefaultPeriodicSynchronisationCycles, "cycles",
-       "NSI: each L1 self-invalidates (SHD -> SUS) at least this often, so spin loops on plain loads end; 0 = never"});
-  result.make_l1_with_options = &make_l1_with_options;
+  result.make_instance = &make_instance;
+  result.l1_counters = {
+      {"suspect_lines_created", "SHD lines turned suspect (SUS) by synchronisations (NSI)", "all L1s (NSI)"},
+      {"suspect_validated_current", "loads on SUS lines the home confirmed current (NSI: a hit)", "all L1s (NSI)"},
+      {"suspect_validated_stale", "loads on SUS lines that were stale (NSI: a miss)", "all L1s (NSI)"},
+      {"suspect_dropped_unread", "SUS lines evicted or written without being read (NSI)", "all L1s (NSI)"},
+  };
   return result;
 }
 

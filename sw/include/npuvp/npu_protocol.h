@@ -109,6 +109,13 @@ extern "C" {
 /* The L2 buffer (on-chip SRAM the driver allocates from). */
 #define NPU_L2_BUFFER_BASE                0x30000000ull
 #define NPU_L2_BUFFER_SIZE                0x00800000ull
+
+/* Inside DDR, by software convention (docs/memory-map.md). */
+#define NPU_KERNEL_AREA_BASE              0x88000000ull   /* kernel image slot n at + n * NPU_KERNEL_SLOT_SIZE */
+#define NPU_KERNEL_SLOT_SIZE              0x00100000ull
+#define NPU_KERNEL_AREA_END               0x8F000000ull   /* the default kernel argument block follows */
+#define NPU_DEVICE_POOL_BASE              0x90000000ull   /* the driver's default device memory */
+#define NPU_DEVICE_POOL_END               0xC0000000ull   /* the end of a 1 GiB DDR */
 /* END GENERATED */
 
 /* ---------------------------------------------------------------------------
