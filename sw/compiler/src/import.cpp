@@ -3,7 +3,9 @@
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <algorithm>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "compile_error.h"
@@ -56,7 +58,31 @@ HostTensor constant_node_value(const Node& node) {
   fail(node, "unsupported Constant (sparse or string value)");
 }
 
+// libonnx 1.12's shape inference for convolutions and pooling dereferences a null
+// pointer when the data input has fewer than 3 dimensions (found by fuzzing,
+// tests/fuzz/onnx_importer_fuzz.cpp): refuse such nodes first where the rank is
+// declared (graph inputs, initializers).
+void check_convolution_ranks(const onnx::GraphProto& g, const std::string& where) {
+  std::map<std::string, int> ranks;
+  for (const auto& input : g.input())
+    if (input.type().tensor_type().has_shape()) ranks[input.name()] = input.type().tensor_type().shape().dim_size();
+  for (const auto& initializer : g.initializer()) ranks[initializer.name()] = initializer.dims_size();
+  static const std::set<std::string> kSpatial = {"Conv", "ConvTranspose", "MaxPool", "AveragePool", "LpPool",
+                                                 "GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"};
+  for (const auto& node : g.node()) {
+    if (!kSpatial.count(node.op_type())) continue;
+    for (int i = 0; i < std::min(node.input_size(), node.op_type().find("Conv") != std::string::npos ? 2 : 1); ++i) {
+      auto rank = ranks.find(node.input(i));
+      if (rank != ranks.end() && rank->second < 3)
+        throw CompileError(where + ": node '" + node.name() + "' (" + node.op_type() + "): input '" + node.input(i) +
+                           "' has " + std::to_string(rank->second) +
+                           " dimensions; it needs batch, channels and at least one spatial axis");
+    }
+  }
+}
+
 void run_shape_inference(onnx::ModelProto& model, const std::string& where) {
+  check_convolution_ranks(model.graph(), where);
   try {
     onnx::ShapeInferenceOptions options(false, 0, true);
     onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);

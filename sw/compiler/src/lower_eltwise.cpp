@@ -128,11 +128,12 @@ std::uint64_t lower_softmax(LoweringContext& context, const Node& node) {
   const std::int64_t rank = std::int64_t(in.size());
   std::int64_t axis = attribute_int(node, "axis", context.graph.opset >= 13 ? -1 : 1);
   if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) fail_attribute(node, "axis", std::to_string(attribute_int(node, "axis", -1)));
   // Opset < 13 flattens [axis:] into the columns; from 13 only the last axis
   // (or one followed by 1s) is a row softmax.
   std::int64_t after = 1;
   for (std::int64_t d = axis + 1; d < rank; ++d) after *= in[d];
-  if (axis < 0 || axis >= rank || (context.graph.opset >= 13 && after != 1))
+  if (context.graph.opset >= 13 && after != 1)
     fail_attribute(node, "axis", std::to_string(attribute_int(node, "axis", -1)));
   std::int64_t rows = 1;
   for (std::int64_t d = 0; d < axis; ++d) rows *= in[d];
