@@ -149,7 +149,7 @@ std::size_t HostPlatform::write_memory(std::uint64_t address, const std::uint8_t
     std::uint64_t offset = address - region.base;
     if (offset >= region.size) continue;
     std::size_t length = static_cast<std::size_t>(std::min<std::uint64_t>(size, region.size - offset));
-    std::memcpy(region.data + offset, data, length);
+    if (length) std::memcpy(region.data + offset, data, length);  // an empty vector's data() may be null
     return length;
   }
   return 0;
