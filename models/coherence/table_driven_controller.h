@@ -46,6 +46,15 @@ namespace npuvp::coherence {
 // for a protocol with a sharer mask (`max_tiles` > 0), the tiles fit it.
 void check_tile(const Controller& controller, unsigned tile, const Geometry& geometry, unsigned max_tiles);
 
+// Whether every valid entry of `array` is in one of Machine's stable states
+// (no transaction under way): half of a controller's quiescent().
+template <typename Machine>
+bool all_entries_stable(const CacheArray& array) {
+  for (unsigned way = 0; way < array.entries(); ++way)
+    if (!Machine::stable(static_cast<typename Machine::State>(array.state(static_cast<int>(way))))) return false;
+  return true;
+}
+
 // A private L1 driven by a table. Hooks (Derived may declare its own):
 //   Event classify(const Message&)         required: a message's event
 //                                          (throw_unexpected_message otherwise)
@@ -134,9 +143,7 @@ class TableDrivenL1 : public L1ControllerBase {
 
   bool quiescent() const override {
     if (pending_.active || !parked_.empty() || !writeback_.empty()) return false;
-    for (unsigned way = 0; way < array_.entries(); ++way)
-      if (!Machine::stable(static_cast<State>(array_.state(static_cast<int>(way))))) return false;
-    return true;
+    return all_entries_stable<Machine>(array_);
   }
 
   void serialize(std::string& out) const override {
@@ -384,9 +391,7 @@ class TableDrivenHome : public HomeController {
 
   bool quiescent() const override {
     if (!waiting_.empty()) return false;
-    for (unsigned way = 0; way < array_.entries(); ++way)
-      if (!Machine::stable(static_cast<State>(array_.state(static_cast<int>(way))))) return false;
-    return true;
+    return all_entries_stable<Machine>(array_);
   }
 
   void serialize(std::string& out) const override {
