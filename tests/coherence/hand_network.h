@@ -39,26 +39,29 @@ struct HandNetworkShape {
 template <typename L1, typename Home, std::string (*MessageName)(unsigned)>
 class HandNetwork : public Environment, public ControllerSet<L1, Home> {
  public:
-  using MakeL1 = std::function<std::unique_ptr<L1>(unsigned tile, const Geometry& geometry, const CacheShape& shape,
-                                                   Environment& environment)>;
+  using typename ControllerSet<L1, Home>::MakeL1;
+  using typename ControllerSet<L1, Home>::MakeHome;
 
-  explicit HandNetwork(const HandNetworkShape& shape = {}, const MakeL1& make_l1 = nullptr)
+  // `make_l1`, `make_home`: the controllers (empty: L1 and Home with their
+  // constructors' defaults).
+  explicit HandNetwork(const HandNetworkShape& shape = {}, const MakeL1& make_l1 = nullptr,
+                       const MakeHome& make_home = nullptr)
       : memory(shape.memory_bytes, shape.memory_multiplier, shape.memory_offset, shape.memory_latency) {
     geometry.tiles = 4;
     geometry.memory_controllers = 1;
     geometry.line_bytes = 32;
     const CacheShape l1_shape{32u * shape.l1_ways, shape.l1_ways, shape.l1_latency};  // one set
     const CacheShape llc_shape{32u * shape.llc_ways, shape.llc_ways, shape.llc_latency};
-    const auto make_home = [](unsigned tile, const Geometry& geometry, const CacheShape& shape,
-                              Environment& environment) {
-      return std::make_unique<Home>(tile, geometry, shape, environment);
-    };
     this->build(geometry, l1_shape, llc_shape, memory,
                 make_l1 ? make_l1 : MakeL1([](unsigned tile, const Geometry& geometry, const CacheShape& shape,
                                               Environment& environment) {
                   return std::make_unique<L1>(tile, geometry, shape, environment);
                 }),
-                make_home, [this](unsigned, Port) -> Environment& { return *this; });
+                make_home ? make_home : MakeHome([](unsigned tile, const Geometry& geometry, const CacheShape& shape,
+                                                    Environment& environment) {
+                  return std::make_unique<Home>(tile, geometry, shape, environment);
+                }),
+                [this](unsigned, Port) -> Environment& { return *this; });
     for (unsigned tile = 0; tile < geometry.tiles; ++tile) {
       completed.push_back(0);
       l1s[tile]->set_miss_completion([this, tile] { ++completed[tile]; });

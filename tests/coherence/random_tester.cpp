@@ -127,6 +127,7 @@ Tester::Tester(const TesterConfig& config) : config_(config), random_(config.see
   geometry_.memory_controllers = config.memory_controllers;
   geometry_.line_bytes = config.line_bytes;
   const Protocol& protocol = find_protocol(config.protocol);
+  result_.messages_by_type.assign(protocol.message_types, 0);
   if (config.data_race_free && (config.locks == 0 || config.episode_operations == 0 || config.line_bytes < 8))
     throw std::invalid_argument("tester: data-race-free mode needs locks, episode operations and 8-byte words");
   const std::size_t bytes =
@@ -168,6 +169,8 @@ void Tester::push(Cycles time, Kind kind, unsigned index) { queue_.push(Event{ti
 
 void Tester::send(const Message& message, Cycles delay) {
   ++result_.messages;
+  if (message.type >= result_.messages_by_type.size()) result_.messages_by_type.resize(message.type + 1, 0);
+  ++result_.messages_by_type[message.type];
   if (config_.drop_message_index && message.type == config_.drop_message_type &&
       ++type_count_ == config_.drop_message_index)
     return;  // fault injection: lost in the network
