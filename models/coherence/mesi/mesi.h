@@ -22,7 +22,7 @@
 //    it wait until the core's next store to the line, its next access to
 //    another line, or synchronise(), so the read-modify-write that follows
 //    cannot be split.
-//  - Option thesis_baseline: the thesis's baseline instead ([nsi] §5.4.1,
+//  - Option thesis_baseline: the thesis's baseline instead ([nsi] §5.4.3.1,
 //    change 9): a Read is never granted E, and a store to S sends RdEx,
 //    answered RepExc with data; two variants of the tables, nothing else.
 //  - Virtual networks: Read, RdEx, Upgrade, Replace (and MemoryRead/Write)
@@ -203,7 +203,7 @@ using L1Table = ProtocolTable<L1Machine>;
 using HomeTable = ProtocolTable<HomeMachine>;
 inline const L1Table& l1_table() { return L1Machine::table(); }
 inline const HomeTable& home_table() { return HomeMachine::table(); }
-// The thesis's baseline MESI ([nsi] §5.4.1, change 9; parameter
+// The thesis's baseline MESI ([nsi] §5.4.3.1, change 9; parameter
 // `<mesh>.mesi.thesis_baseline`): variants of the two tables in which a
 // Read is never granted E (an idle line is answered RepShd) and a store or
 // make-writable to S sends RdEx, answered RepExc with data after the other

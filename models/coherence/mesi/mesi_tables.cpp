@@ -174,7 +174,7 @@ const HomeTable& HomeMachine::table() {
   return table;
 }
 
-// ---- the thesis's baseline ([nsi] §5.4.1, change 9) ----
+// ---- the thesis's baseline ([nsi] §5.4.3.1, change 9) ----
 
 // A store or make-writable to S sends RdEx and waits for the data like a
 // miss (the S copy is no longer readable meanwhile: the core is blocked on
@@ -220,7 +220,7 @@ const HomeTable& thesis_home_table() {
 Instance::Instance(const std::string& prefix, const std::string& note)
     : ProtocolInstance("mesi", &make_l1_of<L1>, &make_home_of<Home>),
       thesis_baseline(prefix + ".thesis_baseline", false, "",
-                      "MESI: the thesis's baseline ([nsi] 5.4.1, change 9): a read is never granted E, a store to S "
+                      "MESI: the thesis's baseline ([nsi] 5.4.3.1, change 9): a read is never granted E, a store to S "
                       "sends RdEx answered with data (no Upgrade); false: textbook MESI (docs/coherence.md)" +
                           note) {
   own(thesis_baseline);

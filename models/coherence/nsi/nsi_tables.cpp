@@ -202,7 +202,7 @@ Instance::Instance(const std::string& prefix, const std::string& note)
       validation(prefix + ".validation", kVersionValidation, "",
                  "NSI: how the home answers the read of a suspect (SUS) copy that is still current: version = "
                  "without data (RepValidShd/RepValidExc, the copy's version matches), data = with the data, the "
-                 "thesis's literal validation ([nsi] 5.4.1; docs/coherence.md)" + note,
+                 "thesis's literal validation ([nsi] 5.4.3.1, change 4; docs/coherence.md)" + note,
                  {kVersionValidation, kDataValidation}) {
   own(periodic_synchronisation_cycles);
   own(validation);
