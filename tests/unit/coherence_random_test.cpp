@@ -234,6 +234,32 @@ TEST(CoherenceRandomTest, ThesisBaselineMesiManySeeds) {
   EXPECT_GT(textbook.messages_by_type[mesi::kUpgrade], 0u);
 }
 
+// Thirty random configurations of the thesis baseline execute every row of
+// its tables (the textbook test's one exception aside), so the variant has
+// no row the protocol cannot reach.
+TEST(CoherenceRandomTest, ThesisBaselineRandomConfigurationsReachEveryTransition) {
+  std::mt19937_64 random(2028);
+  for (unsigned run = 0; run < 30; ++run) {
+    TesterConfig setup = config(2 + random() % 15, 1 + random() % 20, 3000 + run, 3000);
+    setup.options["thesis_baseline"] = "true";
+    setup.line_stride = 1 + random() % 17;
+    setup.l1_sets = 1 + random() % 2;
+    setup.l1_ways = 1 + random() % 3;
+    setup.llc_sets = 1 + random() % 2;
+    setup.llc_ways = 1 + random() % 3;
+    setup.memory_controllers = 1 + random() % 3;
+    setup.max_network_delay = 1 + random() % 80;
+    setup.llc_latency = 1 + random() % 10;
+    setup.memory_latency = 1 + random() % 30;
+    setup.load_percent = random() % 70;
+    setup.store_percent = random() % (101 - setup.load_percent);
+    const TesterResult result = run_random_test(setup);
+    ASSERT_TRUE(result.passed) << result.failure;
+  }
+  EXPECT_EQ(mesi::thesis_l1_table().never_fired(), "");
+  EXPECT_EQ(mesi::thesis_home_table().never_fired(), "NP_D + Replace\n");
+}
+
 TEST(CoherenceRandomTest, ThesisBaselineMesiDataRaceFree) {
   for (std::uint64_t seed = 61; seed <= 64; ++seed) {
     TesterConfig setup = drf_config("mesi", 4, 6, seed, 8000);
