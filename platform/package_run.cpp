@@ -53,6 +53,7 @@ SocFigures soc_figures(const HostPlatform& platform) {
   soc.mte1_bytes_per_cycle = static_cast<double>(parameter_value<std::uint64_t>(core + "mte1.bandwidth"));
   soc.mte2_bytes_per_cycle = static_cast<double>(parameter_value<std::uint64_t>(core + "mte2.bandwidth"));
   soc.mte3_bytes_per_cycle = static_cast<double>(parameter_value<std::uint64_t>(core + "mte3.bandwidth"));
+  soc.cc_to_ub_bytes_per_cycle = static_cast<double>(parameter_value<std::uint64_t>(core + "vector.cc_to_ub_bandwidth"));
   // Peak DDR bandwidth: channels x bus width x transfers per second.
   soc.ddr_bytes_per_second = static_cast<double>(parameter_value<std::uint64_t>("soc.ddr.channels")) *
                              static_cast<double>(parameter_value<std::uint64_t>("soc.ddr.bus_width")) *

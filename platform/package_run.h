@@ -33,6 +33,7 @@ struct SocFigures {
   double cube_macs_per_cycle = 0;  // one AI Core: a 16x16x16 fractal every cube.cycles_per_fractal cycles
   double ddr_bytes_per_second = 0, l2_bytes_per_second = 0, l2_bytes = 0;
   double mte1_bytes_per_cycle = 0, mte2_bytes_per_cycle = 0, mte3_bytes_per_cycle = 0;
+  double cc_to_ub_bytes_per_cycle = 0;  // the Vector unit's L0C -> UB conversion
   std::uint64_t ddr_base = 0, ddr_bytes = 0;
 };
 
