@@ -79,6 +79,9 @@ enum {
     RESIDENT_PANELS_BYTES = 512 << 10,
     CHUNK_KF = 8,         /* streamed weights: K chunks of 128 rows x TN (<= 32 KiB) */
     RING = 8,             /* chunk slots in L1; tokens stay below the counter limit */
+    CHUNKS_AHEAD = 4,     /* chunks issued beyond those released: 3 MTE2 instructions each, so that
+                             the MTE2 queue (16) never fills and stalls the scalar unit while the
+                             Cube waits for its next instruction */
     TILE_POSITIONS = 256, /* M chunk: 16 fractal rows */
     MAX_TN = 128,
     LOOKAHEAD = 2,        /* tiles; < BIAS_SLOTS */
@@ -114,6 +117,7 @@ typedef struct {
     /* streamed weights: chunk q (tile q / n_chunks, K chunk q % n_chunks) in ring slot q % RING */
     uint64_t n_chunks, chunk_bytes;
     uint64_t chunks_issued, chunks_released, tiles_described;
+    uint64_t first_kf_issued; /* K fractal rows whose slice parts the first tile has issued (~0: all) */
     uint64_t desc_n0[4], desc_cols[4]; /* columns of the tiles issued last (ring by tile number) */
     uint8_t tile_panel[TILE_RING];      /* the tile loads resident weights (ring by tile number) */
     Epilogue ep;
@@ -295,7 +299,10 @@ static int can_issue(const Conv* c, const Cursor* k, uint64_t now) {
  * that release is issued (released + RING > q), and only for tiles whose
  * columns are known (issued by the tile cursor). */
 static void issue_chunks(Conv* c) {
-    while (c->chunks_issued < c->tiles_described * c->n_chunks && c->chunks_issued < c->chunks_released + RING) {
+    /* the first tile's chunks follow its slice parts (chunk q once the part of its K rows is
+     * issued): queued ahead of the parts, eight chunks would hold back the second part */
+    while (c->chunks_issued < c->tiles_described * c->n_chunks && c->chunks_issued < c->chunks_released + CHUNKS_AHEAD &&
+           (c->chunks_issued >= c->n_chunks || c->chunks_issued * CHUNK_KF < c->first_kf_issued)) {
         const uint64_t q = c->chunks_issued++, t = q / c->n_chunks, kb = q % c->n_chunks * CHUNK_KF;
         const uint64_t rows = min_u64(CHUNK_KF, c->kcf - kb) * 16;
         wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3);
@@ -369,6 +376,7 @@ static int issue_step(Conv* c, Cursor* k) {
             set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3);
     }
     if (split && (slice_piece || k->panel)) set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
+    if (split) c->first_kf_issued = q + 1 < c->parts ? (q + 1) * c->part_kf : ~(uint64_t)0;
     if (++k->step < c->parts) {
         if (!c->db) pipe_barrier(PIPE_ALL);
         return 0;
@@ -469,7 +477,10 @@ static void compute_tile(Conv* c, Cursor* k, Cursor* issue, uint64_t lookahead) 
         SET_FLAG01(PIPE_M, PIPE_MTE1, p);
         if (!c->db) pipe_barrier(PIPE_ALL);
         if (!c->resident && chunk_done) issue_chunks(c);
-        if (split_tile(k)) issue_loads(c, issue, k->i + lookahead, k->i, 1);
+        if (split_tile(k)) {
+            issue_loads(c, issue, k->i + lookahead, k->i, 1);
+            if (!c->resident) issue_chunks(c); /* the chunks of the part just issued */
+        }
         kb += kf;
         if (!c->resident) {
             in_chunk += kf;
@@ -519,6 +530,7 @@ static int plan(Conv* c, uint64_t tile_ho, uint64_t tile_cout, uint64_t blocks) 
     c->panel_tokens = ceil_div(c->parts, c->panel_token_parts);
     c->chunk_bytes = CHUNK_KF * 16 * c->tn * 2;
     c->chunks_issued = c->chunks_released = c->tiles_described = 0;
+    c->first_kf_issued = 0;
     const uint64_t panel_area = c->resident ? weights : RING * c->chunk_bytes;
 
     /* output rows per spatial tile: as asked / as the split wants, as the slice fits */
@@ -549,8 +561,8 @@ static int plan(Conv* c, uint64_t tile_ho, uint64_t tile_cout, uint64_t blocks) 
 }
 
 void kernel_main(const uint64_t* gm_args) {
-    uint64_t local_args[NPUVP_OP_ARG_TAG];
-    const uint64_t* args = kernel_args_local(gm_args, local_args);
+    /* read in this function, before any instruction writes UB */
+    const volatile uint64_t* args = kernel_args_in_ub(gm_args);
     Conv c;
     c.in = (const uint8_t*)(uintptr_t)args[NPUVP_CONV_IN];
     c.w = (const uint8_t*)(uintptr_t)args[NPUVP_CONV_WEIGHTS];
@@ -612,18 +624,22 @@ void kernel_main(const uint64_t* gm_args) {
     cube_pipeline_open();
     epilogue_open(&c.ep);
 
+    /* Every load a tile waits for is issued before its first MTE1 instruction; the lookahead
+     * too, except for the first tile: its first FIRST_STEPS parts go first (all of them would
+     * fill the MTE2 queue and stall the scalar unit before its first K step; the compute
+     * cursor is set up while they load), compute_tile issues one more step after each K step
+     * (part p is needed at K step p at the earliest: every part has at least one), then the
+     * lookahead. */
     Cursor issue, compute;
     cursor_init(&c, &issue);
+    for (uint64_t step = 0; step < FIRST_STEPS; ++step) { /* a part, then its streamed chunks */
+        issue_loads(&c, &issue, 0, 0, 1);
+        if (!c.resident) issue_chunks(&c);
+    }
     cursor_init(&c, &compute);
     const uint64_t lookahead = c.db ? LOOKAHEAD : 0;
     while (!compute.done) {
-        /* every load a tile waits for is issued before its first MTE1 instruction; the
-         * lookahead too, except for the first tile: its first FIRST_STEPS parts go now (all
-         * of them would fill the MTE2 queue and stall the scalar unit before its first K
-         * step), compute_tile issues one more step after each K step (part p is needed at
-         * K step p at the earliest: every part has at least one), then the lookahead */
-        issue_loads(&c, &issue, compute.i + (compute.i ? lookahead : 0), compute.i,
-                    compute.i ? ~(uint64_t)0 : FIRST_STEPS);
+        if (compute.i) issue_loads(&c, &issue, compute.i + lookahead, compute.i, ~(uint64_t)0);
         if (!c.resident) issue_chunks(&c);
         compute_tile(&c, &compute, &issue, lookahead);
         cursor_next(&c, &compute);
