@@ -36,6 +36,7 @@ compiler::SocDescription soc_description(const SocFigures& soc) {
   d.mte1_bytes_per_cycle = soc.mte1_bytes_per_cycle;
   d.mte2_bytes_per_cycle = soc.mte2_bytes_per_cycle;
   d.mte3_bytes_per_cycle = soc.mte3_bytes_per_cycle;
+  d.cc_to_ub_bytes_per_cycle = soc.cc_to_ub_bytes_per_cycle;
   return d;
 }
 

@@ -6,6 +6,7 @@
 #include "core/timeline.h"
 #include "platform/host_platform.h"
 #include "platform/infer_progress.h"
+#include "npuvp/compiler/compiler.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -54,6 +55,7 @@ SocFigures soc_figures(const HostPlatform& platform) {
   soc.mte1_bytes_per_cycle = static_cast<double>(parameter_value<std::uint64_t>(core + "mte1.bandwidth"));
   soc.mte2_bytes_per_cycle = static_cast<double>(parameter_value<std::uint64_t>(core + "mte2.bandwidth"));
   soc.mte3_bytes_per_cycle = static_cast<double>(parameter_value<std::uint64_t>(core + "mte3.bandwidth"));
+  soc.cc_to_ub_bytes_per_cycle = static_cast<double>(parameter_value<std::uint64_t>(core + "vector.cc_to_ub_bandwidth"));
   // Peak DDR bandwidth: channels x bus width x transfers per second.
   soc.ddr_bytes_per_second = static_cast<double>(parameter_value<std::uint64_t>("soc.ddr.channels")) *
                              static_cast<double>(parameter_value<std::uint64_t>("soc.ddr.bus_width")) *
@@ -174,8 +176,14 @@ double roofline_compute_cycles(std::uint64_t macs, const SocFigures& soc) {
   return static_cast<double>(macs) / (soc.cube_macs_per_cycle * std::max(1u, soc.ai_cores));
 }
 
-double roofline_memory_cycles(std::uint64_t min_bytes, const SocFigures& soc) {
-  return static_cast<double>(min_bytes) / soc.ddr_bytes_per_second * soc.aicore_clock_hz;
+double roofline_memory_cycles(std::uint64_t min_bytes, std::uint64_t output_bytes, const SocFigures& soc) {
+  compiler::SocDescription d;
+  d.ai_cores = std::max(1u, soc.ai_cores);
+  d.aicore_clock_hz = soc.aicore_clock_hz;
+  d.ddr_bytes_per_second = soc.ddr_bytes_per_second;
+  d.mte2_bytes_per_cycle = soc.mte2_bytes_per_cycle;
+  d.mte3_bytes_per_cycle = soc.mte3_bytes_per_cycle;
+  return compiler::roofline_memory_cycles(static_cast<double>(min_bytes), static_cast<double>(output_bytes), d);
 }
 
 ModelReport make_model_report(const PackageView& package, const SocFigures& soc, const LayerProfiler* profiler) {
@@ -211,7 +219,7 @@ ModelReport make_model_report(const PackageView& package, const SocFigures& soc,
     row.cycles = static_cast<double>(row.ts_end - row.ts_start) * aicore_per_ts_cycle;
     if (row.cycles > 0)
       row.cube_utilisation = static_cast<double>(row.macs) / (row.cycles * soc.cube_macs_per_cycle * row.cores_used);
-    const double compute = roofline_compute_cycles(row.macs, soc), memory = roofline_memory_cycles(row.min_bytes, soc);
+    const double compute = roofline_compute_cycles(row.macs, soc), memory = roofline_memory_cycles(row.min_bytes, layer.min_output_bytes, soc);
     row.roofline_cycles = std::max(compute, memory);
     row.compute_bound = compute > memory;  // as the compiler's LayerSummary (sw/compiler/src/compiler.cpp)
     if (profiler && i < profiler->layers().size()) {

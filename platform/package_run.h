@@ -33,6 +33,7 @@ struct SocFigures {
   double cube_macs_per_cycle = 0;  // one AI Core: a 16x16x16 fractal every cube.cycles_per_fractal cycles
   double ddr_bytes_per_second = 0, l2_bytes_per_second = 0, l2_bytes = 0;
   double mte1_bytes_per_cycle = 0, mte2_bytes_per_cycle = 0, mte3_bytes_per_cycle = 0;
+  double cc_to_ub_bytes_per_cycle = 0;  // the Vector unit's L0C -> UB conversion
   std::uint64_t ddr_base = 0, ddr_bytes = 0;
 };
 
@@ -83,7 +84,8 @@ struct ModelReport {
 // The roofline of one layer on the SoC: the larger of its MACs at the Cube's
 // peak on every AI Core and its minimum bytes at the DDR bandwidth, in AI Core cycles.
 double roofline_compute_cycles(std::uint64_t macs, const SocFigures& soc);
-double roofline_memory_cycles(std::uint64_t min_bytes, const SocFigures& soc);
+// The compiler's roofline_memory_cycles (sw/compiler) for the SoC as configured.
+double roofline_memory_cycles(std::uint64_t min_bytes, std::uint64_t output_bytes, const SocFigures& soc);
 
 // `profiler` (may be null) adds the measured bytes and MACs of each layer.
 ModelReport make_model_report(const PackageView& package, const SocFigures& soc,

@@ -44,7 +44,7 @@ CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
     layer.macs = record.macs;
     layer.min_bytes = record.min_bytes;
     const double compute = double(record.macs) / peak;
-    const double memory = double(record.min_bytes) / soc.ddr_bytes_per_cycle;
+    const double memory = roofline_memory_cycles(double(record.min_bytes), double(record.min_output_bytes), options.soc);
     layer.roofline_cycles = std::max(compute, memory);
     layer.compute_bound = compute > memory;
     layer.launches = record.launch_count;

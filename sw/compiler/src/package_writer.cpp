@@ -66,6 +66,7 @@ std::vector<std::uint8_t> write_package(const Program& program) {
     layer.launch_count = record.launch_count;
     layer.macs = record.macs;
     layer.min_bytes = record.min_bytes;
+    layer.min_output_bytes = std::uint32_t(std::min<std::uint64_t>(record.min_output_bytes, UINT32_MAX));
     layers.push_back(layer);
   }
 

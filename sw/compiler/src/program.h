@@ -26,6 +26,7 @@ struct KernelLaunch {
 struct LayerRecord {
   std::string name, op, shapes, tiling;
   std::uint64_t macs = 0, min_bytes = 0;
+  std::uint64_t min_output_bytes = 0;  // of min_bytes, the outputs
   std::uint32_t first_launch = 0, launch_count = 0;
 };
 

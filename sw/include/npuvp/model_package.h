@@ -59,7 +59,7 @@ struct npuvp_package_layer {
     uint32_t op;               /* string offset: e.g. "Conv+Add+Relu"                  */
     uint32_t shapes;           /* string offset: e.g. "1x64x56x56 -> 1x64x56x56"       */
     uint32_t first_launch, launch_count;
-    uint32_t reserved;
+    uint32_t min_output_bytes; /* of min_bytes, the outputs (AI Cores write them)      */
     uint64_t macs;             /* multiply-accumulates                                 */
     uint64_t min_bytes;        /* inputs + weights + outputs once: the roofline bytes  */
 };
