@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -88,14 +89,22 @@ void read_back(HostPlatform& platform, std::vector<std::uint8_t>& package) {
       throw SimulationError(ExitStatus::kInternalError, "cannot read the package back at " + hex(NPUVP_PACKAGE_ADDRESS + offset));
 }
 
-// One slice per layer on track "layers" of group "model", from the TS cycles.
+// One slice per layer on track "layers" of group "model", from the TS cycles;
+// layers of package stream s > 0 on track "layers, stream s" (they overlap in time).
 void add_layer_slices(const ModelReport& report, const SocFigures& soc) {
   auto& timeline = Timeline::instance();
   if (!timeline.enabled()) return;
-  const int track = timeline.track("model " + report.model, "layers");
+  std::map<unsigned, int> track_of_stream;
+  auto track_for = [&](unsigned stream) {
+    auto it = track_of_stream.find(stream);
+    if (it != track_of_stream.end()) return it->second;
+    const std::string name = stream == 0 ? "layers" : "layers, stream " + std::to_string(stream);
+    return track_of_stream[stream] = timeline.track("model " + report.model, name);
+  };
   const double ts_period = 1.0 / soc.ts_clock_hz;
   for (const auto& layer : report.layers) {
     if (!layer.ran) continue;
+    const int track = track_for(layer.stream);
     const sc_core::sc_time begin(static_cast<double>(layer.ts_start) * ts_period, sc_core::SC_SEC);
     const sc_core::sc_time end(static_cast<double>(layer.ts_end) * ts_period, sc_core::SC_SEC);
     timeline.slice(track, layer.name, begin, end,
@@ -183,6 +192,8 @@ ModelReport make_model_report(const PackageView& package, const SocFigures& soc,
   report.model = package.string(h.model_name);
   const double aicore_per_ts_cycle = soc.aicore_clock_hz / soc.ts_clock_hz;
   std::uint64_t first_start = UINT64_MAX, last_end = 0;
+  // The layer each event's latest record so far belongs to, as the runtime replays the table.
+  std::vector<std::int64_t> recorded_by(64, -1);
   for (std::uint32_t i = 0; i < h.layer_count; ++i) {
     const auto& layer = package.layer(i);
     LayerReport row;
@@ -197,7 +208,13 @@ ModelReport make_model_report(const PackageView& package, const SocFigures& soc,
     row.ts_start = UINT64_MAX;
     for (std::uint32_t l = layer.first_launch; l < layer.first_launch + layer.launch_count; ++l) {
       const auto& profile = package.profile(l);
-      max_blocks = std::max(max_blocks, package.launch(l).blocks);
+      const auto& launch = package.launch(l);
+      max_blocks = std::max(max_blocks, launch.blocks);
+      row.stream = launch.stream;
+      for (unsigned e = 0; e < 64; ++e)
+        if ((launch.wait_events >> e & 1) && recorded_by[e] >= 0)
+          row.waits_for.push_back(static_cast<std::uint32_t>(recorded_by[e]));
+      if (launch.record_event >= 0 && launch.record_event < 64) recorded_by[launch.record_event] = i;
       if (profile.ticket == 0 || profile.status != 0) {
         row.ran = false;
         continue;
@@ -280,7 +297,7 @@ void write_model_report_csv(const ModelReport& report, const std::string& path) 
   std::ofstream out(path);
   if (!out) throw ConfigError("cannot write the profile to '" + path + "'");
   out << "index,layer,op,shapes,macs,min_bytes,launches,cores_used,ts_start_cycle,ts_end_cycle,cycles,"
-         "cube_utilisation,ddr_bytes,l2_bytes,measured_macs,roofline_cycles,roofline_ratio,bound\n";
+         "cube_utilisation,ddr_bytes,l2_bytes,measured_macs,roofline_cycles,roofline_ratio,bound,stream,waits_for\n";
   for (std::size_t i = 0; i < report.layers.size(); ++i) {
     const auto& row = report.layers[i];
     out << i << "," << csv_field(row.name) << "," << csv_field(row.op) << "," << csv_field(row.shapes) << "," << row.macs
@@ -289,9 +306,11 @@ void write_model_report_csv(const ModelReport& report, const std::string& path) 
         << row.ddr_bytes << "," << row.l2_bytes << "," << row.measured_macs << ","
         << static_cast<std::uint64_t>(row.roofline_cycles) << ","
         << (row.ran && row.roofline_cycles > 0 ? row.cycles / row.roofline_cycles : 0.0) << ","
-        << (row.ran ? (row.compute_bound ? "compute" : "memory") : "not run") << "\n";
+        << (row.ran ? (row.compute_bound ? "compute" : "memory") : "not run") << "," << row.stream << ",";
+    for (std::size_t w = 0; w < row.waits_for.size(); ++w) out << (w ? " " : "") << row.waits_for[w];
+    out << "\n";
   }
-  out << "total,,,,,,,,,,,,,,,,,latency_seconds=" << report.latency_seconds << "\n";
+  out << "total,,,,,,,,,,,,,,,,,,,latency_seconds=" << report.latency_seconds << "\n";
 }
 
 // ---- the run ------------------------------------------------------------------------------
