@@ -8,6 +8,7 @@
 #include "platform/infer_progress.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -311,6 +312,8 @@ void write_model_report_csv(const ModelReport& report, const std::string& path) 
     out << "\n";
   }
   out << "total,,,,,,,,,,,,,,,,,,,latency_seconds=" << report.latency_seconds << "\n";
+  out.flush();  // a disk that filled up during the run shows here
+  if (!out) throw ConfigError("cannot write the profile to '" + path + "' (" + std::strerror(errno) + ")");
 }
 
 // ---- the run ------------------------------------------------------------------------------
@@ -372,14 +375,16 @@ int run_package(const PackageJob& job, const RunOptions& options) {
     return job.judge(PackageView(*package), soc);
   };
   hooks.report = [&](int status) {
-    if (!have_report) return;
+    if (!have_report) return true;
     if (job.report) print_model_report(report, std::cout);
     std::cout.flush();
     try {
       if (!job.profile_csv.empty()) write_model_report_csv(report, job.profile_csv);
     } catch (const SimulationError& error) {
       std::cerr << "npuvp: error: " << error.what() << "\n";
+      return false;
     }
+    return true;
   };
 
   return run_scenario(

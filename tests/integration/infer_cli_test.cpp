@@ -107,6 +107,15 @@ TEST(InferCli, UnwritableOutputOrProfileFailsBeforeTheRun) {
                         "--output '/tmp': is a directory");
 }
 
+// /dev/full opens for writing but takes no byte: a disk that fills up during the run. The
+// network ran and passed, but the profile asked for is lost: the run fails (125).
+TEST(InferCli, ProfileLostAtTheEndMakesThePassingRunFail) {
+  Files files;
+  auto result = run_npuvp("infer " + files.model + " --input " + files.input + " --quiet --profile /dev/full");
+  EXPECT_EQ(result.status, kBadInput) << result.err;
+  EXPECT_THAT(result.err, HasSubstr("cannot write the profile to '/dev/full' (No space left on device)"));
+}
+
 // Issue 23: a directory as the input used to end in std::bad_alloc (127).
 TEST(InferCli, DirectoryAsModelOrInput) {
   Files files;

@@ -10,6 +10,7 @@
 
 #include "compile_error.h"
 #include "onnx_attributes.h"
+#include "supported_ops.h"
 
 namespace npuvp::compiler {
 namespace {
@@ -81,7 +82,19 @@ void check_convolution_ranks(const onnx::GraphProto& g, const std::string& where
   }
 }
 
+// Unknown ops are refused here, by name, before libonnx's shape inference sees them
+// (supported_ops.h says why); ops of other domains meet their own error in the import.
+void refuse_unknown_ops(const onnx::GraphProto& g) {
+  for (const auto& node : g.node()) {
+    const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+    if (default_domain && !compiler_knows_op(node.op_type()))
+      throw CompileError("node '" + (node.name().empty() ? (node.output_size() ? node.output(0) : std::string()) : node.name()) +
+                         "' (" + node.op_type() + "): unsupported op");
+  }
+}
+
 void run_shape_inference(onnx::ModelProto& model, const std::string& where) {
+  refuse_unknown_ops(model.graph());
   check_convolution_ranks(model.graph(), where);
   try {
     onnx::ShapeInferenceOptions options(false, 0, true);

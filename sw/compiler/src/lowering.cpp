@@ -321,6 +321,8 @@ void compute_lifetimes(Program& program) {
 
 }  // namespace
 
+bool has_lowering(const std::string& op) { return lowering_for(op) != nullptr; }
+
 Program lower_graph(const Graph& graph, const CompileOptions& options) {
   LoweringContext context(graph, options);
   // Reject unsupported ops before emitting anything: the first one is the error.
