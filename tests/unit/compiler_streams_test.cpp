@@ -23,6 +23,7 @@ namespace {
 class ProgramBuilder {
  public:
   ProgramBuilder() {
+    program.ai_cores = 4;  // the layers' single blocks leave cores for layers beside them
     program.input_buffer = buffer("x", 1024);
     program.buffers[program.input_buffer].home = DeviceBuffer::Home::Input;
   }
@@ -166,6 +167,16 @@ TEST(CompilerStreams, DiamondBranchesOnTwoStreamsJoinedByEvents) {
   EXPECT_GT(p.arena_bytes, single.arena_bytes);
 }
 
+// A layer whose blocks fill every AI Core does not start a branch: the diamond's
+// second branch (L3) follows L2 on its stream when the SoC has one AI Core.
+TEST(CompilerStreams, LayersFillingEveryCoreStayInOrder) {
+  Program p = diamond();
+  p.ai_cores = 1;
+  EXPECT_EQ(assign_streams(p, 2), 0);
+  EXPECT_EQ(p.streams, 1u);
+  for (const auto& launch : p.launches) EXPECT_EQ(launch.stream, 0);
+}
+
 TEST(CompilerStreams, ChainStaysOnOneStream) {
   ProgramBuilder p;
   int previous = p.program.input_buffer;
@@ -247,6 +258,7 @@ TEST(CompilerStreams, DownsampleBranchRunsBesideTheMainPath) {
 
   CompileOptions options;
   options.streams = 2;
+  options.soc.ai_cores = 8;  // room beside each layer: the planner gives these small convolutions fewer blocks
   const CompiledModel model = compile_onnx_bytes(b.bytes(), options);
   std::map<std::string, const LayerSummary*> by_name;
   for (const auto& layer : model.layers) by_name[layer.name] = &layer;
@@ -266,9 +278,10 @@ TEST(CompilerStreams, DownsampleBranchRunsBesideTheMainPath) {
   // One stream: the exported order, the Add fused into the downsample conv.
   const CompiledModel serial = compile_onnx_bytes(b.bytes(), {});
   EXPECT_EQ(serial.streams, 1u);
-  for (const auto& layer : serial.layers) {
-    if (layer.name == "downsample") EXPECT_EQ(layer.op, "Conv+Add+Relu");
-  }
+  for (const auto& layer : serial.layers)
+    if (layer.name == "downsample") {
+      EXPECT_EQ(layer.op, "Conv+Add+Relu");
+    }
 }
 
 }  // namespace

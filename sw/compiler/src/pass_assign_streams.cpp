@@ -77,8 +77,11 @@ struct Assignment {
   std::vector<std::vector<int>> waits_for;         // per layer: producers on other streams it waits for
 };
 
-// The stream of every layer and the cross-stream waits, in layer order.
-Assignment choose_streams(const std::vector<std::vector<int>>& dependencies, unsigned streams) {
+// The stream of every layer and the cross-stream waits, in layer order. A `wide`
+// layer (as many task blocks as AI Cores) never starts a branch of its own: it
+// would only compete for the cores with the layers beside it.
+Assignment choose_streams(const std::vector<std::vector<int>>& dependencies, const std::vector<bool>& wide,
+                          unsigned streams) {
   const int layers = int(dependencies.size());
   Assignment a;
   a.stream.assign(layers, 0);
@@ -106,6 +109,7 @@ Assignment choose_streams(const std::vector<std::vector<int>>& dependencies, uns
       }
       return best;
     };
+    if (chosen < 0 && wide[layer] && layer > 0) chosen = a.stream[layer - 1];  // in table order, after the previous
     if (chosen < 0) chosen = idle_longest(true);
     if (chosen < 0) chosen = idle_longest(false);
     a.stream[layer] = chosen;
@@ -158,7 +162,13 @@ int assign_streams(Program& program, unsigned streams) {
   if (streams < 1 || streams > kMaxStreams)
     throw CompileError("streams: " + std::to_string(streams) + " (1 .. " + std::to_string(kMaxStreams) + ")");
   if (streams == 1) return 0;
-  const Assignment a = choose_streams(layer_dependencies(program), streams);
+  std::vector<bool> wide(program.layers.size(), false);
+  for (std::size_t layer = 0; layer < program.layers.size(); ++layer) {
+    const LayerRecord& record = program.layers[layer];
+    for (std::uint32_t l = record.first_launch; l < record.first_launch + record.launch_count; ++l)
+      if (program.launches[l].blocks >= program.ai_cores) wide[layer] = true;
+  }
+  const Assignment a = choose_streams(layer_dependencies(program), wide, streams);
   const std::vector<int> event_of = choose_events(a, streams);
   int waits = 0, used = 1;
   for (int layer = 0; layer < int(program.layers.size()); ++layer) {

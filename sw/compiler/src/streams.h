@@ -29,8 +29,10 @@ std::vector<std::vector<int>> layer_dependencies(const Program& program);
 
 // Puts the layers on up to `streams` (1 .. kMaxStreams) streams: a layer
 // continues the stream of a producer that is still that stream's last layer;
-// otherwise it takes a stream whose last layer it already waits for, else the
-// stream idle longest. Each cross-stream dependency not already implied by
+// otherwise a layer with as many task blocks as program.ai_cores follows the
+// previous layer's stream (beside another layer it would only compete for the
+// cores), and any other takes a stream whose last layer it already waits for,
+// else the stream idle longest. Each cross-stream dependency not already implied by
 // earlier waits (vector clocks) becomes a record on the producer's last launch
 // and a wait on the consumer's first. Sets every launch's stream, wait_events,
 // record_event and program.streams (the streams used). Returns the waits
