@@ -5,7 +5,8 @@
 //    output of --streams 1, and that output matches PyTorch's;
 //  * every cross-stream dependency is honoured: a layer starts only after each layer whose
 //    event it waits for has ended (the profile's TS cycles and its waits_for column);
-//  * the streams really run at the same time: layers of different streams overlap.
+//  * the streams really run at the same time: layers of different streams overlap;
+//  * the 2-layer BERT encoder, a chain, stays on one stream.
 #include "csv_fields.h"
 #include "integration/run_npuvp.h"
 
@@ -31,7 +32,7 @@ struct Layer {
   unsigned long long start = 0, end = 0;  // TS cycles
 };
 
-struct Run {
+struct Inference {
   std::string output;  // the .npy bytes
   double cosine = 0;
   std::vector<Layer> layers;
@@ -43,7 +44,7 @@ std::size_t column(const std::vector<std::string>& header, const std::string& na
   return static_cast<std::size_t>(at - header.begin());
 }
 
-Run infer(const std::string& model, unsigned streams) {
+Inference infer(const std::string& model, unsigned streams) {
   const std::string tag = model + "_s" + std::to_string(streams);
   const std::string output = temp_path(tag + ".npy"), profile = temp_path(tag + ".csv");
   const CommandResult result =
@@ -51,7 +52,7 @@ Run infer(const std::string& model, unsigned streams) {
                 " --reference " + kNetworks + "/" + model + ".reference.npy --output " + output + " --profile " +
                 profile + " --set soc.ai_cores=8 --streams " + std::to_string(streams) + " --quiet");
   EXPECT_EQ(result.status, 0) << result.err;
-  Run run;
+  Inference run;
   run.output = read_file(output);
   const auto cosine = result.out.find(": cosine ");
   EXPECT_NE(cosine, std::string::npos) << result.out;
@@ -82,7 +83,7 @@ Run infer(const std::string& model, unsigned streams) {
 
 // The checks of the file comment for one network.
 void expect_streams_work(const std::string& model, unsigned streams, unsigned expected_streams) {
-  const Run serial = infer(model, 1), parallel = infer(model, streams);
+  const Inference serial = infer(model, 1), parallel = infer(model, streams);
   ASSERT_FALSE(::testing::Test::HasFailure());
   EXPECT_GE(serial.cosine, 0.999);
   ASSERT_FALSE(parallel.output.empty());
@@ -116,5 +117,19 @@ void expect_streams_work(const std::string& model, unsigned streams, unsigned ex
 TEST(NetworkStreams, ResNet18DownsampleBranchesOnTwoStreams) { expect_streams_work("resnet18", 2, 2); }
 
 TEST(NetworkStreams, Gpt2BlockQkvProjectionsOnThreeStreams) { expect_streams_work("gpt2_block", 3, 3); }
+
+// The 2-layer encoder as PyTorch exports it is a chain (q, k and v are one packed MatMul):
+// asked for 4 streams, the compiler keeps every layer on stream 0, same output.
+TEST(NetworkStreams, Bert2LayerEncoderIsAChainOnOneStream) {
+  const Inference serial = infer("bert_2layer", 1), parallel = infer("bert_2layer", 4);
+  ASSERT_FALSE(HasFailure());
+  EXPECT_GE(parallel.cosine, 0.999);
+  EXPECT_TRUE(parallel.output == serial.output);
+  ASSERT_FALSE(parallel.layers.empty());
+  for (const Layer& layer : parallel.layers) {
+    EXPECT_EQ(layer.stream, 0u) << layer.name;
+    EXPECT_TRUE(layer.waits_for.empty()) << layer.name;
+  }
+}
 
 }  // namespace
