@@ -13,9 +13,9 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <map>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include <unistd.h>
@@ -193,7 +193,8 @@ ModelReport make_model_report(const PackageView& package, const SocFigures& soc,
   report.model = package.string(h.model_name);
   const double aicore_per_ts_cycle = soc.aicore_clock_hz / soc.ts_clock_hz;
   std::uint64_t first_start = UINT64_MAX, last_end = 0;
-  // The layer each event's latest record so far belongs to, as the runtime replays the table.
+  // The layer each event's latest record so far belongs to, as the runtime replays the
+  // table (package events 0 .. 63: wait_events is a 64-bit mask).
   std::vector<std::int64_t> recorded_by(64, -1);
   for (std::uint32_t i = 0; i < h.layer_count; ++i) {
     const auto& layer = package.layer(i);

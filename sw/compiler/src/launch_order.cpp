@@ -1,5 +1,7 @@
 // LaunchOrder (streams.h): the happens-before relation of a launch list under
 // the runtime's stream and event semantics, as bit sets.
+#include <algorithm>
+
 #include "streams.h"
 
 namespace npuvp::compiler {
@@ -8,7 +10,9 @@ LaunchOrder::LaunchOrder(const Program& program) {
   const std::size_t launches = program.launches.size();
   words_ = (launches + 63) / 64;
   predecessors_.assign(launches * words_, 0);
-  std::vector<int> last_on_stream(kMaxStreams + 1, -1), last_record(kPackageEvents, -1);
+  std::size_t streams = 1;
+  for (const KernelLaunch& launch : program.launches) streams = std::max<std::size_t>(streams, launch.stream + 1u);
+  std::vector<int> last_on_stream(streams, -1), last_record(kPackageEvents, -1);
   auto inherit = [&](std::size_t into, int from) {  // `from` and everything before it
     std::uint64_t* to = &predecessors_[into * words_];
     const std::uint64_t* source = &predecessors_[std::size_t(from) * words_];
@@ -21,7 +25,7 @@ LaunchOrder::LaunchOrder(const Program& program) {
     for (unsigned e = 0; e < kPackageEvents; ++e)
       if ((launch.wait_events >> e & 1) && last_record[e] >= 0) inherit(x, last_record[e]);
     last_on_stream[launch.stream] = int(x);
-    if (launch.record_event >= 0) last_record[launch.record_event] = int(x);
+    if (launch.record_event >= 0 && unsigned(launch.record_event) < kPackageEvents) last_record[launch.record_event] = int(x);
   }
 }
 
