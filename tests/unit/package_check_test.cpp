@@ -96,6 +96,12 @@ TEST(PackageCheck, NullAndTruncated) {
 TEST(PackageCheck, MagicAndVersion) {
   expect_refused([](auto& p) { header_of(p).magic = 0x12345678; }, NPUVP_MODEL_ERR_MAGIC, "magic 0x12345678");
   expect_refused([](auto& p) { header_of(p).version = 7; }, NPUVP_MODEL_ERR_VERSION, "format version 7");
+  // A version 1 package (one wait event per launch, before multi-stream packages) is refused
+  // with what to do, not misread.
+  static_assert(NPUVP_PACKAGE_VERSION == 2, "the format changed: add the previous version here");
+  expect_refused([](auto& p) { header_of(p).version = 1; }, NPUVP_MODEL_ERR_VERSION,
+                 "package: format version 1, this runtime reads version 2 only (compile the model again with this "
+                 "build's compiler)");
 }
 
 TEST(PackageCheck, EveryRegionInsideTotalBytes) {
