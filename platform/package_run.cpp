@@ -259,11 +259,22 @@ void print_model_report(const ModelReport& report, std::ostream& out) {
   auto cut = [](const std::string& text, std::size_t width) {
     return text.size() <= width ? text : text.substr(0, width - 1) + "~";
   };
+  const bool several_streams =
+      std::any_of(report.layers.begin(), report.layers.end(), [](const LayerReport& row) { return row.stream > 0; });
   out << "== npuvp infer: " << report.model << ": per-layer report ==\n" << std::left;
   out << std::setw(4) << "#" << std::setw(name_width + 2) << "layer" << std::setw(op_width + 2) << "op"
       << std::setw(shapes_width + 2) << "shapes" << std::right << std::setw(9) << "MACs" << std::setw(11) << "cycles"
       << std::setw(7) << "cube%" << std::setw(9) << "DDR MB" << std::setw(8) << "L2 MB" << std::setw(11) << "bound"
-      << std::setw(7) << "ratio" << "  limit\n";
+      << std::setw(7) << "ratio" << "  limit" << (several_streams ? "    stream (waits for)" : "") << "\n";
+  // With several streams: the layer's stream and the layers whose events it waits for.
+  auto stream_text = [&](const LayerReport& row) {
+    if (!several_streams) return std::string();
+    // After "compute" / "memory" (7 / 6 characters), one column.
+    std::string text = std::string(row.ran && !row.compute_bound ? 3 : 2, ' ') + std::to_string(row.stream);
+    for (std::size_t w = 0; w < row.waits_for.size(); ++w)
+      text += (w ? ", " : " (") + std::to_string(row.waits_for[w]) + (w + 1 == row.waits_for.size() ? ")" : "");
+    return text;
+  };
   std::uint64_t macs = 0, ddr_bytes = 0, l2_bytes = 0;
   double cycles = 0, bound = 0;
   for (std::size_t i = 0; i < report.layers.size(); ++i) {
@@ -279,14 +290,14 @@ void print_model_report(const ModelReport& report, std::ostream& out) {
     if (!row.ran) {
       out << std::setw(11) << "-" << std::setw(7) << "-" << std::setw(9) << "-" << std::setw(8) << "-"
           << std::setw(11) << format_shape_count(row.roofline_cycles)
-          << std::setw(7) << "-" << "  (did not run)\n";
+          << std::setw(7) << "-" << "  (did not run)" << stream_text(row) << "\n";
       continue;
     }
     out << std::setw(11) << format_shape_count(row.cycles) << std::setw(7) << std::fixed << std::setprecision(1)
         << row.cube_utilisation * 100 << std::setw(9) << std::setprecision(2) << row.ddr_bytes / 1e6 << std::setw(8)
         << row.l2_bytes / 1e6 << std::setw(11) << format_shape_count(row.roofline_cycles) << std::setw(7)
         << std::setprecision(2) << (row.roofline_cycles > 0 ? row.cycles / row.roofline_cycles : 0.0) << "  "
-        << (row.compute_bound ? "compute" : "memory") << "\n";
+        << (row.compute_bound ? "compute" : "memory") << stream_text(row) << "\n";
     out.unsetf(std::ios::fixed);
   }
   out << std::setprecision(4) << "total: " << report.layers.size() << " layers, " << format_shape_count(static_cast<double>(macs))

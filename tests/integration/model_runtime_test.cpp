@@ -205,6 +205,10 @@ TEST(ModelRuntime, ReportCsvAndTimelineSlicesPerLayer) {
   EXPECT_THAT(printed, HasSubstr("relu1"));
   EXPECT_THAT(printed, HasSubstr("total: 2 layers"));
   EXPECT_THAT(printed, HasSubstr("images/s"));
+  // Two streams: each row ends with its stream and the layers it waits for.
+  EXPECT_THAT(printed, HasSubstr("limit    stream (waits for)\n"));
+  EXPECT_THAT(printed, HasSubstr("memory   1\n"));      // relu1
+  EXPECT_THAT(printed, HasSubstr("memory   0 (0)\n"));  // add1, after relu1's event
 
   const std::string csv = npuvp::test_support::read_file(job.profile_csv);
   EXPECT_THAT(csv, HasSubstr("index,layer,op,shapes,macs,min_bytes"));
