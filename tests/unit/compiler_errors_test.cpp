@@ -173,5 +173,19 @@ TEST(CompilerErrors, InitializerWithNegativeDimension) {
   EXPECT_NE(message.find("tensor 'negative' of shape 1x-4 has a negative dimension"), std::string::npos) << message;
 }
 
+// libonnx 1.12 reads past its arrays on a Conv whose weights have another rank than its
+// data (found by fuzzing); the ranks are carried through the graph to catch it where the
+// weights are computed too.
+TEST(CompilerErrors, ConvolutionWeightsOfAnotherRankThanTheData) {
+  OnnxBuilder b;
+  b.input("x", {1, 3, 6, 6});
+  b.random_constant("w5", {4, 3, 3, 3, 1});
+  b.node("Relu", {"w5"}, {"w"}, "computed_weights");
+  b.node("Conv", {"x", "w"}, {"y"}, "conv");
+  b.output("y", {1, 4, 4, 4});
+  EXPECT_EQ(error_of(b.bytes()),
+            "ONNX model: node 'conv' (Conv): weights 'w' have 5 dimensions for an input of 4");
+}
+
 }  // namespace
 }  // namespace npuvp::compiler::test
