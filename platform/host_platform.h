@@ -105,6 +105,10 @@ class HostPlatform : public sc_core::sc_module {
  private:
   // --vcd: the line's level as signal `name` (when a waveform is open and selects it).
   static void record_in_waveform(InterruptLine& line, const std::string& name);
+  // The cluster's connections to the SoC: its memory side and every hart on
+  // the ring at the mesh bridge's stop, hart i's software and timer
+  // interrupts from CLINT hart i, the CLINT's mtime as the harts' time.
+  void wire_cluster(unsigned mesh_stop);
   // Boot ROM code: a0 = mhartid, a1 = 0 (no device tree), jump to `entry`.
   void set_boot_entry(std::uint64_t entry);
   struct MemoryRegion {
