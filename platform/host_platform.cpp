@@ -95,6 +95,10 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
   }
   ring.map(boot_rom.socket, kBootRom, boot_rom.size, "boot_rom", periph_stop);
   ring.map(finisher.socket, kFinisher, SimFinisher::kWindowSize, "finisher", periph_stop);
+  finisher.on_region_of_interest([this](bool begin, const sc_core::sc_time& at) {
+    if (begin) region_of_interest.begin(at);
+    else region_of_interest.end(at);
+  });
   ring.map(clint.socket, kClint, Clint::kWindowSize, "clint", periph_stop);
   ring.map(plic.socket, kPlic, Plic::kWindowSize, "plic", periph_stop);
   ring.map(uart0.socket, kUart0, Uart16550::kWindowSize, "uart0", periph_stop);

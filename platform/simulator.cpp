@@ -411,6 +411,7 @@ class Run {
   void report(const Verdict& verdict) {
     std::cout.flush();
     std::fflush(stdout);
+    if (platform_) platform_->finish_region_of_interest();
     if (hooks_.report && platform_ && !kernel_broken_) hooks_.report(verdict.status);
     if (stats_writable_) write_stats_file(options_.stats_path, scenario_, verdict.status);
     if (!options_.quiet && platform_) {

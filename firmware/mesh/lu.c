@@ -88,7 +88,7 @@ int main(void)
             original[i][j] = v;
             a[i / B][j / B][i % B][j % B] = v;
         }
-    smp_barrier();
+    roi_begin();
     mesh_count_begin();
 
     for (unsigned k = 0; k < NB; k++) {
@@ -110,7 +110,7 @@ int main(void)
     }
 
     mesh_count_end();
-    smp_barrier();
+    roi_end();
     if (smp_hart_id() != 0)
         return 0;
 

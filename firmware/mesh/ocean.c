@@ -63,7 +63,7 @@ int main(void)
     residual_part[me].value = residual_rows(grid, begin, end);
     smp_barrier();
     double initial_residual = sqrt(mesh_sum_partials(residual_part));
-    smp_barrier();      /* everyone has read the partials before they are reused */
+    roi_begin();        /* everyone has read the partials before they are reused */
     mesh_count_begin();
 
     for (unsigned sweep = 0; sweep < SWEEPS; sweep++) {
@@ -75,7 +75,7 @@ int main(void)
     residual_part[me].value = residual_rows(grid, begin, end);
 
     mesh_count_end();
-    smp_barrier();
+    roi_end();
     if (me != 0)
         return 0;
 
