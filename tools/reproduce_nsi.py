@@ -187,7 +187,9 @@ def list_parameters(npuvp, scenario):
         sys.exit(f"reproduce_nsi: '{npuvp} params {scenario}' failed:\n{result.stderr}")
     values = {}
     for line in result.stdout.splitlines():
-        match = re.match(r"^(\S+)\s+\S+\s+default\s+(.*?)(?:\s+\(set: (.*?)\))?(?:\s+\[.*\])?\s*$", line)
+        # NAME TYPE [{CHOICES}] default VALUE [(set: VALUE)] [[UNIT]]
+        match = re.match(r"^(\S+)\s+\S+(?:\s+\{[^}]*\})?\s+default\s+(.*?)(?:\s+\(set: (.*?)\))?(?:\s+\[.*\])?\s*$",
+                         line)
         if not match:
             continue
         name, default, overridden = match.group(1), match.group(2), match.group(3)
@@ -261,16 +263,19 @@ def metrics(data):
             if name in s:
                 return s[name]
         return None
-    time_name = roi_name(s, "npuvp.sim_time_seconds")
+    # Over the region: its simulated time (roi.seconds) and the harts' instructions; ratios
+    # such as the miss rate are not additive, so they are computed from the region's counts.
+    hart_instructions = [value for name, value in s.items()
+                         if re.fullmatch(r"roi\.soc\.cluster\.hart\d+\.instructions", name)]
     m = {
         "roi": roi,
-        "time": s[time_name] if time_name in s else data["npuvp"]["sim_time_seconds"],
-        "instructions": data["npuvp"]["instructions"],
+        "time": s["roi.seconds"] if roi and "roi.seconds" in s else data["npuvp"]["sim_time_seconds"],
+        "instructions": sum(hart_instructions) if roi and hart_instructions else data["npuvp"]["instructions"],
         "flits": stat("soc.mesh.flits"),
         "flit_hops": optional("flit_hops"),
         "energy": stat("soc.mesh.energy.total"),
         "energy_static": optional("energy_static"),
-        "miss_rate": stat(L1 + "miss_rate"),
+        "miss_rate": None if roi else stat(L1 + "miss_rate"),
         # Counts as well as the rate: spin-loop hits swell the denominator under MESI.
         "misses": stat(L1 + "load_misses") + stat(L1 + "store_misses") + stat(L1 + "atomic_misses"),
         "accesses": sum(stat(L1 + f"{kind}_{outcome}") for kind in ("load", "store")
@@ -281,6 +286,8 @@ def metrics(data):
         "evictions": s.get(roi_name(s, L1 + "evictions"), 0),
         "contention": s.get(roi_name(s, "soc.mesh.contention.mean"), None),
     }
+    if m["miss_rate"] is None:
+        m["miss_rate"] = m["misses"] / m["accesses"] if m["accesses"] else 0.0
     for key in ("suspect_lines_created", "suspect_validated_current",
                 "suspect_validated_stale", "suspect_dropped_unread"):
         m[key] = stat(L1 + key)

@@ -252,6 +252,18 @@ void smp_barrier_wait_spin(smp_barrier_t *b) { barrier_wait(b, 0); }
 
 void smp_barrier(void) { smp_barrier_wait(&all_harts_barrier); }
 
+/* ---- region of interest -------------------------------------------------------------- */
+
+static void roi_mark(uint32_t mark)
+{
+    smp_barrier();
+    if (smp_hart_id() == 0)
+        mmio_write32(NPUVP_FINISHER_ROI, mark);
+}
+
+void roi_begin(void) { roi_mark(NPUVP_ROI_BEGIN); }
+void roi_end(void) { roi_mark(NPUVP_ROI_END); }
+
 /* ---- picolibc's retargetable locks (malloc, atexit, ...) ---------------------------- */
 
 /*

@@ -106,6 +106,7 @@ int main(void)
     smp_barrier();
     if (me == 0)
         momentum(p_start, &scale_start);
+    roi_begin();        /* after hart 0's sequential momentum */
     mesh_count_begin();
 
     double energy_start = total_energy(begin, end);
@@ -138,7 +139,7 @@ int main(void)
     double energy_end = total_energy(begin, end);
 
     mesh_count_end();
-    smp_barrier();
+    roi_end();
     if (me != 0)
         return 0;
 

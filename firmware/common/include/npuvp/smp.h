@@ -241,6 +241,18 @@ void smp_barrier_wait_spin(smp_barrier_t *b);
 /* Barrier across all smp_hart_count() harts (the runtime's own barrier object). */
 void smp_barrier(void);
 
+/* ---- region of interest ----------------------------------------------------------- */
+
+/* Mark the parallel region a study measures. Every running hart calls roi_begin() where
+ * the region starts and roi_end() where it ends: each is an all-harts barrier
+ * (smp_barrier()) after which hart 0 writes the mark to the finisher's region-of-interest
+ * register (NPUVP_FINISHER_ROI). npuvp then reports every additive statistic measured
+ * over the region as roi.<name> beside the whole run's (docs/observability.md, "Region of
+ * interest"); QEMU ignores the register. Several regions add up; a region still open at
+ * exit ends there. Keep sequential self-checks outside the region. */
+void roi_begin(void);
+void roi_end(void);
+
 /* ---- console ------------------------------------------------------------------------- */
 
 /* stdout/stderr (printf, puts, ...) work from every hart: each hart collects its output
