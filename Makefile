@@ -23,11 +23,13 @@ PYTHON ?= /usr/bin/python3
 # The checking builds (docs/testing.md), each in its own folder: host code with ASan and
 # UBSan (gcc; the firmware and the networks are taken from $(BUILD)), and the libFuzzer
 # targets of tests/fuzz (clang). FUZZ_SECONDS: how long `make fuzz` runs each target;
-# FUZZ_TARGETS: which (default: all).
+# FUZZ_TARGETS: which (default: all); FUZZ_SEED: libFuzzer's seed (default 1, so CI
+# repeats what a longer run with that seed checked first; 0 = a new seed each run).
 SANITIZE_BUILD ?= build-sanitize
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
+FUZZ_SEED ?= 1
 
 .PHONY: all deps fuzz-deps build demo test test-sanitize fuzz bench reproduce-nsi clean
 
@@ -79,7 +81,7 @@ fuzz: deps fuzz-deps
 	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DNPUVP_BUILD_FUZZERS=ON -DNPUVP_BUILD_FIRMWARE=OFF -DNPUVP_BUILD_TESTS=OFF -DNPUVP_BUILD_NETWORKS=OFF
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzzers
-	tests/fuzz/run_fuzzers.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	FUZZ_SEED=$(FUZZ_SEED) tests/fuzz/run_fuzzers.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 bench: build
 	$(BUILD)/tests/bench/npuvp_bench

@@ -36,6 +36,7 @@ compiler::SocDescription soc_description(const SocFigures& soc) {
   d.mte1_bytes_per_cycle = soc.mte1_bytes_per_cycle;
   d.mte2_bytes_per_cycle = soc.mte2_bytes_per_cycle;
   d.mte3_bytes_per_cycle = soc.mte3_bytes_per_cycle;
+  d.cc_to_ub_bytes_per_cycle = soc.cc_to_ub_bytes_per_cycle;
   return d;
 }
 
@@ -147,14 +148,16 @@ int run_infer(const InferOptions& infer, const RunOptions& options) {
   job.make_package = [&](const SocFigures& soc) {
     if (!infer.output_path.empty()) check_output_file("--output", infer.output_path);  // before compiling
     if (!infer.profile_path.empty()) check_output_file("--profile", infer.profile_path);
-    if (std::filesystem::is_directory(infer.model_path))
+    std::error_code unreadable;  // a name too long or a forbidden folder reads as "no such file"
+    if (std::filesystem::is_directory(infer.model_path, unreadable))
       throw ConfigError("model " + infer.model_path + ": is a directory, not an ONNX file");
-    if (!std::filesystem::is_regular_file(infer.model_path))
+    if (!std::filesystem::is_regular_file(infer.model_path, unreadable))
       throw ConfigError("model " + infer.model_path + ": no such file");
     const NpyArray input = read_input(infer.input_path, "input");
     compiler::CompileOptions compile_options;
     compile_options.soc = soc_description(soc);
     compile_options.double_buffering = infer.double_buffering;
+    compile_options.streams = infer.streams;
     try {
       compiled = compiler::compile_onnx_file(infer.model_path, compile_options);
     } catch (const compiler::CompileError& error) {

@@ -33,6 +33,7 @@ struct SocFigures {
   double cube_macs_per_cycle = 0;  // one AI Core: a 16x16x16 fractal every cube.cycles_per_fractal cycles
   double ddr_bytes_per_second = 0, l2_bytes_per_second = 0, l2_bytes = 0;
   double mte1_bytes_per_cycle = 0, mte2_bytes_per_cycle = 0, mte3_bytes_per_cycle = 0;
+  double cc_to_ub_bytes_per_cycle = 0;  // the Vector unit's L0C -> UB conversion
   std::uint64_t ddr_base = 0, ddr_bytes = 0;
 };
 
@@ -69,6 +70,8 @@ struct LayerReport {
   double roofline_cycles = 0;               // max(compute bound, memory bound), AI Core cycles
   bool compute_bound = false;               // the compute bound is the larger
   bool ran = false;                         // every launch completed
+  unsigned stream = 0;                      // the package stream of its launches
+  std::vector<std::uint32_t> waits_for;     // layers on other streams whose event records it waits for
   // Measured by the LayerProfiler while the layer's task blocks ran.
   std::uint64_t ddr_bytes = 0, l2_bytes = 0;  // served by DDR and by the L2 buffer
   std::uint64_t measured_macs = 0;            // the Cube's useful MACs (equals macs when the plan is exact)
@@ -83,7 +86,8 @@ struct ModelReport {
 // The roofline of one layer on the SoC: the larger of its MACs at the Cube's
 // peak on every AI Core and its minimum bytes at the DDR bandwidth, in AI Core cycles.
 double roofline_compute_cycles(std::uint64_t macs, const SocFigures& soc);
-double roofline_memory_cycles(std::uint64_t min_bytes, const SocFigures& soc);
+// The compiler's roofline_memory_cycles (sw/compiler) for the SoC as configured.
+double roofline_memory_cycles(std::uint64_t min_bytes, std::uint64_t output_bytes, const SocFigures& soc);
 
 // `profiler` (may be null) adds the measured bytes and MACs of each layer.
 ModelReport make_model_report(const PackageView& package, const SocFigures& soc,

@@ -184,7 +184,8 @@ std::string resolve_image_path(const std::string& elf, const std::string& scenar
     candidates.push_back(fs::path(NPUVP_FIRMWARE_DIR) / given);
   }
   for (const auto& candidate : candidates) {
-    if (fs::is_regular_file(candidate)) return candidate.string();
+    std::error_code unreadable;  // a name too long or a forbidden folder: not this candidate
+    if (fs::is_regular_file(candidate, unreadable)) return candidate.string();
     refuse_non_regular(candidate, elf, kind);
   }
   std::string looked;
@@ -201,8 +202,10 @@ std::string resolve_network_path(const std::string& file, const std::string& sce
     if (const char* dir = std::getenv("NPUVP_NETWORKS_DIR")) candidates.push_back(fs::path(dir) / given);
     candidates.push_back(fs::path(NPUVP_NETWORKS_DIR) / given);
   }
-  for (const auto& candidate : candidates)
-    if (fs::is_regular_file(candidate)) return candidate.string();
+  for (const auto& candidate : candidates) {
+    std::error_code unreadable;
+    if (fs::is_regular_file(candidate, unreadable)) return candidate.string();
+  }
   std::string looked;
   for (const auto& candidate : candidates) looked += (looked.empty() ? "" : ", ") + candidate.string();
   throw ConfigError("model file '" + file + "' not found (looked in: " + looked + ")");

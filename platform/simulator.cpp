@@ -17,6 +17,7 @@
 #include "platform/scenario.h"
 #include "cpu/gdb_server.h"
 
+#include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <functional>
@@ -137,7 +138,9 @@ nlohmann::json statistic_units(const nlohmann::json& statistics) {
   return units;
 }
 
-void write_stats_file(const std::string& path, const Scenario& scenario, int exit_status) {
+// False (with the error on stderr) when the file could not be written whole: a disk that
+// filled up during the run, a folder removed meanwhile.
+bool write_stats_file(const std::string& path, const Scenario& scenario, int exit_status) {
   auto& control = simulation();
   nlohmann::json document;
   document["npuvp"] = {{"version", NPUVP_VERSION},
@@ -152,11 +155,12 @@ void write_stats_file(const std::string& path, const Scenario& scenario, int exi
   document["statistics"] = StatisticsRegistry::instance().to_json();
   document["units"] = statistic_units(document["statistics"]);
   std::ofstream out(path);
+  if (out) out << document.dump(2) << "\n" << std::flush;
   if (!out) {
-    std::cerr << "npuvp: error: cannot write statistics to '" << path << "'\n";
-    return;
+    std::cerr << "npuvp: error: cannot write statistics to '" << path << "' (" << std::strerror(errno) << ")\n";
+    return false;
   }
-  out << document.dump(2) << "\n";
+  return true;
 }
 
 // The images a scenario names, read once: the first host image boots the host
@@ -262,7 +266,9 @@ class Run {
     }
     close_observers();
     const Verdict verdict = judge();
-    report(verdict);
+    // Statistics or a profile asked for and lost make a passing run a failing one: status
+    // 125, as for an output path refused before the run (docs/errors.md).
+    if (!report(verdict) && verdict.status == 0) return static_cast<int>(ExitStatus::kBadInput);
     return verdict.status;
   }
 
@@ -408,12 +414,13 @@ class Run {
   }
 
   // The command's report, the statistics (file and table) and the one-line summary.
-  void report(const Verdict& verdict) {
+  // False when a file asked for (statistics, the command's report) could not be written.
+  bool report(const Verdict& verdict) {
     std::cout.flush();
     std::fflush(stdout);
     if (platform_) platform_->finish_region_of_interest();
-    if (hooks_.report && platform_ && !kernel_broken_) hooks_.report(verdict.status);
-    if (stats_writable_) write_stats_file(options_.stats_path, scenario_, verdict.status);
+    const bool report_written = !(hooks_.report && platform_ && !kernel_broken_) || hooks_.report(verdict.status);
+    const bool stats_written = !stats_writable_ || write_stats_file(options_.stats_path, scenario_, verdict.status);
     if (!options_.quiet && platform_) {
       std::cerr << "\n== npuvp statistics: " << scenario_.name << " ==\n";
       StatisticsRegistry::instance().print_table(std::cerr);
@@ -429,6 +436,7 @@ class Run {
               << " ms simulated, " << wall << " s wall, " << (wall > 0 ? control_.total_instructions() / wall / 1e6 : 0)
               << " MIPS]";
     std::cerr << summary.str() << "\n";
+    return report_written && stats_written;
   }
 
   const RunOptions& options_;

@@ -50,8 +50,9 @@ struct RunHooks {
   // held: the exit status and verdict (default: 0, PASS). With a judge, an
   // unexpected guest exit code is passed through as the exit status.
   std::function<std::pair<int, std::string>()> judge;
-  // Before the statistics: prints what the command reports (status: the run's).
-  std::function<void(int status)> report;
+  // Before the statistics: prints what the command reports and writes its files (status:
+  // the run's). False when a file it was asked for could not be written.
+  std::function<bool(int status)> report;
 };
 
 // Runs the scenario `make_scenario` returns (called inside the run's error

@@ -189,18 +189,28 @@ static int fetch(void)
     return took;
 }
 
+/* What a pass over the window has seen of the commands before the current position
+ * (all still in the window: completed commands leave it). */
+struct ahead {
+    uint32_t streams; /* bit s: a command of stream s */
+    int barrier;      /* a BARRIER */
+};
+
 /* Whether the command at window position pos may start: no earlier command of its
- * stream and no earlier barrier is still there (completed commands leave the window);
- * a barrier needs all earlier commands gone. */
-static int may_start(unsigned pos)
+ * stream and no earlier barrier is still there; a barrier needs all earlier commands
+ * gone. O(1) from what the pass saw: with several streams in the window, scanning the
+ * earlier entries for every waiting one made a pass quadratic in DDR loads, and a pass
+ * interrupted by the host's doorbells before it reached dispatch() kept cores idle. */
+static int may_start(const struct entry *e, unsigned pos, const struct ahead *ahead)
 {
-    const struct entry *e = &entries[order[pos]];
     if (e->cmd.opcode == NPU_CMD_BARRIER) return pos == 0;
-    for (unsigned i = 0; i < pos; i++) {
-        const struct entry *earlier = &entries[order[i]];
-        if (earlier->cmd.opcode == NPU_CMD_BARRIER || earlier->cmd.stream == e->cmd.stream) return 0;
-    }
-    return 1;
+    return !ahead->barrier && !(ahead->streams & (1u << e->cmd.stream));
+}
+
+static void pass_by(const struct entry *e, struct ahead *ahead)
+{
+    if (e->cmd.opcode == NPU_CMD_BARRIER) ahead->barrier = 1;
+    else ahead->streams |= 1u << e->cmd.stream; /* < NPU_MAX_STREAMS: checked when taken */
 }
 
 static void finish(unsigned pos)
@@ -216,22 +226,49 @@ static void finish(unsigned pos)
     free_entries |= 1u << index;
 }
 
-static void start_block(unsigned core, unsigned index)
+/* A launch whose blocks the cores are being given, its fields held in registers: the TS's
+ * data sits in DDR (~25 cycles a load), and reading them again for every block made each
+ * core start ~670 cycles after the one before (at 16 cores the last ~10 k cycles after
+ * the first); now the loads are once per launch and pass. */
+struct dispatching {
+    struct entry *e;
+    unsigned index;
+    uint64_t entry_pc, args;
+    uint32_t next_block, block_dim, running;
+};
+
+static void dispatching_take(struct dispatching *d, unsigned index)
 {
-    struct entry *e = &entries[index];
-    if (e->next_block == 0) e->cpl.start_cycle = rdcycle();
-    core_write(core, NPU_AICORE_ENTRY, e->cmd.u.launch.entry);
-    core_write(core, NPU_AICORE_ARGS, e->cmd.u.launch.args);
-    core_write(core, NPU_AICORE_BLOCK_IDX, e->next_block);
-    core_write(core, NPU_AICORE_BLOCK_DIM, e->cmd.u.launch.block_dim);
+    d->index = index;
+    d->e = &entries[index];
+    d->entry_pc = d->e->cmd.u.launch.entry;
+    d->args = d->e->cmd.u.launch.args;
+    d->next_block = d->e->next_block;
+    d->block_dim = d->e->cmd.u.launch.block_dim;
+    d->running = d->e->running;
+    if (d->next_block == 0) d->e->cpl.start_cycle = rdcycle();
+}
+
+static void dispatching_put_back(const struct dispatching *d)
+{
+    d->e->next_block = d->next_block;
+    d->e->running = d->running;
+}
+
+static void start_block(unsigned core, struct dispatching *d)
+{
+    core_write(core, NPU_AICORE_ENTRY, d->entry_pc);
+    core_write(core, NPU_AICORE_ARGS, d->args);
+    core_write(core, NPU_AICORE_BLOCK_IDX, d->next_block);
+    core_write(core, NPU_AICORE_BLOCK_DIM, d->block_dim);
     const int keep = cores[core].icache_valid;
     core_write(core, NPU_AICORE_START, NPU_AICORE_START_GO | (keep ? NPU_AICORE_START_KEEP_ICACHE : 0));
     cores[core].icache_valid = 1; /* kept valid, or starting cold after every code write */
     cores[core].busy = 1;
-    cores[core].entry = (uint8_t)index;
-    cores[core].block = e->next_block;
-    e->next_block++;
-    e->running++;
+    cores[core].entry = (uint8_t)d->index;
+    cores[core].block = d->next_block;
+    d->next_block++;
+    d->running++;
 }
 
 static int has_blocks_to_start(const struct entry *e)
@@ -259,14 +296,21 @@ static int dispatch(void)
 {
     int started = 0;
     unsigned pos = 0;
+    struct dispatching d = {0};
     for (unsigned k = 0; k < num_cores; k++) {
         const unsigned core = dispatch_core(k);
         if (cores[core].busy) continue;
-        while (pos < norder && !has_blocks_to_start(&entries[order[pos]])) pos++;
-        if (pos == norder) break;
-        start_block(core, order[pos]);
+        if (!d.e || d.next_block == d.block_dim) {
+            if (d.e) dispatching_put_back(&d);
+            d.e = 0;
+            while (pos < norder && !has_blocks_to_start(&entries[order[pos]])) pos++;
+            if (pos == norder) break;
+            dispatching_take(&d, order[pos]);
+        }
+        start_block(core, &d);
         started = 1;
     }
+    if (d.e) dispatching_put_back(&d);
     return started;
 }
 
@@ -275,6 +319,7 @@ static int dispatch(void)
 static int step(void)
 {
     int changed = fetch();
+    struct ahead ahead = {0, 0};
     for (unsigned pos = 0; pos < norder;) {
         /* An interrupt (a core's block ended, a doorbell) ends the pass: the main loop
          * handles it and passes again. A pass over a full window costs ~200 ns an entry
@@ -283,7 +328,7 @@ static int step(void)
         if (read_csr(mip) & MIE_MEIE) return 1; /* MEIP: the same bit as MEIE */
         struct entry *e = &entries[order[pos]];
         int done = 0;
-        if (e->state == ENTRY_WAITING && may_start(pos)) {
+        if (e->state == ENTRY_WAITING && may_start(e, pos, &ahead)) {
             switch (e->cmd.opcode) {
             case NPU_CMD_LAUNCH:
                 e->state = ENTRY_RUNNING;
@@ -309,6 +354,7 @@ static int step(void)
             finish(pos); /* the next entry moves to pos */
             changed = 1;
         } else {
+            pass_by(e, &ahead);
             pos++;
         }
     }

@@ -44,7 +44,8 @@
  * its slice piece and its weights part by part, one token each, and the Cube
  * starts once the first part is in instead of after the whole slice and
  * panel (on ResNet-50's 1x1 1024 -> 256 layer that was 8 k of the block's
- * 28 k cycles with HBM-class memory). K steps never straddle a part.
+ * 28 k cycles with HBM-class memory). A K step may straddle parts of the resident
+ * weights (one load_b_zn per part), so parts cost no Cube efficiency.
  *
  * Pipeline (FLAGS bit 0): slice pieces, resident weights and bias rows are
  * issued LOOKAHEAD = 2 tiles ahead of the tile computed (the first tile's
@@ -55,8 +56,10 @@
  *   slice slots       MTE1->MTE2 EVENT_ID2 (free), MTE2->MTE1 EVENT_ID2 (one
  *                     token per loaded piece; the first tile: one per K part,
  *                     slice piece and weights part together)
- *   weights           MTE2->MTE1 EVENT_ID3 (a tile's resident columns or a chunk
- *                     loaded), MTE1->MTE2 EVENT_ID3 (a chunk slot free)
+ *   weights           MTE2->MTE1 EVENT_ID3 (a chunk loaded, or a later tile's resident
+ *                     columns: one token per panel_token_parts K parts, so that its
+ *                     Cube work starts on the first parts), MTE1->MTE2 EVENT_ID3 (a
+ *                     chunk slot free)
  *   L0A/L0B, L0C, UB  as gemm.c (EVENT_ID0/1), bias / residual: Epilogue.
  * A load that must wait for a slot is issued only once the instruction
  * releasing the slot has been issued, so every wait refers to a set issued
@@ -76,11 +79,20 @@ enum {
     RESIDENT_PANELS_BYTES = 512 << 10,
     CHUNK_KF = 8,         /* streamed weights: K chunks of 128 rows x TN (<= 32 KiB) */
     RING = 8,             /* chunk slots in L1; tokens stay below the counter limit */
+    CHUNKS_AHEAD = 4,     /* chunks issued beyond those released: 3 MTE2 instructions each, so that
+                             the MTE2 queue (16) never fills and stalls the scalar unit while the
+                             Cube waits for its next instruction */
     TILE_POSITIONS = 256, /* M chunk: 16 fractal rows */
     MAX_TN = 128,
     LOOKAHEAD = 2,        /* tiles; < BIAS_SLOTS */
+    TILE_RING = 4,        /* per-tile records the issue side leaves for the compute side; > LOOKAHEAD */
     MAX_GROUPS = 1024,    /* 16-column groups of resident weights (Kc * Cout16 * 2 <= 512 KiB) */
-    K_PARTS = 4,          /* first loads split by input channel groups: (LOOKAHEAD + 1) * K_PARTS tokens <= 15 */
+    K_PARTS = 8,          /* first loads split by input channel groups: K_PARTS + LOOKAHEAD tokens <= 15 */
+    PART_MIN_KF = 8,      /* a part has at least this many fractal columns of K */
+    PANEL_TOKENS = 4,     /* at most, per later tile loading resident weights: (LOOKAHEAD + 1) * 4 <= 15 */
+    FIRST_STEPS = 3,      /* the first tile's load steps issued before its first K step: 3 MTE2
+                             instructions each, its slot wait and bias row's 4 besides: within
+                             the MTE2 queue's 16 (the scalar unit stalls on a full queue) */
 };
 
 typedef struct {
@@ -93,6 +105,9 @@ typedef struct {
      * columns [q * part_kf, (q + 1) * part_kf); slice pieces and resident weights load part by
      * part, each with its own token, so the Cube starts once the first part is in */
     uint64_t parts, part_groups, part_kf;
+    /* a later tile's resident weights: a token per panel_token_parts parts (panel_token_kf K
+     * fractal columns), panel_tokens of them */
+    uint64_t panel_token_parts, panel_token_kf, panel_tokens;
     /* plan */
     uint64_t tile_ho, n_st, group, n_cg, tn;
     uint64_t u_begin, u_end;
@@ -102,7 +117,9 @@ typedef struct {
     /* streamed weights: chunk q (tile q / n_chunks, K chunk q % n_chunks) in ring slot q % RING */
     uint64_t n_chunks, chunk_bytes;
     uint64_t chunks_issued, chunks_released, tiles_described;
+    uint64_t first_kf_issued; /* K fractal rows whose slice parts the first tile has issued (~0: all) */
     uint64_t desc_n0[4], desc_cols[4]; /* columns of the tiles issued last (ring by tile number) */
+    uint8_t tile_panel[TILE_RING];      /* the tile loads resident weights (ring by tile number) */
     Epilogue ep;
 } Conv;
 
@@ -182,7 +199,8 @@ static void cursor_init(const Conv* c, Cursor* k) {
     k->new_slice = k->first_pass = 1;
     k->step = 0;
     k->slice_end[0] = k->slice_end[1] = 0;
-    for (uint64_t p = 0; p < MAX_GROUPS / 64; ++p) k->panel_loaded[p] = 0; /* words: the scalar unit is slow at bytes */
+    /* the words of the layer's groups only (a loop GCC would make a memset of the whole array) */
+    for (uint64_t p = 0, words = ceil_div(c->cout16 / 16, 64); p < words; ++p) k->panel_loaded[p] = 0;
     if (!k->done) unit_of(c, k->u, &k->g);
 }
 
@@ -217,28 +235,40 @@ static uint64_t tile_cols(const Conv* c, const Cursor* k) {
  * any tile's columns of a part are a slice of it. */
 static uint64_t part_rows_kf(const Conv* c, uint64_t q) { return min_u64(c->part_kf, c->kcf - q * c->part_kf); }
 static uint64_t panel_part_l1(const Conv* c, uint64_t q) { return c->panel_base + q * c->part_kf * c->cout16 * 32; }
-static int group_loaded(const Cursor* k, uint64_t nb) { return k->panel_loaded[nb / 64] >> (nb % 64) & 1; }
-/* The tile's first and one past its last column group not loaded yet (first == last: all there). */
-static void groups_missing(const Conv* c, const Cursor* k, uint64_t* first, uint64_t* last) {
-    const uint64_t nb0 = tile_n0(c, k) / 16, nb1 = nb0 + ceil_div(tile_cols(c, k), 16);
-    *first = *last = nb0;
-    for (uint64_t nb = nb0; nb < nb1; ++nb)
-        if (!group_loaded(k, nb)) {
-            if (*first == *last) *first = nb;
-            *last = nb + 1;
+/* MTE1: B rows [kb, kb + kf) of the tile's columns (from column group group0, nf groups) into
+ * L0B from the resident weights, whose parts are separate nd2nz blocks: one load_b_zn per part
+ * the rows lie in. (*part, *in_part): the part and row in it where the rows start, advanced. */
+static void load_b_resident(const Conv* c, uint64_t l0b, uint64_t group0, uint64_t kf, uint64_t nf, uint64_t* part,
+                            uint64_t* in_part) {
+    for (uint64_t done = 0; done < kf;) {
+        const uint64_t rows_kf = part_rows_kf(c, *part);
+        const uint64_t n = min_u64(kf - done, rows_kf - *in_part);
+        load_b_zn(l0b + done * nf * FRACTAL, panel_part_l1(c, *part) + (group0 * rows_kf + *in_part) * FRACTAL, n, nf,
+                  rows_kf);
+        done += n;
+        *in_part += n;
+        if (*in_part == rows_kf) {
+            ++*part;
+            *in_part = 0;
         }
-}
-static void mark_panel_loaded(const Conv* c, Cursor* k) {
-    const uint64_t nb0 = tile_n0(c, k) / 16, nb1 = nb0 + ceil_div(tile_cols(c, k), 16);
-    for (uint64_t nb = nb0; nb < nb1; ++nb) k->panel_loaded[nb / 64] |= (uint64_t)1 << (nb % 64);
+    }
 }
 
-/* Needs a weights load (or, consuming, a wait for one) at this tile. */
-static int panel_event(const Conv* c, const Cursor* k) {
-    if (!c->resident || k->j != 0) return 0;
-    uint64_t first, last;
-    groups_missing(c, k, &first, &last);
-    return first != last;
+/* Issue side, at a tile's first load step: the resident 16-column groups of its columns not
+ * loaded yet, [first, last) (first == last: all there; between them, loaded ones load again),
+ * marked loaded. One pass over the tile's (at most 8) groups, once per tile: the compute side
+ * reads the outcome from the tile ring (Conv.tile_panel) instead of keeping its own bitmap. */
+static void take_missing_groups(const Conv* c, Cursor* k, uint64_t* first, uint64_t* last) {
+    const uint64_t nb0 = tile_n0(c, k) / 16, nb1 = nb0 + ceil_div(tile_cols(c, k), 16);
+    *first = *last = nb0;
+    for (uint64_t nb = nb0; nb < nb1; ++nb) {
+        uint64_t* word = &k->panel_loaded[nb / 64];
+        const uint64_t bit = (uint64_t)1 << (nb % 64);
+        if (*word & bit) continue;
+        *word |= bit;
+        if (*first == *last) *first = nb;
+        *last = nb + 1;
+    }
 }
 
 static void tile_gm(const Conv* c, const Cursor* k, TileGm* t) {
@@ -269,7 +299,10 @@ static int can_issue(const Conv* c, const Cursor* k, uint64_t now) {
  * that release is issued (released + RING > q), and only for tiles whose
  * columns are known (issued by the tile cursor). */
 static void issue_chunks(Conv* c) {
-    while (c->chunks_issued < c->tiles_described * c->n_chunks && c->chunks_issued < c->chunks_released + RING) {
+    /* the first tile's chunks follow its slice parts (chunk q once the part of its K rows is
+     * issued): queued ahead of the parts, eight chunks would hold back the second part */
+    while (c->chunks_issued < c->tiles_described * c->n_chunks && c->chunks_issued < c->chunks_released + CHUNKS_AHEAD &&
+           (c->chunks_issued >= c->n_chunks || c->chunks_issued * CHUNK_KF < c->first_kf_issued)) {
         const uint64_t q = c->chunks_issued++, t = q / c->n_chunks, kb = q % c->n_chunks * CHUNK_KF;
         const uint64_t rows = min_u64(CHUNK_KF, c->kcf - kb) * 16;
         wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3);
@@ -284,7 +317,8 @@ static void issue_chunks(Conv* c) {
 /* The block's first tile loads its slice piece and weights part by part, a token
  * (MTE2->MTE1 EVENT_ID2) after each part, so that its Cube work starts once the first
  * part is in; later tiles' loads are issued while earlier tiles compute, one token for
- * the slice piece (EVENT_ID2) and one for the weights (EVENT_ID3). */
+ * the slice piece (EVENT_ID2) and one per panel_token_parts parts of resident weights
+ * (EVENT_ID3). */
 static int split_tile(const Cursor* k) { return k->i == 0; }
 /* Tokens the tile's loads set on MTE2->MTE1 EVENT_ID2 (the slice piece, or the first tile's parts). */
 static uint64_t slice_tokens(const Conv* c, const Cursor* k, int slice_piece, int panel) {
@@ -314,11 +348,12 @@ static int issue_step(Conv* c, Cursor* k) {
             c->desc_cols[k->i & 3] = tile_cols(c, k);
             c->tiles_described = k->i + 1;
         }
-        k->panel = panel_event(c, k);
-        if (k->panel) { /* the groups still missing (between them, loaded ones load again) */
-            groups_missing(c, k, &k->first_group, &k->last_group);
-            mark_panel_loaded(c, k);
+        k->panel = 0;
+        if (c->resident && k->j == 0) {
+            take_missing_groups(c, k, &k->first_group, &k->last_group);
+            k->panel = k->first_group != k->last_group;
         }
+        c->tile_panel[k->i % TILE_RING] = (uint8_t)k->panel;
         issue_bias(c, k); /* first: the tile's first mmad needs it */
     }
     const int slice_piece = k->r1 > k->r0, split = split_tile(k);
@@ -337,9 +372,11 @@ static int issue_step(Conv* c, Cursor* k) {
                               c->w + (q * c->part_kf * 16 * c->cout16 + first * 16) * 2, rows,
                               min_u64(k->last_group * 16, tile_n0(c, k) + tile_cols(c, k)) - first * 16,
                               c->cout16 * 2, rows, XD_F16);
-        if (!split && q + 1 == c->parts) set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3);
+        if (!split && ((q + 1) % c->panel_token_parts == 0 || q + 1 == c->parts))
+            set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3);
     }
     if (split && (slice_piece || k->panel)) set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
+    if (split) c->first_kf_issued = q + 1 < c->parts ? (q + 1) * c->part_kf : ~(uint64_t)0;
     if (++k->step < c->parts) {
         if (!c->db) pipe_barrier(PIPE_ALL);
         return 0;
@@ -372,32 +409,38 @@ static void compute_tile(Conv* c, Cursor* k, Cursor* issue, uint64_t lookahead) 
     tile_gm(c, k, &t);
     const uint64_t mf = ceil_div(t.rows, 16), nf = ceil_div(t.cols, 16);
     const uint64_t h = c->db ? k->i & 1 : 0;
-    const uint64_t kstep = min_u64(64 / mf, 64 / nf);
+    /* K steps fill an L0A / L0B half; in the first tile at most a part, so that step s needs
+     * parts up to s only (issued by then: see the main loop) */
+    const uint64_t kstep = min_u64(min_u64(64 / mf, 64 / nf), split_tile(k) ? c->part_kf : 64);
     const uint64_t slice = slice_l1(c, k);
-    /* K steps never straddle a chunk (streamed) or a part (resident weights) */
-    const uint64_t chunk_kf = c->resident ? c->part_kf : CHUNK_KF;
     const int slice_done = last_of_slice(c, k);
-    const int panel = panel_event(c, k);
+    const int panel = c->tile_panel[k->i % TILE_RING]; /* set when its loads were issued */
     const int slice_piece = k->first_pass && rows_needed(c, g, k->j) > (k->j ? rows_needed(c, g, k->j - 1) : 0);
     /* EVENT_ID2 tokens still to wait for, one per part (part q holds channel groups from q * part_groups) */
     const uint64_t tokens = slice_tokens(c, k, slice_piece, panel);
     const uint64_t part_groups = tokens == 1 ? c->c1in : c->part_groups;
     uint64_t waited = 0;
+    const uint64_t panel_tokens = panel && !split_tile(k) ? c->panel_tokens : 0;
+    uint64_t panel_waited = 0;
     const uint64_t group0 = tile_n0(c, k) / 16; /* the tile's first column group in the weights */
 
     epilogue_prefetch(&c->ep, &t, mf);
     if (k->new_slice && k->j == 0 && k->ct == 0)
         set_fmatrix(c->w_, g->rows, c->pl, c->pr, g->pad_top, g->pad_bottom);
-    if (panel) mark_panel_loaded(c, k);
 
-    /* the step's chunk and position in it, kept as the loop goes (no divisions per step) */
+    /* Resident weights: the step's part and row in it; streamed: its chunk and row in it. Kept
+     * as the loop goes (no divisions per step). A step never straddles a streamed chunk; it may
+     * straddle resident parts (load_b_resident reads each part's rows). */
     for (uint64_t kb = 0, chunk = 0, in_chunk = 0; kb < c->kcf;) {
-        const uint64_t rows_kf = min_u64(chunk_kf, c->kcf - chunk * chunk_kf);
-        const uint64_t kf = min_u64(kstep, rows_kf - in_chunk);
-        const int chunk_done = in_chunk + kf == rows_kf;
-        const uint64_t q = k->i * c->n_chunks + chunk;
-        const uint64_t b_l1 = c->resident ? panel_part_l1(c, chunk) + (group0 * rows_kf + in_chunk) * FRACTAL
-                                          : c->panel_base + q % RING * c->chunk_bytes + in_chunk * FRACTAL;
+        uint64_t kf, rows_kf = 0;
+        int chunk_done = 0;
+        if (c->resident) {
+            kf = min_u64(kstep, c->kcf - kb);
+        } else {
+            rows_kf = min_u64(CHUNK_KF, c->kcf - chunk * CHUNK_KF);
+            kf = min_u64(kstep, rows_kf - in_chunk);
+            chunk_done = in_chunk + kf == rows_kf;
+        }
         if (tokens > 1) { /* the parts holding the channel groups of this step's K columns */
             const uint64_t last_group = (kb + kf - 1) / (c->kh * c->kw);
             for (; waited < tokens && waited * part_groups <= last_group; ++waited)
@@ -406,13 +449,19 @@ static void compute_tile(Conv* c, Cursor* k, Cursor* issue, uint64_t lookahead) 
             wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
             waited = 1;
         }
-        if ((!c->resident && in_chunk == 0) || (panel && !split_tile(k) && kb == 0))
-            wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3);
+        if (!c->resident && in_chunk == 0) wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3);
+        for (; panel_waited < panel_tokens && panel_waited * c->panel_token_kf < kb + kf; ++panel_waited)
+            wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3); /* the resident weights of this step's K rows */
         const uint64_t p = c->db ? c->l0_uses & 1 : 0;
         c->l0_uses++;
         WAIT_FLAG01(PIPE_M, PIPE_MTE1, p);
         img2col_cbuf_to_ca(p * L0A_HALF, slice, c->window, k->j * TILE_POSITIONS, kb * 16, mf, kf);
-        load_b_zn(p * L0B_HALF, b_l1, kf, nf, rows_kf);
+        if (c->resident) {
+            load_b_resident(c, p * L0B_HALF, group0, kf, nf, &chunk, &in_chunk);
+        } else {
+            const uint64_t q = k->i * c->n_chunks + chunk;
+            load_b_zn(p * L0B_HALF, c->panel_base + q % RING * c->chunk_bytes + in_chunk * FRACTAL, kf, nf, rows_kf);
+        }
         SET_FLAG01(PIPE_MTE1, PIPE_M, p);
         if (kb + kf >= c->kcf && slice_done) set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID2);
         if (!c->resident && chunk_done) {
@@ -428,12 +477,17 @@ static void compute_tile(Conv* c, Cursor* k, Cursor* issue, uint64_t lookahead) 
         SET_FLAG01(PIPE_M, PIPE_MTE1, p);
         if (!c->db) pipe_barrier(PIPE_ALL);
         if (!c->resident && chunk_done) issue_chunks(c);
-        if (split_tile(k)) issue_loads(c, issue, k->i + lookahead, k->i, 1);
+        if (split_tile(k)) {
+            issue_loads(c, issue, k->i + lookahead, k->i, 1);
+            if (!c->resident) issue_chunks(c); /* the chunks of the part just issued */
+        }
         kb += kf;
-        in_chunk += kf;
-        if (chunk_done) {
-            chunk++;
-            in_chunk = 0;
+        if (!c->resident) {
+            in_chunk += kf;
+            if (chunk_done) {
+                chunk++;
+                in_chunk = 0;
+            }
         }
     }
     SET_FLAG01(PIPE_M, PIPE_V, h);
@@ -466,13 +520,17 @@ static int plan(Conv* c, uint64_t tile_ho, uint64_t tile_cout, uint64_t blocks) 
     c->tn = tn_limit;
     if (c->resident && c->cout16 / 16 > MAX_GROUPS) return 0;
     c->n_chunks = ceil_div(c->kcf, CHUNK_KF);
-    /* parts of at least 16 fractal columns (a short K gains nothing from splitting) */
-    const uint64_t parts = min_u64(min_u64(K_PARTS, c->c1in), c->kcf / 16 ? c->kcf / 16 : 1);
+    /* parts of at least PART_MIN_KF fractal columns (a short K gains nothing from splitting) */
+    const uint64_t parts = min_u64(min_u64(K_PARTS, c->c1in), c->kcf / PART_MIN_KF ? c->kcf / PART_MIN_KF : 1);
     c->part_groups = ceil_div(c->c1in, parts);
     c->parts = ceil_div(c->c1in, c->part_groups);
     c->part_kf = c->part_groups * c->kh * c->kw;
+    c->panel_token_parts = ceil_div(c->parts, PANEL_TOKENS);
+    c->panel_token_kf = c->panel_token_parts * c->part_kf;
+    c->panel_tokens = ceil_div(c->parts, c->panel_token_parts);
     c->chunk_bytes = CHUNK_KF * 16 * c->tn * 2;
     c->chunks_issued = c->chunks_released = c->tiles_described = 0;
+    c->first_kf_issued = 0;
     const uint64_t panel_area = c->resident ? weights : RING * c->chunk_bytes;
 
     /* output rows per spatial tile: as asked / as the split wants, as the slice fits */
@@ -503,8 +561,8 @@ static int plan(Conv* c, uint64_t tile_ho, uint64_t tile_cout, uint64_t blocks) 
 }
 
 void kernel_main(const uint64_t* gm_args) {
-    uint64_t local_args[NPUVP_OP_ARG_TAG];
-    const uint64_t* args = kernel_args_local(gm_args, local_args);
+    /* read in this function, before any instruction writes UB */
+    const volatile uint64_t* args = kernel_args_in_ub(gm_args);
     Conv c;
     c.in = (const uint8_t*)(uintptr_t)args[NPUVP_CONV_IN];
     c.w = (const uint8_t*)(uintptr_t)args[NPUVP_CONV_WEIGHTS];
@@ -566,15 +624,22 @@ void kernel_main(const uint64_t* gm_args) {
     cube_pipeline_open();
     epilogue_open(&c.ep);
 
+    /* Every load a tile waits for is issued before its first MTE1 instruction; the lookahead
+     * too, except for the first tile: its first FIRST_STEPS parts go first (all of them would
+     * fill the MTE2 queue and stall the scalar unit before its first K step; the compute
+     * cursor is set up while they load), compute_tile issues one more step after each K step
+     * (part p is needed at K step p at the earliest: every part has at least one), then the
+     * lookahead. */
     Cursor issue, compute;
     cursor_init(&c, &issue);
+    for (uint64_t step = 0; step < FIRST_STEPS; ++step) { /* a part, then its streamed chunks */
+        issue_loads(&c, &issue, 0, 0, 1);
+        if (!c.resident) issue_chunks(&c);
+    }
     cursor_init(&c, &compute);
     const uint64_t lookahead = c.db ? LOOKAHEAD : 0;
     while (!compute.done) {
-        /* every load a tile waits for is issued before its first MTE1 instruction; the
-         * lookahead too, except for the first tile (its own parts fill the MTE2 queue:
-         * compute_tile issues the lookahead between its K steps) */
-        issue_loads(&c, &issue, compute.i + (compute.i ? lookahead : 0), compute.i, ~(uint64_t)0);
+        if (compute.i) issue_loads(&c, &issue, compute.i + lookahead, compute.i, ~(uint64_t)0);
         if (!c.resident) issue_chunks(&c);
         compute_tile(&c, &compute, &issue, lookahead);
         cursor_next(&c, &compute);

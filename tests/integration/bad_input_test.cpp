@@ -269,6 +269,15 @@ TEST(BadInput, UnwritableStatsPathFailsBeforeTheRun) {
   expect_one_line_error(result, kBadInput, "--stats '/tmp': is a directory");
 }
 
+// /dev/full passes the check before the run (it opens for writing) and fails every write:
+// a disk that fills up during the run. The run passed, but the statistics are lost.
+TEST(BadInput, StatisticsLostAtTheEndMakeAPassingRunFail) {
+  auto result = run_npuvp("run " + scenario("hello") + " --quiet --stats /dev/full");
+  EXPECT_EQ(result.status, kBadInput) << result.err;
+  EXPECT_THAT(result.err, HasSubstr("npuvp: error: cannot write statistics to '/dev/full' (No space left on device)"));
+  EXPECT_THAT(result.out, HasSubstr("Hello from npuvp!")) << "the guest ran";
+}
+
 TEST(BadInput, PatchOfAMissingSymbol) {
   std::string path = write_temp("patch.yaml", "images:\n  - elf: host/hello.elf\n    patch:\n      no_such_symbol: 1\n");
   std::string stats = temp_path("patch.json");

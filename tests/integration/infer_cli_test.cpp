@@ -107,6 +107,15 @@ TEST(InferCli, UnwritableOutputOrProfileFailsBeforeTheRun) {
                         "--output '/tmp': is a directory");
 }
 
+// /dev/full opens for writing but takes no byte: a disk that fills up during the run. The
+// network ran and passed, but the profile asked for is lost: the run fails (125).
+TEST(InferCli, ProfileLostAtTheEndMakesThePassingRunFail) {
+  Files files;
+  auto result = run_npuvp("infer " + files.model + " --input " + files.input + " --quiet --profile /dev/full");
+  EXPECT_EQ(result.status, kBadInput) << result.err;
+  EXPECT_THAT(result.err, HasSubstr("cannot write the profile to '/dev/full' (No space left on device)"));
+}
+
 // Issue 23: a directory as the input used to end in std::bad_alloc (127).
 TEST(InferCli, DirectoryAsModelOrInput) {
   Files files;
@@ -117,7 +126,9 @@ TEST(InferCli, DirectoryAsModelOrInput) {
 
 TEST(InferCli, UsageErrors) {
   for (const auto& [arguments, text] : {std::pair{"infer", "needs a model"}, std::pair{"infer m.onnx", "needs --input"},
-                                        std::pair{"infer m.onnx --input x.npy --frobnicate", "unknown option '--frobnicate'"}}) {
+                                        std::pair{"infer m.onnx --input x.npy --frobnicate", "unknown option '--frobnicate'"},
+                                        std::pair{"infer m.onnx --input x.npy --streams 0", "--streams expects a number of streams 1 .. 15, got '0'"},
+                                        std::pair{"infer m.onnx --input x.npy --streams 16", "--streams expects a number of streams 1 .. 15, got '16'"}}) {
     auto result = run_npuvp(arguments);
     EXPECT_EQ(result.status, kBadInput) << arguments;
     EXPECT_THAT(result.err, StartsWith("npuvp: error: ")) << arguments;

@@ -136,5 +136,56 @@ TEST(CompilerErrors, GatherByComputedIndices) {
   EXPECT_EQ(error_of(b.bytes()), "node 'to_int' (Cast): unsupported op");
 }
 
+// libonnx 1.12's shape inference dereferences a null pointer on a ConvTranspose whose
+// weight has fewer than two dimensions; the weight here is computed inside the graph, so
+// no declared rank warns of it. Unknown ops are refused before that inference runs.
+TEST(CompilerErrors, UnknownOpIsRefusedBeforeOnnxShapeInference) {
+  OnnxBuilder b(17);
+  b.input("x", {1, 3, 8, 8});
+  b.constant_ints("flat", {1}, {192});
+  b.node("Reshape", {"x", "flat"}, {"w"}, "flatten_weight");
+  auto& deconv = b.node("ConvTranspose", {"x", "w"}, {"y"}, "deconv");
+  OnnxBuilder::attr(deconv, "kernel_shape", std::vector<std::int64_t>{3, 3});
+  b.output("y", {1, 3, 10, 10});
+  EXPECT_EQ(error_of(b.bytes()), "node 'deconv' (ConvTranspose): unsupported op");
+}
+
+// Dimensions whose product overflows 64 bits, or is negative, come only from a damaged
+// file; both are refused before anything is allocated (found by fuzzing).
+TEST(CompilerErrors, InitializerWithOverflowingDimensions) {
+  OnnxBuilder b;
+  b.input("x", {1, 4});
+  b.constant("huge", {std::int64_t(1) << 40, std::int64_t(1) << 40}, {});
+  b.node("Add", {"x", "huge"}, {"y"}, "add_huge");
+  b.output("y", {1, 4});
+  const std::string message = error_of(b.bytes());
+  EXPECT_NE(message.find("tensor 'huge' of shape 1099511627776x1099511627776 has more than 4294967296 elements"),
+            std::string::npos) << message;
+}
+
+TEST(CompilerErrors, InitializerWithNegativeDimension) {
+  OnnxBuilder b;
+  b.input("x", {1, 4});
+  b.constant("negative", {1, -4}, {1, 2, 3, 4});
+  b.node("Add", {"x", "negative"}, {"y"}, "add_negative");
+  b.output("y", {1, 4});
+  const std::string message = error_of(b.bytes());
+  EXPECT_NE(message.find("tensor 'negative' of shape 1x-4 has a negative dimension"), std::string::npos) << message;
+}
+
+// libonnx 1.12 reads past its arrays on a Conv whose weights have another rank than its
+// data (found by fuzzing); the ranks are carried through the graph to catch it where the
+// weights are computed too.
+TEST(CompilerErrors, ConvolutionWeightsOfAnotherRankThanTheData) {
+  OnnxBuilder b;
+  b.input("x", {1, 3, 6, 6});
+  b.random_constant("w5", {4, 3, 3, 3, 1});
+  b.node("Relu", {"w5"}, {"w"}, "computed_weights");
+  b.node("Conv", {"x", "w"}, {"y"}, "conv");
+  b.output("y", {1, 4, 4, 4});
+  EXPECT_EQ(error_of(b.bytes()),
+            "ONNX model: node 'conv' (Conv): weights 'w' have 5 dimensions for an input of 4");
+}
+
 }  // namespace
 }  // namespace npuvp::compiler::test

@@ -4,11 +4,7 @@
 
 namespace npuvp::compiler {
 
-std::int64_t element_count(const Shape& shape) {
-  std::int64_t n = 1;
-  for (auto d : shape) n *= d;
-  return n;
-}
+std::int64_t element_count(const Shape& shape) { return checked_element_count(shape, "a tensor"); }
 
 std::string shape_text(const Shape& shape) {
   if (shape.empty()) return "scalar";

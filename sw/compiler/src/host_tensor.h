@@ -24,6 +24,14 @@ struct HostTensor {
   static HostTensor ints(std::vector<std::int64_t> shape, std::vector<std::int64_t> data);
 };
 
+// The largest tensor the compiler accepts: 2^32 elements is 8 GiB of fp16, more than
+// any device memory the SoC maps, so a larger shape can only come from a damaged file.
+constexpr std::int64_t kMaxTensorElements = std::int64_t(1) << 32;
+
+// The product of the dimensions; a negative dimension or more than kMaxTensorElements
+// is a CompileError naming `what`.
+std::int64_t checked_element_count(const std::vector<std::int64_t>& shape, const std::string& what);
+
 // Decodes an ONNX TensorProto (raw_data or typed fields; external data is an
 // error). `where` names it in the error message.
 HostTensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& where);

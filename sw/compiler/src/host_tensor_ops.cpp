@@ -6,11 +6,22 @@
 
 namespace npuvp::compiler {
 
-std::int64_t HostTensor::size() const {
+std::int64_t checked_element_count(const std::vector<std::int64_t>& shape, const std::string& what) {
+  auto refuse = [&](const std::string& why) {
+    std::string dims;
+    for (auto d : shape) dims += (dims.empty() ? "" : "x") + std::to_string(d);
+    throw CompileError(what + " of shape " + dims + " " + why);
+  };
   std::int64_t n = 1;
-  for (auto d : shape) n *= d;
+  for (auto d : shape) {
+    if (d < 0) refuse("has a negative dimension");
+    if (__builtin_mul_overflow(n, d, &n) || n > kMaxTensorElements)
+      refuse("has more than " + std::to_string(kMaxTensorElements) + " elements");
+  }
   return n;
 }
+
+std::int64_t HostTensor::size() const { return checked_element_count(shape, "a tensor"); }
 
 HostTensor HostTensor::floats(std::vector<std::int64_t> shape, std::vector<float> data) {
   HostTensor t;
@@ -69,27 +80,44 @@ double raw_element(const std::string& raw, int type, std::int64_t k) {
   }
 }
 
+// How many values the typed fields hold (the field ONNX uses for each data type).
+std::int64_t typed_value_count(const onnx::TensorProto& proto, int type) {
+  switch (type) {
+    case onnx::TensorProto::FLOAT: return proto.float_data_size();
+    case onnx::TensorProto::DOUBLE: return proto.double_data_size();
+    case onnx::TensorProto::INT64: return proto.int64_data_size();
+    case onnx::TensorProto::UINT32: case onnx::TensorProto::UINT64: return proto.uint64_data_size();
+    default: return proto.int32_data_size();
+  }
+}
+
 }  // namespace
 
 HostTensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& where) {
   const int type = proto.data_type();
-  if (proto.data_location() == onnx::TensorProto::EXTERNAL)
-    throw CompileError(where + ": tensor '" + proto.name() + "' uses external data (not supported)");
-  if (element_bytes(type) == 0)
-    throw CompileError(where + ": tensor '" + proto.name() + "' has unsupported data type " + std::to_string(type));
+  const std::string what = where + ": tensor '" + proto.name() + "'";
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL) throw CompileError(what + " uses external data (not supported)");
+  if (element_bytes(type) == 0) throw CompileError(what + " has unsupported data type " + std::to_string(type));
   HostTensor t;
   t.type = is_float_type(type) ? HostTensor::Type::Float : HostTensor::Type::Int64;
   t.shape.assign(proto.dims().begin(), proto.dims().end());
-  const std::int64_t n = t.size();
+  const std::int64_t n = checked_element_count(t.shape, what);
+  // Checked before anything is allocated: the dims of a damaged file may promise more
+  // elements than the memory holds, while its data is a few bytes.
+  if (proto.has_raw_data()) {
+    const auto& raw = proto.raw_data();
+    if (raw.size() != std::size_t(n) * element_bytes(type))
+      throw CompileError(what + " has " + std::to_string(raw.size()) + " bytes of data for " + std::to_string(n) +
+                         " elements");
+  } else if (const std::int64_t have = typed_value_count(proto, type); have != n) {
+    throw CompileError(what + " has " + std::to_string(have) + " values for " + std::to_string(n) + " elements");
+  }
   auto put = [&](std::int64_t k, double v) {
     if (t.is_int()) t.i[k] = std::int64_t(v); else t.f[k] = float(v);
   };
   if (t.is_int()) t.i.resize(n); else t.f.resize(n);
   if (proto.has_raw_data()) {
     const auto& raw = proto.raw_data();
-    if (raw.size() != std::size_t(n) * element_bytes(type))
-      throw CompileError(where + ": tensor '" + proto.name() + "' has " + std::to_string(raw.size()) +
-                         " bytes of data for " + std::to_string(n) + " elements");
     if (type == onnx::TensorProto::INT64) {
       std::memcpy(t.i.data(), raw.data(), raw.size());
     } else if (type == onnx::TensorProto::FLOAT) {
@@ -99,34 +127,23 @@ HostTensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& 
     }
     return t;
   }
-  auto check = [&](std::int64_t have) {
-    if (have != n)
-      throw CompileError(where + ": tensor '" + proto.name() + "' has " + std::to_string(have) +
-                         " values for " + std::to_string(n) + " elements");
-  };
   switch (type) {
     case onnx::TensorProto::FLOAT:
-      check(proto.float_data_size());
       for (std::int64_t k = 0; k < n; ++k) put(k, proto.float_data(int(k)));
       break;
     case onnx::TensorProto::DOUBLE:
-      check(proto.double_data_size());
       for (std::int64_t k = 0; k < n; ++k) put(k, proto.double_data(int(k)));
       break;
     case onnx::TensorProto::INT64:
-      check(proto.int64_data_size());
       for (std::int64_t k = 0; k < n; ++k) t.i[k] = proto.int64_data(int(k));
       break;
     case onnx::TensorProto::UINT32: case onnx::TensorProto::UINT64:
-      check(proto.uint64_data_size());
       for (std::int64_t k = 0; k < n; ++k) put(k, double(proto.uint64_data(int(k))));
       break;
     case onnx::TensorProto::FLOAT16:
-      check(proto.int32_data_size());
       for (std::int64_t k = 0; k < n; ++k) put(k, half_to_float(std::uint16_t(proto.int32_data(int(k)))));
       break;
     default:
-      check(proto.int32_data_size());
       for (std::int64_t k = 0; k < n; ++k) put(k, proto.int32_data(int(k)));
   }
   return t;

@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "compile_error.h"
 #include "onnx_attributes.h"
+#include "supported_ops.h"
 
 namespace npuvp::compiler {
 namespace {
@@ -58,31 +60,124 @@ HostTensor constant_node_value(const Node& node) {
   fail(node, "unsupported Constant (sparse or string value)");
 }
 
-// libonnx 1.12's shape inference for convolutions and pooling dereferences a null
-// pointer when the data input has fewer than 3 dimensions (found by fuzzing,
-// tests/fuzz/onnx_importer_fuzz.cpp): refuse such nodes first where the rank is
-// declared (graph inputs, initializers).
-void check_convolution_ranks(const onnx::GraphProto& g, const std::string& where) {
-  std::map<std::string, int> ranks;
-  for (const auto& input : g.input())
-    if (input.type().tensor_type().has_shape()) ranks[input.name()] = input.type().tensor_type().shape().dim_size();
-  for (const auto& initializer : g.initializer()) ranks[initializer.name()] = initializer.dims_size();
-  static const std::set<std::string> kSpatial = {"Conv", "ConvTranspose", "MaxPool", "AveragePool", "LpPool",
-                                                 "GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"};
-  for (const auto& node : g.node()) {
-    if (!kSpatial.count(node.op_type())) continue;
-    for (int i = 0; i < std::min(node.input_size(), node.op_type().find("Conv") != std::string::npos ? 2 : 1); ++i) {
-      auto rank = ranks.find(node.input(i));
-      if (rank != ranks.end() && rank->second < 3)
-        throw CompileError(where + ": node '" + node.name() + "' (" + node.op_type() + "): input '" + node.input(i) +
-                           "' has " + std::to_string(rank->second) +
-                           " dimensions; it needs batch, channels and at least one spatial axis");
+// The rank of every value that can be told without shape inference: declared (graph
+// inputs, initializers, Constant nodes) and carried through the ops whose output rank
+// follows from their inputs' ranks. Values missing from the map have an unknown rank.
+class RankPropagation {
+ public:
+  explicit RankPropagation(const onnx::GraphProto& g) {
+    for (const auto& input : g.input())
+      if (input.type().tensor_type().has_shape()) ranks_[input.name()] = input.type().tensor_type().shape().dim_size();
+    for (const auto& initializer : g.initializer()) {
+      ranks_[initializer.name()] = initializer.dims_size();
+      if (initializer.dims_size() == 1) vector_lengths_[initializer.name()] = initializer.dims(0);
     }
+  }
+
+  std::optional<int> rank(const std::string& name) const {
+    auto found = ranks_.find(name);
+    return found == ranks_.end() ? std::nullopt : std::optional<int>(found->second);
+  }
+
+  // Records the node's output ranks (after the caller checked its inputs).
+  void pass(const onnx::NodeProto& node) {
+    const std::optional<int> rank = output_rank(node);
+    for (const auto& output : node.output()) {
+      if (rank) ranks_[output] = *rank;
+      else ranks_.erase(output);
+    }
+  }
+
+ private:
+  std::optional<int> output_rank(const onnx::NodeProto& node) const {
+    static const std::set<std::string> kSameAsFirst = {
+        "Conv", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "BatchNormalization",
+        "LayerNormalization", "Softmax", "Clip", "Transpose", "Pad", "Slice", "Concat", "Split", "Dropout", "Identity",
+        "Cast", "Relu", "Sigmoid", "Tanh", "Erf", "Gelu", "Exp", "Sqrt", "Reciprocal", "Neg", "Abs", "Floor", "Ceil",
+        "Not"};
+    static const std::set<std::string> kBroadcast = {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min",
+                                                     "Equal", "Less", "Greater", "Where"};
+    const std::string& op = node.op_type();
+    if (op == "Constant") {
+      const auto* value = attribute_tensor_proto(node);
+      return value ? std::optional<int>(value->dims_size()) : std::nullopt;
+    }
+    if (op == "Flatten" || op == "Gemm") return 2;
+    if (op == "Shape") return 1;
+    if (op == "Size") return 0;
+    if (node.input_size() == 0) return std::nullopt;
+    if (kSameAsFirst.count(op)) return rank(node.input(0));
+    if (op == "ReduceMean") return keeps_dims(node) ? rank(node.input(0)) : std::nullopt;
+    if (op == "Reshape" && node.input_size() > 1) {
+      auto length = vector_lengths_.find(node.input(1));
+      return length == vector_lengths_.end() ? std::nullopt : std::optional<int>(int(length->second));
+    }
+    if (kBroadcast.count(op) || op == "MatMul") {
+      int widest = 0;
+      for (const auto& input : node.input()) {
+        const auto r = rank(input);
+        if (!r || (op == "MatMul" && *r < 2)) return std::nullopt;  // a 1-D MatMul operand drops an axis
+        widest = std::max(widest, *r);
+      }
+      return widest;
+    }
+    return std::nullopt;
+  }
+
+  static const onnx::TensorProto* attribute_tensor_proto(const onnx::NodeProto& node) {
+    for (const auto& attribute : node.attribute())
+      if (attribute.name() == "value" && attribute.has_t()) return &attribute.t();
+    return nullptr;
+  }
+
+  static bool keeps_dims(const onnx::NodeProto& node) {
+    for (const auto& attribute : node.attribute())
+      if (attribute.name() == "keepdims") return attribute.i() != 0;
+    return true;
+  }
+
+  std::map<std::string, int> ranks_;
+  std::map<std::string, std::int64_t> vector_lengths_;  // 1-D initializers: a Reshape's target rank
+};
+
+// libonnx 1.12's shape inference for convolutions and pooling reads past its arrays
+// when the data input has fewer than 3 dimensions, or a convolution's weights another
+// rank than its data (both found by fuzzing, tests/fuzz/onnx_importer_fuzz.cpp): refuse
+// such nodes first wherever the ranks can be told (RankPropagation).
+void check_spatial_ranks(const onnx::GraphProto& g, const std::string& where) {
+  static const std::set<std::string> kSpatial = {"Conv", "MaxPool", "AveragePool", "GlobalAveragePool",
+                                                 "GlobalMaxPool"};
+  RankPropagation ranks(g);
+  for (const auto& node : g.node()) {
+    if (kSpatial.count(node.op_type()) && node.input_size() > 0) {
+      const std::string what = where + ": node '" + node.name() + "' (" + node.op_type() + "): ";
+      const auto data_rank = ranks.rank(node.input(0));
+      if (data_rank && *data_rank < 3)
+        throw CompileError(what + "input '" + node.input(0) + "' has " + std::to_string(*data_rank) +
+                           " dimensions; it needs batch, channels and at least one spatial axis");
+      const auto weight_rank = node.op_type() == "Conv" && node.input_size() > 1 ? ranks.rank(node.input(1)) : std::nullopt;
+      if (data_rank && weight_rank && *weight_rank != *data_rank)
+        throw CompileError(what + "weights '" + node.input(1) + "' have " + std::to_string(*weight_rank) +
+                           " dimensions for an input of " + std::to_string(*data_rank));
+    }
+    ranks.pass(node);
+  }
+}
+
+// Unknown ops are refused here, by name, before libonnx's shape inference sees them
+// (supported_ops.h says why); ops of other domains meet their own error in the import.
+void refuse_unknown_ops(const onnx::GraphProto& g) {
+  for (const auto& node : g.node()) {
+    const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+    if (default_domain && !compiler_knows_op(node.op_type()))
+      throw CompileError("node '" + (node.name().empty() ? (node.output_size() ? node.output(0) : std::string()) : node.name()) +
+                         "' (" + node.op_type() + "): unsupported op");
   }
 }
 
 void run_shape_inference(onnx::ModelProto& model, const std::string& where) {
-  check_convolution_ranks(model.graph(), where);
+  refuse_unknown_ops(model.graph());
+  check_spatial_ranks(model.graph(), where);
   try {
     onnx::ShapeInferenceOptions options(false, 0, true);
     onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);

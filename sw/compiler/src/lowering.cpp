@@ -135,9 +135,10 @@ void LoweringContext::end_layer(const Node& node, std::uint64_t macs) {
       if (id >= 0 && !value(id).is_constant()) bytes += stored_bytes(id);
   }
   if (node.epilogue.residual >= 0) bytes += stored_bytes(node.epilogue.residual);
+  record.min_output_bytes = 0;
   for (int id : node.outputs)
-    if (id >= 0) bytes += stored_bytes(id);
-  record.min_bytes = bytes;
+    if (id >= 0) record.min_output_bytes += stored_bytes(id);
+  record.min_bytes = bytes + record.min_output_bytes;
 }
 
 std::uint32_t LoweringContext::eltwise_blocks(std::int64_t elements) const {
@@ -320,6 +321,8 @@ void compute_lifetimes(Program& program) {
 }
 
 }  // namespace
+
+bool has_lowering(const std::string& op) { return lowering_for(op) != nullptr; }
 
 Program lower_graph(const Graph& graph, const CompileOptions& options) {
   LoweringContext context(graph, options);

@@ -11,4 +11,7 @@ namespace npuvp::compiler {
 
 Program lower_graph(const Graph& graph, const CompileOptions& options);
 
+// True when nodes of this op type have a lowering (a kernel to run them).
+bool has_lowering(const std::string& op);
+
 }  // namespace npuvp::compiler

@@ -11,8 +11,9 @@ const BufferAttributes& SocBuffers::get(const std::string& name) const {
 }
 
 SocBuffers build_soc_buffers(const SocDescription& soc) {
-  if (soc.ai_cores == 0 || soc.aicore_clock_hz <= 0 || soc.cube_macs_per_cycle <= 0 || soc.ddr_bytes_per_second <= 0)
-    throw CompileError("SoC description: ai_cores, clock, Cube peak and DDR bandwidth must be positive");
+  if (soc.ai_cores == 0 || soc.aicore_clock_hz <= 0 || soc.cube_macs_per_cycle <= 0 || soc.ddr_bytes_per_second <= 0 ||
+      soc.mte3_bytes_per_cycle <= 0 || soc.cc_to_ub_bytes_per_cycle <= 0)
+    throw CompileError("SoC description: ai_cores, clock, Cube peak, DDR, MTE3 and L0C -> UB bandwidths must be positive");
   SocBuffers registry;
   const double hz = soc.aicore_clock_hz;
   // Latencies: DDR ~ 100 ns row miss + bus (docs/parameters.md), L2 10 ns; MTE pipes 16 / 8 cycles.
@@ -29,6 +30,8 @@ SocBuffers build_soc_buffers(const SocDescription& soc) {
   registry.ai_cores = soc.ai_cores;
   registry.ddr_bytes_per_cycle = soc.ddr_bytes_per_second / hz;
   registry.clock_hz = hz;
+  registry.cc_to_ub_bytes_per_cycle = soc.cc_to_ub_bytes_per_cycle;
+  registry.mte3_bytes_per_cycle = soc.mte3_bytes_per_cycle;
   return registry;
 }
 

@@ -27,6 +27,8 @@ struct SocBuffers {
   unsigned ai_cores = 1;
   double ddr_bytes_per_cycle = 0;   // the SoC's DDR bandwidth in AI Core cycles (shared by all cores)
   double clock_hz = 0;              // AI Core clock
+  // The write-back of a Cube tile: L0C -> UB (f32 read) and UB -> GM (MTE3), bytes per cycle.
+  double cc_to_ub_bytes_per_cycle = 0, mte3_bytes_per_cycle = 0;
 };
 
 SocBuffers build_soc_buffers(const SocDescription& soc);

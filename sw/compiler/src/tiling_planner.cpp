@@ -14,6 +14,7 @@ std::int64_t round16(std::int64_t v) { return ceil_div(v, 16) * 16; }
 // `port` the cycles its MTE2 port (soc.aicoreN.mte2.bandwidth) needs for the bytes it reads.
 struct CoreLoad {
   double compute = 0, port = 0;
+  double tiles = 0;  // Conv: the C tiles the core computes (0: count the units)
 };
 
 // The Cube (or MTE1) cycles of `padded_macs` MACs fed with `mte1_bytes` of fractals
@@ -22,23 +23,39 @@ double compute_cycles(const SocBuffers& soc, double padded_macs, double mte1_byt
   return std::max(padded_macs / soc.cube_macs_per_cycle, mte1_bytes / soc.get("L0A").bytes_per_cycle);
 }
 
+// The write-back of a C tile of `elements` f32 accumulators after its last mmad: L0C -> UB
+// conversion, then the MTE3 store, in two halves (write_back_tile, epilogue_write_back) so the
+// store of the first overlaps the conversion of the second.
+// `ddr_share`: the DDR bandwidth the core gets (bytes per cycle), when it is below MTE3's.
+double write_back_cycles(const SocBuffers& soc, double elements, double ddr_share) {
+  const double convert = elements * 4 / soc.cc_to_ub_bytes_per_cycle;
+  const double store = elements * 2 / std::min(soc.mte3_bytes_per_cycle, ddr_share);
+  return convert / 2 + std::max(convert, store) / 2 + store / 2;
+}
+
 // The modelled time of `units` tiles on `blocks` cores, the busiest core doing
 // `core`. Double buffered, the Cube, the core's load port and the DDR overlap
-// except for one tile's worth per core: the first tile's loads before the Cube
-// starts and the last tile's results after it stops (the software pipeline's
-// fill and drain, DLIR's focus window). Serial, they add up.
-// Each tile pays the DDR latency once (DLIR's seg / B + L per load) and the
-// kernels' fixed cost of a tile (kTileOverheadCycles).
+// except for the software pipeline's fill and drain (DLIR's focus window): `fill`,
+// the cycles before the Cube can start and after it stops (by default one tile's
+// worth per core: its loads before the Cube starts and its results after it stops).
+// Serial, they add up. Each tile pays the DDR latency once (DLIR's seg / B + L per
+// load) and the kernels' fixed cost of a tile (kTileOverheadCycles).
 double modelled_cycles(const SocBuffers& soc, const CoreLoad& core, double ddr_bytes, std::int64_t units,
-                       std::uint32_t blocks, bool double_buffering) {
-  const double per_core_units = double(ceil_div(units, blocks));
+                       std::uint32_t blocks, bool double_buffering, double fill = -1) {
   // Concurrent streams beyond the DDR's channels cost row misses and bank conflicts.
   const double channels = std::max(2.0, std::round(soc.ddr_bytes_per_cycle * soc.clock_hz / kDdrChannelBytesPerSecond));
   const double contention = 1 + kDdrStreamPenalty * std::max(0.0, double(blocks) - channels);
   const double memory = std::max(ddr_bytes / soc.ddr_bytes_per_cycle * contention, core.port);
-  const double latency = per_core_units * (soc.get("DDR").latency_cycles + kTileOverheadCycles);
+  // A given fill (op_conv.c's first part and last write-back) and C tile count stand for a
+  // pipelined core whose Cube (or what feeds it inside the core) is the limit. A DDR-bound
+  // plan keeps a unit's worth of fill per core and the units as tiles: its loads and stores
+  // wait for the DDR, and so calibrated on the default SoC, fewer and busier blocks contend less.
+  const bool core_bound = double_buffering && fill >= 0 && core.tiles > 0 && core.compute >= memory;
+  const double per_core_units = core_bound ? core.tiles : double(ceil_div(units, blocks));
+  const double latency =
+      per_core_units * (soc.get("DDR").latency_cycles + (core_bound ? kPipelinedCTileOverheadCycles : kTileOverheadCycles));
   if (!double_buffering) return core.compute + memory + latency;
-  const double fill = (core.compute + memory) / per_core_units;
+  if (!core_bound) fill = (core.compute + memory) / per_core_units;
   return std::max(core.compute, memory) + fill + latency;
 }
 
@@ -135,13 +152,28 @@ ConvTiling plan_conv(const SocBuffers& soc, const ConvProblem& p, bool double_bu
         const double share = (split.work_before(u1) - split.work_before(u0)) / padded_work;
         const double slices = double((u1 - 1) / n_co - u0 / n_co + 1);
         const double block_weights = resident ? double(std::min(n_co, u1 - u0)) * panel : double(u1 - u0) * panel;
-        // A unit is computed as C tiles of up to 256 positions x tn channels, each issued by the scalar unit.
-        const double c_tiles = double(u1 - u0) * double(ceil_div(tile_ho * p.wo, 256) * ceil_div(tile_cout, tn));
+        // The block's consecutive units of the same rows form one span (adjacent channels), computed
+        // as C tiles of up to 256 positions x 128 channels, each issued by the scalar unit.
+        const std::int64_t span_channels = std::min<std::int64_t>(cout16, std::min(n_co, u1 - u0) * tile_cout);
+        const double c_tiles = slices * double(ceil_div(tile_ho * p.wo, kConvTilePositions) *
+                                               ceil_div(span_channels, kConvMaxColumns));
         busiest.compute = std::max({busiest.compute, share * compute_cycles(soc, padded_work * kc, mte1),
                                     c_tiles * kCTileScalarCycles});
+        busiest.tiles = std::max(busiest.tiles, c_tiles);
         busiest.port = std::max(busiest.port, (slices * slice + block_weights) / soc.get("L1").bytes_per_cycle);
       }
-      const double cycles = modelled_cycles(soc, busiest, ddr, units, blocks, double_buffering);
+      // op_conv.c's fill: its first C tile loads the slice piece of its first M chunk and its
+      // weight columns in K parts and the Cube starts after the first part; its drain: the
+      // last C tile's write-back. Neither depends on how many units a block has. Both move data
+      // at the core's port or its share of the DDR, whichever is slower.
+      const double ddr_share = soc.ddr_bytes_per_cycle / blocks;
+      const double first_part = (slice * std::min(1.0, double(kConvTilePositions) / double(tile_ho * p.wo)) +
+                                 double(resident ? kc : std::min<std::int64_t>(kc, kPlannerKStage)) * tn * 2) /
+                                double(conv_k_parts(p.c1in, kc / 16));
+      const double fill = first_part / std::min(soc.get("L1").bytes_per_cycle, ddr_share) +
+                          soc.get("DDR").latency_cycles +
+                          write_back_cycles(soc, double(round16(std::min(kConvTilePositions, tile_ho * p.wo)) * tn), ddr_share);
+      const double cycles = modelled_cycles(soc, busiest, ddr, units, blocks, double_buffering, fill);
       if (best.tile_ho == 0 || cycles < best.cycles * 0.995) {
         const int candidates = best.candidates;
         best = {tile_ho, tile_cout, blocks, sets * slice + panel_area, 0, std::uint64_t(ddr), cycles,

@@ -43,6 +43,18 @@ struct MatmulTiling {
 // 128 columns wide, MatMul tiles at most 512 x 256.
 constexpr std::int64_t kPlannerKStage = 128;
 constexpr std::int64_t kConvMaxColumns = 128;
+// op_conv.c's C tiles are at most this many output positions (an M chunk)...
+constexpr std::int64_t kConvTilePositions = 256;
+// ...and a block's first C tile loads its input and weights in K parts of whole input channel
+// groups: at most 8, each at least 8 fractal columns of K (op_conv.c's K_PARTS, PART_MIN_KF).
+constexpr std::int64_t conv_k_parts(std::int64_t c1in, std::int64_t k_fractals) {
+  const std::int64_t by_k = k_fractals / 8 > 0 ? k_fractals / 8 : 1;
+  const std::int64_t parts = c1in < 8 ? c1in : 8;
+  const std::int64_t at_most = parts < by_k ? parts : by_k;
+  // the kernel makes ceil(c1in / ceil(c1in / at_most)) parts of ceil(c1in / at_most) groups
+  const std::int64_t groups = (c1in + at_most - 1) / at_most;
+  return (c1in + groups - 1) / groups;
+}
 constexpr std::int64_t kMatmulMaxTileM = 512, kMatmulMaxTileN = 256;
 // op_matmul.c keeps a tile row's A block in L1 only up to 14 K stages (K <= 1792).
 constexpr std::int64_t kMatmulResidentKStages = 14;
@@ -53,6 +65,11 @@ constexpr std::int64_t kMatmulResidentKStages = 14;
 // 0: 1.13x / 3.1x slower, the model then splits memory-bound layers into
 // 16-wide tiles).
 constexpr double kTileOverheadCycles = 3000;
+// The same for a C tile of op_conv.c when the Cube is the limit: its loads, issued two tiles
+// ahead, and the previous tile's write-back overlap the Cube, which loses only the start of its
+// mmads and the bias row (measured on ResNet-50's 28x28 3x3 layers with HBM-class memory: the
+// Cube runs on from one C tile to the next). The block's fixed costs are the fill.
+constexpr double kPipelinedCTileOverheadCycles = 1000;
 // A Conv unit is computed as C tiles of up to 256 positions x 128 channels; the scalar unit
 // needs about this long to issue one (its loop, address arithmetic, tokens and the
 // epilogue's instructions; measured ~2 k cycles per C tile on ResNet-50's 28-position

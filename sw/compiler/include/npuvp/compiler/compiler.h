@@ -5,6 +5,7 @@
 // the passes, the tiling planner and the package format.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -24,22 +25,44 @@ struct SocDescription {
   // DDR: 3200 MT/s x 2 B x 2 channels; L2: soc.l2.bandwidth, soc.l2.size.
   double ddr_bytes_per_second = 12.8e9, l2_bytes_per_second = 64e9, l2_bytes = 8 << 20;
   double mte2_bytes_per_cycle = 64, mte3_bytes_per_cycle = 64, mte1_bytes_per_cycle = 256;
+  // The write-back's L0C -> UB conversion (soc.aicoreN.vector.cc_to_ub_bandwidth, bytes of f32 read).
+  double cc_to_ub_bytes_per_cycle = 128;
 };
+
+// The roofline's memory bound of a layer in AI Core cycles: its minimum bytes (`min_bytes`, of
+// which `output_bytes` are outputs) at the SoC's DDR bandwidth, or, when slower, through the AI
+// Cores' own ports: every input and weight byte enters a core through its MTE2
+// (soc.aicoreN.mte2.bandwidth), every output byte leaves through its MTE3, and `ai_cores` cores
+// have that many ports. (With HBM-class memory the ports, not the DDR, limit layers such as
+// ResNet-50's 7x7 3x3 convolutions, 4.7 MB of weights.) One definition for the compiler's layer
+// summary and the platform's report.
+inline double roofline_memory_cycles(double min_bytes, double output_bytes, const SocDescription& soc) {
+  const double ddr = min_bytes / soc.ddr_bytes_per_second * soc.aicore_clock_hz;
+  const double cores = soc.ai_cores ? double(soc.ai_cores) : 1.0;
+  const double in_port = (min_bytes - output_bytes) / (cores * soc.mte2_bytes_per_cycle);
+  const double out_port = output_bytes / (cores * soc.mte3_bytes_per_cycle);
+  return std::max(ddr, std::max(in_port, out_port));
+}
 
 struct CompileOptions {
   SocDescription soc;
   bool double_buffering = true;
+  // Streams the runtime replays the layers on, 1 .. 15: independent layers
+  // (graph branches) run concurrently, joined by events (docs/compiler.md
+  // "Streams"). 1: every layer in order on one stream.
+  unsigned streams = 1;
 };
 
 // One layer of the compiled graph (after fusion), as in the package's layer table.
 struct LayerSummary {
   std::string name, op, shapes;
   std::uint64_t macs = 0, min_bytes = 0;
-  double roofline_cycles = 0;  // max(macs / cube peak, min_bytes / DDR bandwidth), AI Core cycles
+  double roofline_cycles = 0;  // max(macs / cube peak, roofline_memory_cycles), AI Core cycles
   bool compute_bound = false;
   unsigned launches = 0;       // kernel launches of this layer
   unsigned blocks = 0;         // task blocks of its main launch
   std::string tiling;          // the planner's choice, e.g. "TILE_HO=8 TILE_COUT=64", "" if none
+  unsigned stream = 0;         // the stream its launches run on
 };
 
 struct CompiledModel {
@@ -52,6 +75,8 @@ struct CompiledModel {
   std::uint64_t activation_bytes_total = 0;   // sum of all activation buffers (no reuse)
   std::uint64_t constants_bytes = 0;
   unsigned layout_conversions = 0;            // COPY launches inserted for ND <-> 5HD
+  unsigned streams = 1;                       // streams the package uses (at most CompileOptions::streams)
+  unsigned stream_waits = 0;                  // cross-stream dependencies (event waits) in it
 };
 
 // Every compile failure: one line naming the file or the node, op type and attribute,
