@@ -95,6 +95,10 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
   }
   ring.map(boot_rom.socket, kBootRom, boot_rom.size, "boot_rom", periph_stop);
   ring.map(finisher.socket, kFinisher, SimFinisher::kWindowSize, "finisher", periph_stop);
+  finisher.on_region_of_interest([this](bool begin, const sc_core::sc_time& at) {
+    if (begin) region_of_interest.begin(at);
+    else region_of_interest.end(at);
+  });
   ring.map(clint.socket, kClint, Clint::kWindowSize, "clint", periph_stop);
   ring.map(plic.socket, kPlic, Plic::kWindowSize, "plic", periph_stop);
   ring.map(uart0.socket, kUart0, Uart16550::kWindowSize, "uart0", periph_stop);
@@ -124,7 +128,8 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
   // peripherals, so the other stops keep their routes.
   if (mesh) {
     unsigned mesh_stop = ring.add_stop("mesh");
-    cluster = std::make_unique<MeshCluster>("cluster", *mesh, ring, mesh_stop, clint, kDdr, ddr.size);
+    cluster = std::make_unique<MeshCluster>("cluster", *mesh, kDdr, ddr.size);
+    wire_cluster(mesh_stop);
     if (htif_symbols.tohost) cluster->add_uncached_range(*htif_symbols.tohost, 8);
     if (htif_symbols.fromhost) cluster->add_uncached_range(*htif_symbols.fromhost, 8);
   }
@@ -142,6 +147,22 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
   ts.set_time_source([this](const sc_core::sc_time& time) { return clint.mtime_at(time); });
   uart0.irq.connect(plic, kUart0PlicSource);
   cpu.set_time_source([this](const sc_core::sc_time& time) { return clint.mtime_at(time); });
+}
+
+void HostPlatform::wire_cluster(unsigned mesh_stop) {
+  const std::uint64_t tiles = cluster->harts.size();
+  if (clint.harts.get() < tiles)
+    throw ConfigError("parameter '" + clint.harts.name() + "' is " + std::to_string(clint.harts.get()) +
+                      "; the mesh cluster needs one CLINT hart per tile (" + std::to_string(tiles) +
+                      ", mesh.width x mesh.height)");
+  ring.connect_initiator(cluster->memory->memory_socket, mesh_stop);
+  for (unsigned tile = 0; tile < tiles; ++tile) {
+    RiscvCpu& hart = *cluster->harts[tile];
+    ring.connect_initiator(hart.socket, mesh_stop);
+    clint.msip_irq.at(tile).connect(hart, 3);
+    clint.mtip_irq.at(tile).connect(hart, 7);
+    hart.set_time_source([this](const sc_core::sc_time& time) { return clint.mtime_at(time); });
+  }
 }
 
 std::size_t HostPlatform::write_memory(std::uint64_t address, const std::uint8_t* data, std::size_t size) {

@@ -20,6 +20,7 @@
 #include "periph/sim_finisher.h"
 #include "periph/uart16550.h"
 #include "cluster/mesh_cluster.h"
+#include "core/region_of_interest.h"
 #include "platform/memory_map.h"
 
 #include <systemc>
@@ -64,6 +65,9 @@ class HostPlatform : public sc_core::sc_module {
   std::vector<std::unique_ptr<TrafficGenerator>> generators;
   std::vector<std::unique_ptr<AiCore>> aicores;
   std::unique_ptr<MeshCluster> cluster;  // cluster mode only, on `mesh`
+  // The program's region of interest (the finisher's marks, roi_begin() /
+  // roi_end()): every additive soc.* statistic again as roi.soc.*.
+  RegionOfInterest region_of_interest{"roi", {"soc."}};
 
   explicit HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif_symbols = {});
 
@@ -101,10 +105,17 @@ class HostPlatform : public sc_core::sc_module {
   std::string describe_starvation();
   // Where the host program is (its pc, symbolized) for limit messages.
   std::string describe_host_pc() const;
+  // At the end of the run, before the statistics are written: closes an
+  // open region of interest and registers the roi.* statistics.
+  void finish_region_of_interest() { region_of_interest.finish(sc_core::sc_time_stamp()); }
 
  private:
   // --vcd: the line's level as signal `name` (when a waveform is open and selects it).
   static void record_in_waveform(InterruptLine& line, const std::string& name);
+  // The cluster's connections to the SoC: its memory side and every hart on
+  // the ring at the mesh bridge's stop, hart i's software and timer
+  // interrupts from CLINT hart i, the CLINT's mtime as the harts' time.
+  void wire_cluster(unsigned mesh_stop);
   // Boot ROM code: a0 = mhartid, a1 = 0 (no device tree), jump to `entry`.
   void set_boot_entry(std::uint64_t entry);
   struct MemoryRegion {

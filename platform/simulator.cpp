@@ -418,6 +418,7 @@ class Run {
   bool report(const Verdict& verdict) {
     std::cout.flush();
     std::fflush(stdout);
+    if (platform_) platform_->finish_region_of_interest();
     const bool report_written = !(hooks_.report && platform_ && !kernel_broken_) || hooks_.report(verdict.status);
     const bool stats_written = !stats_writable_ || write_stats_file(options_.stats_path, scenario_, verdict.status);
     if (!options_.quiet && platform_) {

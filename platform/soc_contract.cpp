@@ -104,6 +104,10 @@ std::string platform_header() {
       .define("NPUVP_FINISHER_BASE", c_hex(kFinisher, 8, "ul"))
       .define("NPUVP_FINISHER_PASS", c_hex(SimFinisher::kPass, 4, "u"))
       .define("NPUVP_FINISHER_FAIL", c_hex(SimFinisher::kFail, 4, "u"), "written as (code << 16) | FAIL")
+      .define("NPUVP_FINISHER_ROI", "(" + plus("NPUVP_FINISHER_BASE", SimFinisher::kRegionOfInterest, "ul") + ")",
+              "32-bit; npuvp only, QEMU ignores it")
+      .define("NPUVP_ROI_BEGIN", decimal(SimFinisher::kRegionBegin, "u"), "region-of-interest marks")
+      .define("NPUVP_ROI_END", decimal(SimFinisher::kRegionEnd, "u"))
       .blank()
       .comment("CLINT")
       .define("NPUVP_CLINT_BASE", c_hex(kClint, 8, "ul"))
@@ -251,7 +255,10 @@ std::string address_map_table() {
       "reset vector (`soc.cpu.reset_pc`): `a0` = mhartid, `a1` = 0 (no device tree), jump to the ELF entry");
   row(kFinisher, doc_size(SimFinisher::kWindowSize), "sim-control finisher",
       "sifive_test: write `" + doc_hex(SimFinisher::kPass) + "` pass, `code<<16 \\| " + doc_hex(SimFinisher::kFail) +
-          "` fail, `" + doc_hex(SimFinisher::kReset) + "` (reset) is an error");
+          "` fail, `" + doc_hex(SimFinisher::kReset) + "` (reset) is an error; at +" +
+          doc_hex(SimFinisher::kRegionOfInterest) + " `" + std::to_string(SimFinisher::kRegionBegin) +
+          "` / `" + std::to_string(SimFinisher::kRegionEnd) +
+          "` mark the region of interest's begin / end (npuvp only; QEMU ignores the write)");
   row(kClint, doc_size(Clint::kWindowSize), "CLINT",
       "`msip` at +" + doc_hex(Clint::kMsipBase) + " (" + std::to_string(Clint::kMsipStride) +
           " bytes per hart), `mtimecmp` at +" + doc_hex(Clint::kMtimecmpBase) + " (" +

@@ -252,6 +252,25 @@ void smp_barrier_wait_spin(smp_barrier_t *b) { barrier_wait(b, 0); }
 
 void smp_barrier(void) { smp_barrier_wait(&all_harts_barrier); }
 
+/* ---- region of interest -------------------------------------------------------------- */
+
+/* Harts that called roi_end() in the current region (AMO only). */
+static volatile uint32_t roi_harts_done;
+
+void roi_begin(void)
+{
+    if (smp_hart_id() == 0)
+        mmio_write32(NPUVP_FINISHER_ROI, NPUVP_ROI_BEGIN);
+}
+
+void roi_end(void)
+{
+    if (smp_fetch_add32(&roi_harts_done, 1) + 1 != hart_count)
+        return;
+    smp_swap32(&roi_harts_done, 0);     /* ready for the next region */
+    mmio_write32(NPUVP_FINISHER_ROI, NPUVP_ROI_END);
+}
+
 /* ---- picolibc's retargetable locks (malloc, atexit, ...) ---------------------------- */
 
 /*

@@ -55,7 +55,15 @@ static inline uint64_t mesh_checksum_doubles(uint64_t hash, const double *values
 /* The parallel region: every hart calls mesh_parallel_begin() after the barrier that ends
  * the set-up and mesh_parallel_end() when its parallel work is done, before the barrier
  * after which hart 0 checks the result sequentially (outside the region). */
-static inline void mesh_parallel_begin(void) { mesh_count_begin(); }
-static inline void mesh_parallel_end(void) { mesh_count_end(); }
+static inline void mesh_parallel_begin(void)
+{
+    roi_begin();    /* the region of interest npuvp reports as roi.* (npuvp/smp.h) */
+    mesh_count_begin();
+}
+static inline void mesh_parallel_end(void)
+{
+    mesh_count_end();
+    roi_end();
+}
 
 #endif /* MESH_WORKLOAD_H */

@@ -106,6 +106,8 @@ int main(void)
     smp_barrier();
     if (me == 0)
         momentum(p_start, &scale_start);
+    smp_barrier();      /* hart 0's sequential momentum is outside the region */
+    roi_begin();
     mesh_count_begin();
 
     double energy_start = total_energy(begin, end);
@@ -138,6 +140,7 @@ int main(void)
     double energy_end = total_energy(begin, end);
 
     mesh_count_end();
+    roi_end();
     smp_barrier();
     if (me != 0)
         return 0;

@@ -103,6 +103,7 @@ int main(void)
     uint64_t until_sync = interval;
 
     smp_barrier();   /* every hart starts together */
+    roi_begin();
     const uint64_t start_cycle = rdcycle();
     for (uint64_t i = 0; i < operations; i++) {
         const uint64_t r = mesh_random(&state);
@@ -124,6 +125,7 @@ int main(void)
     counts[me].stores = stores;
     counts[me].syncs = syncs;
     counts[me].sink = sink;
+    roi_end();
     smp_barrier();   /* and ends together */
     const uint64_t cycles = rdcycle() - start_cycle;
 

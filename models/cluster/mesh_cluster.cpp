@@ -23,8 +23,8 @@ std::string corner_routers(const MeshNetwork& network) {
 }
 }  // namespace
 
-MeshCluster::MeshCluster(sc_core::sc_module_name name, MeshNetwork& network, RingBus& ring, unsigned ring_stop,
-                         Clint& clint, std::uint64_t memory_base, std::uint64_t memory_size)
+MeshCluster::MeshCluster(sc_core::sc_module_name name, MeshNetwork& network, std::uint64_t memory_base,
+                         std::uint64_t memory_size)
     : sc_module(name),
       trace_coherence_start(child_name(*this, "trace_coherence_start"), 0, "address",
                             "with a timeline (--trace): trace the harts' L1 misses to lines from this address on "
@@ -39,24 +39,15 @@ MeshCluster::MeshCluster(sc_core::sc_module_name name, MeshNetwork& network, Rin
   // memory controller in the mesh's list, give it the mesh's corners.
   if (network.memory_controllers.get().empty()) network.memory_controllers.set(corner_routers(network));
   const unsigned tiles = network.tile_count();
-  if (clint.harts.get() < tiles)
-    throw ConfigError("parameter '" + clint.harts.name() + "' is " + std::to_string(clint.harts.get()) +
-                      "; the mesh cluster needs one CLINT hart per tile (" + std::to_string(tiles) + ", mesh.width x mesh.height)");
   memory = std::make_unique<CoherentMemorySystem>("memory", network);
   memory->trace_misses(trace_coherence_start, trace_coherence_end);
-  ring.connect_initiator(memory->memory_socket, ring_stop);
   for (unsigned tile = 0; tile < tiles; ++tile) {
     std::string hart_name = "hart" + std::to_string(tile);
     // Run to a 1 us quantum rather than stop at every mesh event: with 16
     // harts and the protocol's messages there is always an event a few ns
     // ahead (docs/cluster.md, "Time").
     harts.push_back(std::make_unique<RiscvCpu>(hart_name.c_str(), tile, sc_core::sc_time(1, sc_core::SC_US), false));
-    RiscvCpu& hart = *harts.back();
-    ring.connect_initiator(hart.socket, ring_stop);
-    clint.msip_irq.at(tile).connect(hart, 3);
-    clint.mtip_irq.at(tile).connect(hart, 7);
-    hart.set_time_source([&clint](const sc_core::sc_time& time) { return clint.mtime_at(time); });
-    memory->attach_hart(tile, hart, memory_base, memory_size);
+    memory->attach_hart(tile, *harts.back(), memory_base, memory_size);
   }
 }
 

@@ -9,14 +9,15 @@
 //
 // Built by HostPlatform in cluster mode (`npuvp run --elf F --cluster`, or a
 // scenario image with `core: cluster`); the host CPU is then parked and the
-// cluster harts are harts 0..N-1 of the CLINT, as on QEMU virt -smp N.
+// cluster harts are harts 0..N-1 of the CLINT, as on QEMU virt -smp N. The
+// cluster knows nothing of the SoC around it: the platform binds
+// `memory->memory_socket` and every hart's `socket` to the ring, and wires
+// the harts' interrupts and time source (HostPlatform::wire_cluster).
 #pragma once
 
 #include "cluster/coherent_memory_system.h"
 #include "cpu/riscv_cpu.h"
-#include "interconnect/ring_bus.h"
 #include "mesh/mesh_network.h"
-#include "periph/clint.h"
 
 #include <systemc>
 
@@ -36,9 +37,8 @@ class MeshCluster : public sc_core::sc_module {
   Parameter<std::uint64_t> trace_coherence_start, trace_coherence_end;
 
   // The harts' caches serve [memory_base, memory_base + memory_size) (DDR);
-  // everything else (MMIO, boot ROM) goes over `ring` at `ring_stop`.
-  MeshCluster(sc_core::sc_module_name name, MeshNetwork& network, RingBus& ring, unsigned ring_stop, Clint& clint,
-              std::uint64_t memory_base, std::uint64_t memory_size);
+  // everything else (MMIO, boot ROM) goes out of each hart's own `socket`.
+  MeshCluster(sc_core::sc_module_name name, MeshNetwork& network, std::uint64_t memory_base, std::uint64_t memory_size);
   ~MeshCluster() override;
 
   // Names addresses in every hart's messages.

@@ -26,7 +26,8 @@ DerivedStatistic::DerivedStatistic(std::string name, std::string unit, std::stri
                                    std::function<double()> compute, bool integral)
     : Statistic(std::move(name), std::move(unit), std::move(doc)),
       compute_(std::move(compute)),
-      integral_(integral) {}
+      integral_(integral),
+      additive_(integral) {}
 
 nlohmann::json DerivedStatistic::to_json() const {
   double value = compute_();

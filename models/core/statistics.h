@@ -27,6 +27,10 @@ class Statistic {
   const std::string& doc() const { return doc_; }
   virtual nlohmann::json to_json() const = 0;
   virtual std::string to_text() const = 0;
+  // Whether the value adds up over time (a count, cycles, joules), so that
+  // the value of a part of the run is the difference of the values at its
+  // edges (core/region_of_interest.h); a ratio or a maximum does not.
+  virtual bool additive() const { return false; }
 
  private:
   std::string name_, unit_, doc_;
@@ -47,23 +51,31 @@ class Counter : public Statistic {
   std::uint64_t value() const { return value_; }
   nlohmann::json to_json() const override { return value_; }
   std::string to_text() const override { return std::to_string(value_); }
+  bool additive() const override { return true; }
 
  private:
   std::uint64_t value_ = 0;
 };
 
 // A value computed when statistics are read (e.g. from a model's own integer,
-// or a ratio of two counters).
+// or a ratio of two counters). An integral value counts something and is
+// additive; a fractional one is not (a ratio) unless set_additive() says so
+// (joules, seconds).
 class DerivedStatistic : public Statistic {
  public:
   DerivedStatistic(std::string name, std::string unit, std::string doc,
                    std::function<double()> compute, bool integral = false);
   nlohmann::json to_json() const override;
   std::string to_text() const override;
+  bool additive() const override { return additive_; }
+  void set_additive(bool additive) { additive_ = additive; }
+  double value() const { return compute_(); }
+  bool integral() const { return integral_; }
 
  private:
   std::function<double()> compute_;
   bool integral_;
+  bool additive_;
 };
 
 // Histogram with power-of-two buckets: bucket i counts samples in [2^(i-1), 2^i),
@@ -85,6 +97,7 @@ class Histogram : public Statistic {
   std::uint64_t count() const { return count_; }
   std::uint64_t min() const { return count_ ? min_ : 0; }
   std::uint64_t max() const { return max_; }
+  std::uint64_t sum() const { return sum_; }
   double mean() const { return count_ ? static_cast<double>(sum_) / count_ : 0.0; }
   const std::vector<std::uint64_t>& buckets() const { return buckets_; }
   nlohmann::json to_json() const override;

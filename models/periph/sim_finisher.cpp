@@ -21,6 +21,7 @@ bool SimFinisher::peek(std::uint64_t offset, unsigned size, std::uint64_t& value
 
 bool SimFinisher::write(std::uint64_t offset, unsigned size, std::uint64_t value, sc_core::sc_time& delay) {
   if (size == 1) return false;
+  if (offset == kRegionOfInterest) mark_region(static_cast<std::uint32_t>(value), delay);
   if (offset != 0) return true;
   std::uint32_t command = static_cast<std::uint32_t>(value);
   std::uint32_t status = command & 0xFFFF;
@@ -39,6 +40,16 @@ bool SimFinisher::write(std::uint64_t offset, unsigned size, std::uint64_t value
                           " (expected 0x5555 pass or (code << 16) | 0x3333 fail)");
   }
   return true;
+}
+
+void SimFinisher::mark_region(std::uint32_t value, const sc_core::sc_time& delay) {
+  if (value != kRegionBegin && value != kRegionEnd) {
+    simulation().fail(ExitStatus::kGuestError, std::string(name()) + ": unknown region-of-interest mark " + hex(value) +
+                                                   " (expected " + hex(kRegionBegin) + " begin or " + hex(kRegionEnd) +
+                                                   " end)");
+    return;
+  }
+  if (region_observer_) region_observer_(value == kRegionBegin, sc_core::sc_time_stamp() + delay);
 }
 
 }  // namespace npuvp

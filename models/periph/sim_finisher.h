@@ -7,6 +7,11 @@
 //                        (like QEMU, code 0 is an exit with status 0)
 //   0x7777               reset: not supported -> guest error
 //   anything else        guest error naming the value
+// At offset kRegionOfInterest (npuvp only; QEMU ignores writes there) a
+// 32-bit write of kRegionBegin or kRegionEnd marks the edge of the program's
+// region of interest (core/region_of_interest.h), reported with the writer's
+// local time to the observer the platform installs; another value there is a
+// guest error naming it.
 // Reads return 0; writes elsewhere in the window are ignored. Single-byte
 // accesses are access faults (QEMU accepts 2- to 4-byte accesses).
 #pragma once
@@ -15,6 +20,7 @@
 #include "periph/mmio_device.h"
 
 #include <cstdint>
+#include <functional>
 
 namespace npuvp {
 
@@ -24,13 +30,24 @@ class SimFinisher : public MmioDevice {
   static constexpr std::uint32_t kPass = 0x5555;
   static constexpr std::uint32_t kFail = 0x3333;
   static constexpr std::uint32_t kReset = 0x7777;
+  static constexpr std::uint64_t kRegionOfInterest = 0x8;
+  static constexpr std::uint32_t kRegionBegin = 1, kRegionEnd = 2;
 
   explicit SimFinisher(sc_core::sc_module_name name);
+
+  // Called at each region-of-interest mark: begin (true) or end, and when
+  // (the writing core's time: SystemC time plus the access's annotated delay).
+  using RegionObserver = std::function<void(bool begin, const sc_core::sc_time& at)>;
+  void on_region_of_interest(RegionObserver observer) { region_observer_ = std::move(observer); }
 
  protected:
   bool read(std::uint64_t offset, unsigned size, std::uint64_t& value, sc_core::sc_time& delay) override;
   bool write(std::uint64_t offset, unsigned size, std::uint64_t value, sc_core::sc_time& delay) override;
   bool peek(std::uint64_t offset, unsigned size, std::uint64_t& value) override;
+
+ private:
+  void mark_region(std::uint32_t value, const sc_core::sc_time& delay);
+  RegionObserver region_observer_;
 };
 
 }  // namespace npuvp

@@ -21,6 +21,9 @@
 #define NPUVP_FINISHER_BASE         0x00100000ul
 #define NPUVP_FINISHER_PASS         0x5555u
 #define NPUVP_FINISHER_FAIL         0x3333u         /* written as (code << 16) | FAIL */
+#define NPUVP_FINISHER_ROI          (NPUVP_FINISHER_BASE + 0x8ul) /* 32-bit; npuvp only, QEMU ignores it */
+#define NPUVP_ROI_BEGIN             1u              /* region-of-interest marks */
+#define NPUVP_ROI_END               2u
 
 /* CLINT */
 #define NPUVP_CLINT_BASE            0x02000000ul

@@ -241,6 +241,21 @@ void smp_barrier_wait_spin(smp_barrier_t *b);
 /* Barrier across all smp_hart_count() harts (the runtime's own barrier object). */
 void smp_barrier(void);
 
+/* ---- region of interest ----------------------------------------------------------- */
+
+/* Mark the parallel region a study measures; neither call waits for the other harts.
+ * roi_begin(): every running hart calls it right after the barrier that ends the set-up;
+ * hart 0 writes the begin mark to the finisher's region-of-interest register
+ * (NPUVP_FINISHER_ROI). roi_end(): every running hart calls it when its parallel work is
+ * done (before the barrier that precedes the checks); the last one to call writes the end
+ * mark, so the region ends when the slowest hart is done. npuvp then reports every
+ * additive statistic measured over the region as roi.<name> beside the whole run's
+ * (docs/observability.md, "Region of interest"); QEMU ignores the register. Several
+ * regions add up (a barrier between a region's roi_end and the next roi_begin); a region
+ * still open at exit ends there. Keep sequential self-checks outside the region. */
+void roi_begin(void);
+void roi_end(void);
+
 /* ---- console ------------------------------------------------------------------------- */
 
 /* stdout/stderr (printf, puts, ...) work from every hart: each hart collects its output
