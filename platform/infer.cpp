@@ -157,6 +157,7 @@ int run_infer(const InferOptions& infer, const RunOptions& options) {
     compiler::CompileOptions compile_options;
     compile_options.soc = soc_description(soc);
     compile_options.double_buffering = infer.double_buffering;
+    compile_options.streams = infer.streams;
     try {
       compiled = compiler::compile_onnx_file(infer.model_path, compile_options);
     } catch (const compiler::CompileError& error) {

@@ -41,7 +41,7 @@ usage:
                                       -M virt -smp 16 -bios none) on the 16-core mesh cluster
   npuvp infer MODEL.onnx --input X.npy [--output Y.npy] [--reference R.npy]
               [--profile LAYERS.csv] [--set ...] [--trace T.json] [--stats S.json] [--quiet]
-              [--no-double-buffering]
+              [--no-double-buffering] [--streams N]
                                       compile an ONNX model for the configured SoC, run it
                                       through the driver and the AI Cores, write its output
                                       and print a per-layer report (docs/networks.md)
@@ -281,6 +281,17 @@ OptionTable declare_options(CommandLine& line) {
       .add(kInfer, "reference", text("R.npy", infer.reference_path),
            "compare the output with it (cosine, max abs error, top-1)")
       .add(kInfer, "profile", text("FILE", infer.profile_path), "the per-layer report as CSV")
+      .add(kInfer, "streams",
+           checked<unsigned>("N", infer.streams,
+                             [](const std::string& text, unsigned& streams) {
+                               unsigned long long value = 0;
+                               if (!parse_count(text, value) || value < 1 || value > 15) return false;
+                               streams = static_cast<unsigned>(value);
+                               return true;
+                             },
+                             "--streams expects a number of streams 1 .. 15"),
+           "replay the layers on up to N streams: independent branches run concurrently, joined by events "
+           "(default 1)")
       .flag(kInfer, "no-double-buffering", line.no_double_buffering,
             "compile without double buffering (for measuring what it gains)");
   table.flag(kParams, "markdown", line.markdown, "print the table of docs/parameters.md");

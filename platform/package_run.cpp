@@ -16,6 +16,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include <unistd.h>
@@ -91,14 +92,22 @@ void read_back(HostPlatform& platform, std::vector<std::uint8_t>& package) {
       throw SimulationError(ExitStatus::kInternalError, "cannot read the package back at " + hex(NPUVP_PACKAGE_ADDRESS + offset));
 }
 
-// One slice per layer on track "layers" of group "model", from the TS cycles.
+// One slice per layer on track "layers" of group "model", from the TS cycles;
+// layers of package stream s > 0 on track "layers, stream s" (they overlap in time).
 void add_layer_slices(const ModelReport& report, const SocFigures& soc) {
   auto& timeline = Timeline::instance();
   if (!timeline.enabled()) return;
-  const int track = timeline.track("model " + report.model, "layers");
+  std::map<unsigned, int> track_of_stream;
+  auto track_for = [&](unsigned stream) {
+    auto it = track_of_stream.find(stream);
+    if (it != track_of_stream.end()) return it->second;
+    const std::string name = stream == 0 ? "layers" : "layers, stream " + std::to_string(stream);
+    return track_of_stream[stream] = timeline.track("model " + report.model, name);
+  };
   const double ts_period = 1.0 / soc.ts_clock_hz;
   for (const auto& layer : report.layers) {
     if (!layer.ran) continue;
+    const int track = track_for(layer.stream);
     const sc_core::sc_time begin(static_cast<double>(layer.ts_start) * ts_period, sc_core::SC_SEC);
     const sc_core::sc_time end(static_cast<double>(layer.ts_end) * ts_period, sc_core::SC_SEC);
     timeline.slice(track, layer.name, begin, end,
@@ -192,6 +201,9 @@ ModelReport make_model_report(const PackageView& package, const SocFigures& soc,
   report.model = package.string(h.model_name);
   const double aicore_per_ts_cycle = soc.aicore_clock_hz / soc.ts_clock_hz;
   std::uint64_t first_start = UINT64_MAX, last_end = 0;
+  // The layer each event's latest record so far belongs to, as the runtime replays the
+  // table (package events 0 .. 63: wait_events is a 64-bit mask).
+  std::vector<std::int64_t> recorded_by(64, -1);
   for (std::uint32_t i = 0; i < h.layer_count; ++i) {
     const auto& layer = package.layer(i);
     LayerReport row;
@@ -206,7 +218,13 @@ ModelReport make_model_report(const PackageView& package, const SocFigures& soc,
     row.ts_start = UINT64_MAX;
     for (std::uint32_t l = layer.first_launch; l < layer.first_launch + layer.launch_count; ++l) {
       const auto& profile = package.profile(l);
-      max_blocks = std::max(max_blocks, package.launch(l).blocks);
+      const auto& launch = package.launch(l);
+      max_blocks = std::max(max_blocks, launch.blocks);
+      row.stream = launch.stream;
+      for (unsigned e = 0; e < 64; ++e)
+        if ((launch.wait_events >> e & 1) && recorded_by[e] >= 0)
+          row.waits_for.push_back(static_cast<std::uint32_t>(recorded_by[e]));
+      if (launch.record_event >= 0 && launch.record_event < 64) recorded_by[launch.record_event] = i;
       if (profile.ticket == 0 || profile.status != 0) {
         row.ran = false;
         continue;
@@ -249,11 +267,22 @@ void print_model_report(const ModelReport& report, std::ostream& out) {
   auto cut = [](const std::string& text, std::size_t width) {
     return text.size() <= width ? text : text.substr(0, width - 1) + "~";
   };
+  const bool several_streams =
+      std::any_of(report.layers.begin(), report.layers.end(), [](const LayerReport& row) { return row.stream > 0; });
   out << "== npuvp infer: " << report.model << ": per-layer report ==\n" << std::left;
   out << std::setw(4) << "#" << std::setw(name_width + 2) << "layer" << std::setw(op_width + 2) << "op"
       << std::setw(shapes_width + 2) << "shapes" << std::right << std::setw(9) << "MACs" << std::setw(11) << "cycles"
       << std::setw(7) << "cube%" << std::setw(9) << "DDR MB" << std::setw(8) << "L2 MB" << std::setw(11) << "bound"
-      << std::setw(7) << "ratio" << "  limit\n";
+      << std::setw(7) << "ratio" << "  limit" << (several_streams ? "    stream (waits for)" : "") << "\n";
+  // With several streams: the layer's stream and the layers whose events it waits for.
+  auto stream_text = [&](const LayerReport& row) {
+    if (!several_streams) return std::string();
+    // After "compute" / "memory" (7 / 6 characters), one column.
+    std::string text = std::string(row.ran && !row.compute_bound ? 3 : 2, ' ') + std::to_string(row.stream);
+    for (std::size_t w = 0; w < row.waits_for.size(); ++w)
+      text += (w ? ", " : " (") + std::to_string(row.waits_for[w]) + (w + 1 == row.waits_for.size() ? ")" : "");
+    return text;
+  };
   std::uint64_t macs = 0, ddr_bytes = 0, l2_bytes = 0;
   double cycles = 0, bound = 0;
   for (std::size_t i = 0; i < report.layers.size(); ++i) {
@@ -269,14 +298,14 @@ void print_model_report(const ModelReport& report, std::ostream& out) {
     if (!row.ran) {
       out << std::setw(11) << "-" << std::setw(7) << "-" << std::setw(9) << "-" << std::setw(8) << "-"
           << std::setw(11) << format_shape_count(row.roofline_cycles)
-          << std::setw(7) << "-" << "  (did not run)\n";
+          << std::setw(7) << "-" << "  (did not run)" << stream_text(row) << "\n";
       continue;
     }
     out << std::setw(11) << format_shape_count(row.cycles) << std::setw(7) << std::fixed << std::setprecision(1)
         << row.cube_utilisation * 100 << std::setw(9) << std::setprecision(2) << row.ddr_bytes / 1e6 << std::setw(8)
         << row.l2_bytes / 1e6 << std::setw(11) << format_shape_count(row.roofline_cycles) << std::setw(7)
         << std::setprecision(2) << (row.roofline_cycles > 0 ? row.cycles / row.roofline_cycles : 0.0) << "  "
-        << (row.compute_bound ? "compute" : "memory") << "\n";
+        << (row.compute_bound ? "compute" : "memory") << stream_text(row) << "\n";
     out.unsetf(std::ios::fixed);
   }
   out << std::setprecision(4) << "total: " << report.layers.size() << " layers, " << format_shape_count(static_cast<double>(macs))
@@ -289,7 +318,7 @@ void write_model_report_csv(const ModelReport& report, const std::string& path) 
   std::ofstream out(path);
   if (!out) throw ConfigError("cannot write the profile to '" + path + "'");
   out << "index,layer,op,shapes,macs,min_bytes,launches,cores_used,ts_start_cycle,ts_end_cycle,cycles,"
-         "cube_utilisation,ddr_bytes,l2_bytes,measured_macs,roofline_cycles,roofline_ratio,bound\n";
+         "cube_utilisation,ddr_bytes,l2_bytes,measured_macs,roofline_cycles,roofline_ratio,bound,stream,waits_for\n";
   for (std::size_t i = 0; i < report.layers.size(); ++i) {
     const auto& row = report.layers[i];
     out << i << "," << csv_field(row.name) << "," << csv_field(row.op) << "," << csv_field(row.shapes) << "," << row.macs
@@ -298,9 +327,11 @@ void write_model_report_csv(const ModelReport& report, const std::string& path) 
         << row.ddr_bytes << "," << row.l2_bytes << "," << row.measured_macs << ","
         << static_cast<std::uint64_t>(row.roofline_cycles) << ","
         << (row.ran && row.roofline_cycles > 0 ? row.cycles / row.roofline_cycles : 0.0) << ","
-        << (row.ran ? (row.compute_bound ? "compute" : "memory") : "not run") << "\n";
+        << (row.ran ? (row.compute_bound ? "compute" : "memory") : "not run") << "," << row.stream << ",";
+    for (std::size_t w = 0; w < row.waits_for.size(); ++w) out << (w ? " " : "") << row.waits_for[w];
+    out << "\n";
   }
-  out << "total,,,,,,,,,,,,,,,,,latency_seconds=" << report.latency_seconds << "\n";
+  out << "total,,,,,,,,,,,,,,,,,,,latency_seconds=" << report.latency_seconds << "\n";
   out.flush();  // a disk that filled up during the run shows here
   if (!out) throw ConfigError("cannot write the profile to '" + path + "' (" + std::strerror(errno) + ")");
 }

@@ -70,6 +70,8 @@ struct LayerReport {
   double roofline_cycles = 0;               // max(compute bound, memory bound), AI Core cycles
   bool compute_bound = false;               // the compute bound is the larger
   bool ran = false;                         // every launch completed
+  unsigned stream = 0;                      // the package stream of its launches
+  std::vector<std::uint32_t> waits_for;     // layers on other streams whose event records it waits for
   // Measured by the LayerProfiler while the layer's task blocks ran.
   std::uint64_t ddr_bytes = 0, l2_bytes = 0;  // served by DDR and by the L2 buffer
   std::uint64_t measured_macs = 0;            // the Cube's useful MACs (equals macs when the plan is exact)

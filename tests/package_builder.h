@@ -44,7 +44,7 @@ class PackageBuilder {
   }
 
   npuvp_package_launch& add_launch(std::uint32_t kernel, std::uint32_t blocks, const std::vector<Argument>& args,
-                                   std::uint16_t stream = 0, std::int16_t wait_event = -1,
+                                   std::uint16_t stream = 0, std::uint64_t wait_events = 0,
                                    std::int16_t record_event = -1) {
     npuvp_package_launch launch{};
     launch.kernel = kernel;
@@ -52,7 +52,7 @@ class PackageBuilder {
     launch.layer = static_cast<std::uint32_t>(layers_.size() - 1);
     launch.stream = stream;
     launch.nargs = static_cast<std::uint16_t>(args.size());
-    launch.wait_event = wait_event;
+    launch.wait_events = wait_events;
     launch.record_event = record_event;
     for (std::size_t i = 0; i < args.size(); ++i) {
       launch.args[i] = args[i].value;
@@ -134,6 +134,9 @@ class PackageBuilder {
     put(h.constants_offset, constants_.data(), constants_.size());
     return image;
   }
+
+  // The wait_events mask of one event.
+  static constexpr std::uint64_t event_bit(unsigned event) { return std::uint64_t{1} << event; }
 
   static std::uint64_t align(std::uint64_t offset) {
     return (offset + NPUVP_PACKAGE_ALIGN - 1) / NPUVP_PACKAGE_ALIGN * NPUVP_PACKAGE_ALIGN;

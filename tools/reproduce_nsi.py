@@ -1,10 +1,17 @@
 #!/usr/bin/env python3
-"""Reproduction study: NSI against MESI on the mesh cluster (issue 7, scope 4).
+"""Reproduction study: NSI against MESI on the mesh cluster (issues 7 and 22).
 
-Part "workloads": every cluster workload scenario (scenarios/mesh-{lu,fft,radix,ocean,
-nbody}.yaml) under mesh.coherence=mesi and =nsi with the thesis's Table 5.2 parameters:
-execution time, network flits and energy, L1 miss rate and the fate of NSI's suspect
-(SUS) lines, with the thesis's published numbers beside ours.
+Part "workloads": the thesis's workloads (docs/workloads.md) at Table 5.3's inputs
+(scenarios/full/mesh-*.yaml; --size ci runs the small scenarios/mesh-*.yaml) under
+mesh.coherence=mesi, nsi and msi with the thesis's Table 5.2 parameters. Part "periodic": NSI
+again at other periodic-synchronisation periods (§5.7's "e.g. once every 100,000 cycles" is
+our default; the study adds 0 and 1,000,000). Parts "thesis-mesi" and "literal-nsi", when
+the study has them: the thesis's MESI baseline and its literal NSI validation, as options.
+Per workload and geometric mean: execution time, flits, flit-hops, network energy, L1 miss
+rate and the fate of NSI's suspect (SUS) lines under each baseline and validation option,
+the thesis's published numbers beside ours, and for every figure that differs from the
+thesis's in sign or by more than half its size the statistics that explain it. Figures are
+the region of interest's (roi.* statistics) when the build writes them.
 
 Parts "interval" and "footprint": the thesis's synthetic random programs (Figs. 5.11,
 5.12) with firmware/mesh/synthetic.c (scenarios/mesh-synthetic.yaml, parameters patched
@@ -15,7 +22,7 @@ and two PNG plots of the time ratio when matplotlib can be imported.
 Every run goes through `npuvp sweep` (docs/exploration.md): the study is
 studies/coherence-nsi-mesi-msi.yaml (its parts are this script's parts, its values the
 sweeps' points, MSI included), copied to OUT/study.yaml with the chosen parts, workloads,
-operations and seed; the sweep's runs and table go to OUT/sweep/, so a re-run resumes
+size, operations and seed; the sweep's runs and table go to OUT/sweep/, so a re-run resumes
 where an interrupted one stopped and reuses every finished run. This script checks the
 parameters against Table 5.2, checks each synthetic run's summary line against its
 patched values, and writes the report.
@@ -24,7 +31,8 @@ The Markdown report is printed and written to OUT/report.md. Reading the study n
 python3-yaml; plotting imports matplotlib (Debian: python3-matplotlib) and is skipped,
 with the reason in the report, when it cannot.
 
-Usage: tools/reproduce_nsi.py [--npuvp PATH] [--out DIR] [--part workloads,interval,footprint]
+Usage: tools/reproduce_nsi.py [--npuvp PATH] [--out DIR] [--part workloads,periodic,interval,...]
+                              [--workloads lu,fft] [--size full|ci]
 """
 import argparse
 import json
@@ -34,9 +42,14 @@ import subprocess
 import sys
 import time
 
-WORKLOADS = ["lu", "fft", "radix", "ocean", "nbody"]
-PROTOCOLS = ["mesi", "nsi"]
-PARTS = ["workloads", "interval", "footprint"]
+# The thesis's workloads we ship (firmware/mesh/, docs/workloads.md): the study runs
+# scenarios/full/mesh-NAME.yaml (Table 5.3's inputs), --size ci the small scenarios/mesh-NAME.yaml.
+# adopt_study() takes the list from the study's `workloads` part.
+WORKLOADS = []
+SIZES = {"full": "scenarios/full", "ci": "scenarios"}
+PARTS = ["workloads", "periodic", "thesis-mesi", "literal-nsi", "interval", "footprint"]
+# The parts that run the workloads (each a variant of the protocols, see VARIANTS).
+WORKLOAD_PARTS = ["workloads", "periodic", "thesis-mesi", "literal-nsi"]
 
 # The study every run of this script belongs to (the one source of its points).
 STUDY = os.path.join("studies", "coherence-nsi-mesi-msi.yaml")
@@ -84,31 +97,71 @@ TABLE_5_2 = [
     ("soc.mesh.router_energy", 3.77e-10, "3.77e-10 J"),
     ("soc.mesh.link_energy", 2.22e-10, "2.22e-10 J"),
     ("soc.mesh.arbitration_energy", 9.01e-13, "9.01e-13 J"),
-    ("soc.mesh.nsi.periodic_synchronisation_cycles", 100000, "every 100,000 cycles (§5.4.3.2)"),
 ]
+# NSI's periodic synchronisation is not a Table 5.2 setting: §5.4.3.2 and §5.7 give "e.g. once
+# every 100,000 cycles" as an example. The study runs NSI at our default period (the example)
+# and, in its `periodic` part, at the other periods; the report shows all of them.
+PERIODIC_PARAMETER = "soc.mesh.nsi.periodic_synchronisation_cycles"
 # `npuvp params` lists a one-hart cluster (it overrides these itself); a cluster run
 # uses the defaults, so for these the default column is the value that applies.
 LISTING_OVERRIDES = {"soc.mesh.width", "soc.mesh.height", "soc.mesh.memory_controllers"}
 
-# The thesis's published numbers ([nsi] §7, docs/references.md; thesis §5.6.2).
-# Only what the text gives; the figures' bars are lost.  Ratios are NSI/MESI.
-THESIS = {
-    "lu": {"bench": "lu", "flits": "0.181 (−81.92%, best; Fig. 5.8)",
-           "miss": "NSI 0.61% / MESI 1.85% (Fig. 5.10)"},
-    "ocean": {"bench": "ocean-non", "time": "−28.34% (best; Fig. 5.6)"},
-    "fft": {"bench": "fft"},
-    "radix": {"bench": "radix"},
-    "nbody": {"bench": "water-nsquared"},
+# The thesis's published numbers ([nsi] §7, docs/references.md; thesis §5.6.2), as NSI/MESI
+# ratios. Only what the text gives; the figures' bars are lost. The thesis names its benchmarks
+# (Table 5.3); ours map to them by name (our lu is SPLASH-2's contiguous lu, which the thesis
+# calls lu).
+THESIS_BENCHMARK = {"lu": "lu", "lu-non": "lu (non-contiguous)", "ocean": "ocean-con", "ocean-non": "ocean-non"}
+THESIS_NUMBERS = {  # benchmark -> metric -> (ratio, where)
+    "lu": {"flits": (1 - 0.8192, "−81.92%, the best, Fig. 5.8")},
+    "ocean-non": {"time": (1 - 0.2834, "−28.34%, the best, Fig. 5.6")},
 }
-THESIS_AVERAGE = {
-    "time": "−7.80% (Fig. 5.6; 8 of 10 faster)",
-    "flits": "−31.10% (headline; −30.10% in §5.6.2; Fig. 5.8)",
-    "energy": "−12.39% (Fig. 5.9; barnes −46.52% best)",
-    "miss": "NSI lower on all but fmm (Fig. 5.10)",
-    "sus": "never read 68.58% / current 28.07% / stale 3.35% (Fig. 5.7)",
+THESIS_MISS_RATE = {"lu": (0.0061, 0.0185)}   # NSI, MESI (Fig. 5.10)
+THESIS_MEAN = {  # metric -> (ratio, text)
+    "time": (1 - 0.078, "−7.80% (Fig. 5.6; 8 of 10 faster)"),
+    "flits": (1 - 0.311, "−31.10% (headline; −30.10% in §5.6.2; Fig. 5.8)"),
+    "energy": (1 - 0.1239, "−12.39% (Fig. 5.9; barnes −46.52% best)"),
 }
+THESIS_SUS = (0.6858, 0.2807, 0.0335)   # never accessed / current / stale (Fig. 5.7)
 
 L1 = "soc.cluster.memory.l1."
+
+# The runs of the workloads, by variant: (variant, label, part, coherence, extra) where extra
+# is {parameter: value} a row must have. The `workloads` part has the three protocols at
+# their defaults; `periodic` NSI at other periodic-synchronisation periods; `thesis-mesi`
+# and `literal-nsi` the thesis's baseline and message options (their parameters are in the
+# study file, the one place that names them).
+BASE_VARIANTS = [
+    ("mesi", "MESI", "workloads", "mesi"),
+    ("nsi", "NSI", "workloads", "nsi"),
+    ("msi", "MSI", "workloads", "msi"),
+    ("mesi-thesis", "thesis-style MESI", "thesis-mesi", "mesi"),
+    ("nsi-literal", "NSI, literal validation", "literal-nsi", "nsi"),
+]
+# NSI/MESI pairs the report compares: (numerator, denominator, label).
+COMPARISONS = [
+    ("nsi", "mesi", "NSI / MESI"),
+    ("nsi", "mesi-thesis", "NSI / thesis-style MESI"),
+    ("nsi-literal", "mesi", "literal NSI / MESI"),
+    ("nsi-literal", "mesi-thesis", "literal NSI / thesis-style MESI"),
+    ("msi", "mesi", "MSI / MESI"),
+]
+# (key, label, unit formatter) of the per-workload metrics.
+METRICS = [
+    ("time", "execution time", lambda v: f"{v * 1e3:.3f} ms"),
+    ("flits", "network flits", lambda v: f"{v:,.0f}"),
+    ("flit_hops", "flit-hops", lambda v: f"{v:,.0f}"),
+    ("energy", "network energy", lambda v: f"{v * 1e6:.2f} µJ"),
+    ("miss_rate", "L1 miss rate", lambda v: f"{v * 100:.2f}%"),
+]
+# Statistics that may be missing in an older build: (metric, statistic names tried in order).
+# Flit-hops: flits times the links each crossed (the mesh's link traversals).
+OPTIONAL_STATISTICS = {
+    "flit_hops": ["soc.mesh.flit_hops", "soc.mesh.link_traversals"],
+    "energy_static": ["soc.mesh.energy.static"],
+}
+# Region-of-interest counting: a statistic's value over the parallel region only, when the
+# build writes one (the whole run's otherwise; the report says which).
+ROI_PREFIXES = ["roi."]
 
 
 def parse_value(text):
@@ -186,24 +239,47 @@ def flatten(tree, prefix=""):
     return flat
 
 
+def roi_name(s, name):
+    """The region-of-interest version of statistic NAME if the stats have one, else NAME."""
+    for prefix in ROI_PREFIXES:
+        if prefix + name in s:
+            return prefix + name
+    return name
+
+
 def metrics(data):
     s = flatten(data["statistics"])
+    roi = any(name.startswith(tuple(ROI_PREFIXES)) for name in s)
     def stat(name):
+        name = roi_name(s, name)
         if name not in s:
             sys.exit(f"reproduce_nsi: statistic {name} missing from the stats JSON")
         return s[name]
+    def optional(key):
+        for name in OPTIONAL_STATISTICS[key]:
+            name = roi_name(s, name)
+            if name in s:
+                return s[name]
+        return None
+    time_name = roi_name(s, "npuvp.sim_time_seconds")
     m = {
-        "time": data["npuvp"]["sim_time_seconds"],
+        "roi": roi,
+        "time": s[time_name] if time_name in s else data["npuvp"]["sim_time_seconds"],
         "instructions": data["npuvp"]["instructions"],
         "flits": stat("soc.mesh.flits"),
+        "flit_hops": optional("flit_hops"),
         "energy": stat("soc.mesh.energy.total"),
+        "energy_static": optional("energy_static"),
         "miss_rate": stat(L1 + "miss_rate"),
         # Counts as well as the rate: spin-loop hits swell the denominator under MESI.
         "misses": stat(L1 + "load_misses") + stat(L1 + "store_misses") + stat(L1 + "atomic_misses"),
         "accesses": sum(stat(L1 + f"{kind}_{outcome}") for kind in ("load", "store")
                         for outcome in ("hits", "misses")) + stat(L1 + "atomic_misses")
-                    + s.get(L1 + "atomic_hits", 0),
+                    + s.get(roi_name(s, L1 + "atomic_hits"), 0),
         "synchronisations": stat(L1 + "synchronisations"),
+        "periodic_synchronisations": s.get(roi_name(s, L1 + "periodic_synchronisations"), 0),
+        "evictions": s.get(roi_name(s, L1 + "evictions"), 0),
+        "contention": s.get(roi_name(s, "soc.mesh.contention.mean"), None),
     }
     for key in ("suspect_lines_created", "suspect_validated_current",
                 "suspect_validated_stale", "suspect_dropped_unread"):
@@ -211,6 +287,12 @@ def metrics(data):
     # Still suspect when the program ended: neither read nor dropped yet.
     m["suspect_still_at_end"] = m["suspect_lines_created"] - (
         m["suspect_validated_current"] + m["suspect_validated_stale"] + m["suspect_dropped_unread"])
+    # Messages and flits by message type (soc.mesh.type.T.messages / .flits).
+    m["types"] = {}
+    for name, value in s.items():
+        match = re.fullmatch(r"(?:roi\.)?soc\.mesh\.type\.(\w+)\.(messages|flits)", name)
+        if match and roi_name(s, f"soc.mesh.type.{match.group(1)}.{match.group(2)}") == name:
+            m["types"].setdefault(match.group(1), {})[match.group(2)] = value
     return m
 
 
@@ -229,80 +311,275 @@ def geomean(values):
     return product ** (1.0 / len(values)) if values else float("nan")
 
 
-def parameter_report(param_rows, settings, parts):
+def parameter_report(param_rows, settings, parts, periodic_default):
     lines = ["# NSI vs MESI on the npuvp mesh cluster (reproduction study)", ""]
-    lines += ["Every program run under `mesh.coherence=mesi` and `=nsi`; ratios are NSI/MESI "
-              "(below 1 = NSI better). Thesis numbers: [nsi] §7 (thesis §5.6.2; docs/references.md). "
-              "Parts in this report: " + ", ".join(parts) + ".", ""]
+    lines += ["Ratios are NSI/MESI (below 1 = NSI better) unless a column says otherwise. Thesis numbers: "
+              "[nsi] §7 (thesis §5.6.2; docs/references.md). Parts in this report: " + ", ".join(parts) + ".", ""]
     lines += ["## Table 5.2 parameters", "",
               "| parameter | thesis | npuvp default | applied |", "| --- | --- | --- | --- |"]
     for name, thesis_text, ours, action in param_rows:
         lines.append(f"| `{name}` | {thesis_text} | {ours} | {action} |")
-    lines += ["", "Options passed to every run besides `--set mesh.coherence=…`: "
-              + (("`" + " ".join(settings) + "`") if settings else "none (every value above is our default)")
+    lines += ["", "Options passed to every run besides the variant's own (`mesh.coherence=…` and the options "
+              "below): " + (("`" + " ".join(settings) + "`") if settings else "none (every value above is our default)")
               + ". Not modelled from Table 5.2: out-of-order 4-issue cores with GShare and a 64-entry "
               "ROQ (our harts are in-order, one instruction at a time), and SimpleScalar's MIPS ISA "
-              "(ours is RV64).", ""]
+              "(ours is RV64).", "",
+              f"NSI's periodic synchronisation is not in Table 5.2: §5.4.3.2 and §5.7 give \"e.g. once every "
+              f"100,000 cycles\" as an example. NSI runs at our default, `{PERIODIC_PARAMETER}` = "
+              f"{periodic_default:,} cycles, unless a table says otherwise; the `periodic` part runs it at the "
+              "other periods.", ""]
     return lines
 
 
-def workload_report(results, workloads):
-    lines = ["## Cluster workloads", "",
-             "`—` where the thesis gives no number (its per-benchmark bars are lost); the thesis "
-             "column names the benchmark the number is for.", ""]
-    lines += ["### Per workload", "",
-              "| workload | metric | MESI | NSI | NSI/MESI | MSI/MESI | thesis |",
-              "| --- | --- | --- | --- | --- | --- | --- |"]
-    ratios = {"time": [], "flits": [], "energy": [], "miss_rate": [], "misses": [], "accesses": []}
-    for w in workloads:
-        mesi, nsi = results[(w, "mesi")], results[(w, "nsi")]
-        thesis = THESIS.get(w, {})
-        bench = thesis.get("bench", w)
-        def tcell(key):
-            return f"{bench}: {thesis[key]}" if key in thesis else "—"
-        rows = [
-            ("execution time (simulated)", "time", lambda v: f"{v * 1e3:.3f} ms", tcell("time")),
-            ("network flits", "flits", lambda v: f"{v:,}", tcell("flits")),
-            ("network energy", "energy", lambda v: f"{v * 1e6:.1f} µJ", tcell("energy")),
-            ("L1 miss rate", "miss_rate", lambda v: f"{v * 100:.2f}%", tcell("miss")),
-            ("L1 misses", "misses", lambda v: f"{v:,}", "—"),
-            ("L1 accesses", "accesses", lambda v: f"{v:,}", "—"),
-        ]
-        msi = results.get((w, "msi"))
-        for label, key, fmt, tc in rows:
-            ratio = nsi[key] / mesi[key] if mesi[key] else float("nan")
-            ratios[key].append(ratio)
-            msi_cell = change(msi[key] / mesi[key]) if msi and mesi[key] else "—"
-            lines.append(f"| {w} | {label} | {fmt(mesi[key])} | {fmt(nsi[key])} | {change(ratio)} | {msi_cell} | {tc} |")
-    lines += ["", "### Average over the workloads (geometric mean of NSI/MESI)", "",
-              "| metric | NSI/MESI (ours) | thesis average |", "| --- | --- | --- |"]
-    for label, key, tkey in (("execution time", "time", "time"), ("network flits", "flits", "flits"),
-                             ("network energy", "energy", "energy"), ("L1 miss rate", "miss_rate", "miss"),
-                             ("L1 misses", "misses", None), ("L1 accesses", "accesses", None)):
-        lines.append(f"| {label} | {change(geomean(ratios[key]))} | {THESIS_AVERAGE.get(tkey, '—')} |")
+def period_text(period):
+    return "no periodic synchronisation" if period == 0 else f"a periodic synchronisation every {period:,} cycles"
 
-    lines += ["", "### Fate of NSI's suspect (SUS) lines", "",
-              "Shares of the SUS lines created (SHD lines turned suspect by a synchronisation, "
-              "`soc.cluster.memory.l1.suspect_*`). \"Never read\" = dropped unread (evicted or written "
-              "before any read) + still suspect when the program ended; the thesis's \"never accessed "
-              "before replacement\" is its counterpart.", "",
-              "| workload | synchronisations | SUS created | never read (dropped + at end) | read, current (hit) | read, stale (miss) |",
-              "| --- | --- | --- | --- | --- | --- |"]
-    totals = {"created": 0, "never": 0, "current": 0, "stale": 0}
+
+def ratio_of(results, workload, numerator, denominator, key):
+    a, b = results.get((workload, numerator)), results.get((workload, denominator))
+    if not a or not b or a.get(key) is None or b.get(key) is None or not b[key]:
+        return None
+    return a[key] / b[key]
+
+
+def cell(ratio):
+    return change(ratio) if ratio is not None else "—"
+
+
+def differs(ours, thesis):
+    """A figure that differs from the thesis's in sign or by more than half its size."""
+    o, t = ours - 1, thesis - 1
+    return (o > 0) != (t > 0) or abs(o - t) > 0.5 * abs(t)
+
+
+def comparisons_present(results, workloads):
+    return [(n, d, label) for n, d, label in COMPARISONS
+            if all((w, n) in results and (w, d) in results for w in workloads)]
+
+
+def geomean_ratio(results, workloads, numerator, denominator, key):
+    ratios = [ratio_of(results, w, numerator, denominator, key) for w in workloads]
+    ratios = [r for r in ratios if r is not None and r > 0]
+    return geomean(ratios) if len(ratios) == len(workloads) else None
+
+
+def workload_report(results, workloads, variants, periods, periodic_default, size):
+    lines = ["## Cluster workloads", ""]
+    roi = all(results[(w, "mesi")]["roi"] for w in workloads)
+    lines += [f"Inputs: {'Table 5.3 (`scenarios/full/`)' if size == 'full' else 'the small CI inputs (`--size ci`)'}. "
+              + ("Every figure is counted over the parallel region only (`roi.*` statistics)."
+                 if roi else "Every figure is counted over the whole run (this build writes no `roi.*` statistics): "
+                 "start-up and hart 0's sequential self-check are included."), ""]
+    lines += ["| workload | thesis benchmark | input (the program's own line) |", "| --- | --- | --- |"]
     for w in workloads:
-        n = results[(w, "nsi")]
-        created = n["suspect_lines_created"]
-        never = n["suspect_dropped_unread"] + n["suspect_still_at_end"]
-        totals["created"] += created
-        totals["never"] += never
-        totals["current"] += n["suspect_validated_current"]
-        totals["stale"] += n["suspect_validated_stale"]
-        lines.append(f"| {w} | {n['synchronisations']:,} | {created:,} | {pct(never, created)} "
-                     f"({n['suspect_dropped_unread']:,} + {n['suspect_still_at_end']:,}) | "
-                     f"{pct(n['suspect_validated_current'], created)} | {pct(n['suspect_validated_stale'], created)} |")
-    lines.append(f"| all (pooled) | | {totals['created']:,} | {pct(totals['never'], totals['created'])} | "
-                 f"{pct(totals['current'], totals['created'])} | {pct(totals['stale'], totals['created'])} |")
-    lines.append("| thesis average (Fig. 5.7) | | | 68.58% | 28.07% | 3.35% |")
+        lines.append(f"| {w} | {THESIS_BENCHMARK.get(w, w)} | `{results[(w, 'mesi')].get('console', '')}` |")
+    missing = [label for key, label, *_ in variants if not any((w, key) in results for w in workloads)]
+    if missing:
+        lines += ["", "Not run in this report (the option does not exist in this build, or its part was not "
+                  "chosen): " + ", ".join(missing) + "."]
+    comparisons = comparisons_present(results, workloads)
+
+    lines += ["", "### Geometric means over the workloads", "",
+              "| comparison | " + " | ".join(label for _, label, _ in METRICS) + " |",
+              "| --- |" + " --- |" * len(METRICS)]
+    for n, d, label in comparisons:
+        row = [cell(geomean_ratio(results, workloads, n, d, key)) for key, _, _ in METRICS]
+        lines.append(f"| {label} | " + " | ".join(row) + " |")
+    for p in periods:
+        row = [cell(geomean_ratio(results, workloads, f"nsi-periodic-{p}", "mesi", key)) for key, _, _ in METRICS]
+        lines.append(f"| NSI with {period_text(p)} / MESI | " + " | ".join(row) + " |")
+    thesis_row = [THESIS_MEAN[key][1] if key in THESIS_MEAN else "—" for key, _, _ in METRICS]
+    lines.append("| **thesis** (NSI / its MESI) | " + " | ".join(thesis_row) + " |")
+
+    for key, label, fmt in METRICS:
+        lines += ["", f"### {label[0].upper() + label[1:]} per workload", "",
+                  "| workload | MESI | " + " | ".join(c[2] for c in comparisons) + " | thesis |",
+                  "| --- | --- |" + " --- |" * len(comparisons) + " --- |"]
+        for w in workloads:
+            base = results[(w, "mesi")].get(key)
+            thesis = THESIS_NUMBERS.get(w, {}).get(key)
+            if key == "miss_rate" and w in THESIS_MISS_RATE:
+                nsi_rate, mesi_rate = THESIS_MISS_RATE[w]
+                thesis_text = f"{THESIS_BENCHMARK.get(w, w)}: NSI {nsi_rate:.2%} / MESI {mesi_rate:.2%}"
+            else:
+                thesis_text = f"{THESIS_BENCHMARK.get(w, w)}: {change(thesis[0])} ({thesis[1]})" if thesis else "—"
+            lines.append(f"| {w} | {fmt(base) if base is not None else '—'} | "
+                         + " | ".join(cell(ratio_of(results, w, n, d, key)) for n, d, _ in comparisons)
+                         + f" | {thesis_text} |")
+        lines.append(f"| geometric mean | | " + " | ".join(
+            cell(geomean_ratio(results, workloads, n, d, key)) for n, d, _ in comparisons)
+            + f" | {THESIS_MEAN[key][1] if key in THESIS_MEAN else '—'} |")
+    if all(results[(w, "mesi")].get("energy_static") is not None for w in workloads):
+        lines += ["", "Network energy includes the static (leakage × time) part: "
+                  + ", ".join(f"{w} {results[(w, 'mesi')]['energy_static'] / results[(w, 'mesi')]['energy']:.0%}"
+                              for w in workloads) + " of MESI's."]
+
+    if periods:
+        lines += ["", "### The periodic synchronisation (§5.7's example period and others)", "",
+                  "NSI/MESI (MESI has no periodic synchronisation) at each period; \"periodic\" is the number of "
+                  "periodic self-invalidations (all L1s), \"validations\" the SUS lines read again (current + stale).", "",
+                  "| workload | period (cycles) | time | flits | energy | periodic | validations |",
+                  "| --- | --- | --- | --- | --- | --- | --- |"]
+        for w in workloads:
+            for p in sorted(set(periods) | {periodic_default}):
+                key = "nsi" if p == periodic_default else f"nsi-periodic-{p}"
+                r = results.get((w, key))
+                if not r:
+                    continue
+                lines.append(f"| {w} | {p:,}{' (default)' if p == periodic_default else ''} | "
+                             f"{cell(ratio_of(results, w, key, 'mesi', 'time'))} | "
+                             f"{cell(ratio_of(results, w, key, 'mesi', 'flits'))} | "
+                             f"{cell(ratio_of(results, w, key, 'mesi', 'energy'))} | "
+                             f"{r['periodic_synchronisations']:,} | "
+                             f"{r['suspect_validated_current'] + r['suspect_validated_stale']:,} |")
+
+    lines += sus_report(results, workloads, periods, periodic_default)
+    lines += difference_report(results, workloads, comparisons)
+    return lines
+
+
+def speed_report(results, workloads):
+    """Simulation speed: instructions of all harts per host second, per run and aggregated."""
+    runs = [r for (w, _), r in results.items() if w in workloads and r.get("host_seconds")]
+    if not runs:
+        return []
+    instructions = sum(r["instructions"] for r in runs)
+    seconds = sum(r["host_seconds"] for r in runs)
+    lines = ["", "### Simulation speed", "",
+             f"{len(runs)} workload runs: {instructions / 1e9:.2f} G instructions (all harts, spinning included) "
+             f"in {seconds:.0f} host seconds, **{instructions / seconds / 1e6:.1f} MIPS** aggregate "
+             "(two runs at a time on a shared machine: each run's own wall time). Per variant:", "",
+             "| variant | runs | instructions | host seconds | MIPS |", "| --- | --- | --- | --- | --- |"]
+    by_variant = {}
+    for (w, variant), r in results.items():
+        if w in workloads and r.get("host_seconds"):
+            by_variant.setdefault(variant, []).append(r)
+    for variant, rs in by_variant.items():
+        i, t = sum(r["instructions"] for r in rs), sum(r["host_seconds"] for r in rs)
+        lines.append(f"| {variant} | {len(rs)} | {i / 1e9:.2f} G | {t:.0f} | {i / t / 1e6:.1f} |")
+    if "nsi" in by_variant and "mesi" in by_variant:
+        host = {v: sum(r["host_seconds"] for r in by_variant[v]) for v in ("nsi", "mesi")}
+        lines += ["", f"NSI's host time is {host['nsi'] / host['mesi']:.2f}× MESI's over the same workloads "
+                      "(the goal: within 1.15×; the machine's load varies between runs)."]
+    return lines + [""]
+
+
+def sus_report(results, workloads, periods, periodic_default):
+    lines = ["", "### Fate of NSI's suspect (SUS) lines", "",
+             "Shares of the SUS lines created (SHD lines turned suspect by a synchronisation, "
+             "`soc.cluster.memory.l1.suspect_*`). \"Never read\" = dropped unread (evicted or written "
+             "before any read) + still suspect when the program ended; the thesis's \"never accessed "
+             "before replacement\" is its counterpart.", "",
+             "| workload | NSI variant | synchronisations (periodic) | SUS created | never read (dropped + at end) | "
+             "read, current (hit) | read, stale (miss) |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    nsi_variants = [("nsi", "NSI")] + [(f"nsi-periodic-{p}", f"NSI, period {p:,}") for p in periods] + [
+        ("nsi-literal", "NSI, literal validation")]
+    pooled = {}
+    for w in workloads:
+        for key, label in nsi_variants:
+            n = results.get((w, key))
+            if not n:
+                continue
+            created = n["suspect_lines_created"]
+            never = n["suspect_dropped_unread"] + n["suspect_still_at_end"]
+            total = pooled.setdefault(label, {"created": 0, "never": 0, "current": 0, "stale": 0})
+            total["created"] += created
+            total["never"] += never
+            total["current"] += n["suspect_validated_current"]
+            total["stale"] += n["suspect_validated_stale"]
+            lines.append(f"| {w} | {label} | {n['synchronisations']:,} ({n['periodic_synchronisations']:,}) | "
+                         f"{created:,} | {pct(never, created)} "
+                         f"({n['suspect_dropped_unread']:,} + {n['suspect_still_at_end']:,}) | "
+                         f"{pct(n['suspect_validated_current'], created)} | {pct(n['suspect_validated_stale'], created)} |")
+    for label, t in pooled.items():
+        lines.append(f"| all (pooled) | {label} | | {t['created']:,} | {pct(t['never'], t['created'])} | "
+                     f"{pct(t['current'], t['created'])} | {pct(t['stale'], t['created'])} |")
+    never, current, stale = THESIS_SUS
+    lines.append(f"| thesis average (Fig. 5.7) | | | | {never:.2%} | {current:.2%} | {stale:.2%} |")
+    return lines
+
+
+def type_deltas(numerator, denominator, top=4):
+    """The message types that changed the flits most, numerator minus denominator, as text."""
+    types = set(numerator["types"]) | set(denominator["types"])
+    deltas = [(t, numerator["types"].get(t, {}).get("flits", 0) - denominator["types"].get(t, {}).get("flits", 0))
+              for t in types]
+    deltas = sorted((d for d in deltas if d[1]), key=lambda d: -abs(d[1]))[:top]
+    return ", ".join(f"{t} {d:+,}" for t, d in deltas) or "none"
+
+
+def invalidation_flits(r):
+    return sum(r["types"].get(t, {}).get("flits", 0) for t in ("Invalidation", "Ack", "InvAck"))
+
+
+def difference_report(results, workloads, comparisons):
+    """Every figure that differs from the thesis's in sign or by more than half its size, and the
+    statistics that explain it."""
+    flagged = []   # (comparison, text)
+    # The thesis's numbers are NSI against MESI: MSI/MESI has no counterpart.
+    for n, d, label in [c for c in comparisons if c[0].startswith("nsi")]:
+        for key, (thesis, thesis_text) in THESIS_MEAN.items():
+            ours = geomean_ratio(results, workloads, n, d, key)
+            if ours is not None and differs(ours, thesis):
+                flagged.append(((n, d, label), f"{label}, geometric mean {key}: ours {change(ours)}, thesis {thesis_text}"))
+        for w in workloads:
+            for key, (thesis, thesis_text) in THESIS_NUMBERS.get(w, {}).items():
+                ours = ratio_of(results, w, n, d, key)
+                if ours is not None and differs(ours, thesis):
+                    flagged.append(((n, d, label), f"{label}, {w} {key}: ours {change(ours)}, thesis {thesis_text}"))
+    sus_flagged = []
+    for key, label in (("nsi", "NSI"), ("nsi-literal", "literal NSI")):
+        runs = [results[(w, key)] for w in workloads if (w, key) in results]
+        created = sum(r["suspect_lines_created"] for r in runs)
+        if not runs or not created:
+            continue
+        shares = (sum(r["suspect_dropped_unread"] + r["suspect_still_at_end"] for r in runs) / created,
+                  sum(r["suspect_validated_current"] for r in runs) / created,
+                  sum(r["suspect_validated_stale"] for r in runs) / created)
+        for name, ours, thesis in zip(("never read", "read current", "read stale"), shares, THESIS_SUS):
+            if abs(ours - thesis) > 0.5 * thesis:
+                flagged.append(((key, "mesi", f"{label}: SUS lines"),
+                                f"{label}, SUS lines {name} (pooled): ours {ours:.2%}, thesis {thesis:.2%} (Fig. 5.7)"))
+                sus_flagged.append(key)
+    lines = ["", "### Where we differ from the thesis, and why", ""]
+    if not flagged:
+        return lines + ["No figure with a thesis number differs from it in sign or by more than half its size.", ""]
+    lines += ["Figures that differ from the thesis's in sign or by more than half its size:", ""]
+    lines += [f"* {text}" for _, text in flagged]
+    lines += ["", "The statistics behind them, per comparison: the flits each message type added (+) or saved (−), "
+              "the invalidation traffic MESI pays and NSI saves (Invalidation + Ack flits, share of the "
+              "baseline's flits), the validations NSI pays instead (SUS lines read again: current / stale), "
+              "synchronisations (of which periodic), L1 misses and executed instructions (spinning included)."]
+    for key in dict.fromkeys(sus_flagged):
+        lines += ["", f"**SUS lines under {key}**: a suspect line is never read when it is evicted or written "
+                  "first (our reading of the thesis's 68.58% never accessed: its inputs overflow its L1s, so most of its suspect lines were evicted unread; the thesis does not break this down). "
+                  "Per workload: SUS lines created, never read, and the L1 evictions of the run (all L1s).", "",
+                  "| workload | SUS created | never read | read current | read stale | L1 evictions |",
+                  "| --- | --- | --- | --- | --- | --- |"]
+        for w in workloads:
+            r = results.get((w, key))
+            if not r:
+                continue
+            created = r["suspect_lines_created"]
+            lines.append(f"| {w} | {created:,} | {pct(r['suspect_dropped_unread'] + r['suspect_still_at_end'], created)} | "
+                         f"{pct(r['suspect_validated_current'], created)} | {pct(r['suspect_validated_stale'], created)} | "
+                         f"{r['evictions']:,} |")
+    for comparison in dict.fromkeys(c for c, _ in flagged if "SUS" not in c[2]):
+        n, d, label = comparison
+        lines += ["", f"**{label}**", "",
+                  "| workload | time | flits | flits by message type | baseline's Inv + Ack flits | validations "
+                  "(current / stale) | syncs (periodic) | L1 misses | instructions |",
+                  "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+        for w in workloads:
+            a, b = results[(w, n)], results[(w, d)]
+            inv = invalidation_flits(b)
+            lines.append(
+                f"| {w} | {cell(ratio_of(results, w, n, d, 'time'))} | {cell(ratio_of(results, w, n, d, 'flits'))} | "
+                f"{type_deltas(a, b)} | {inv:,} ({pct(inv, b['flits'])}) | "
+                f"{a['suspect_validated_current']:,} / {a['suspect_validated_stale']:,} | "
+                f"{a['synchronisations']:,} ({a['periodic_synchronisations']:,}) | "
+                f"{cell(ratio_of(results, w, n, d, 'misses'))} | {cell(ratio_of(results, w, n, d, 'instructions'))} |")
     lines.append("")
     return lines
 
@@ -513,9 +790,10 @@ def write_plots(results, parts, out_dir):
 
 
 def adopt_study(document):
-    """Takes the synthetic sweeps' values from the study's `interval` and `footprint` parts."""
+    """Takes the synthetic sweeps' values from the study's `interval` and `footprint` parts and
+    the workloads from its `workloads` part."""
     global SYNC_INTERVALS, FOOTPRINTS, INTERVAL_SWEEP_FOOTPRINT, FOOTPRINT_SWEEP_INTERVAL
-    global SYNTHETIC_OPERATIONS, STORE_PERCENT, SYNTHETIC_SEED
+    global SYNTHETIC_OPERATIONS, STORE_PERCENT, SYNTHETIC_SEED, WORKLOADS
     parts = {part["name"]: part for part in document["space"]}
     interval, footprint = parts["interval"], parts["footprint"]
     SYNC_INTERVALS = sorted(interval["grid"]["patch.synthetic_interval"])
@@ -525,18 +803,22 @@ def adopt_study(document):
     SYNTHETIC_OPERATIONS = interval["set"]["patch.synthetic_operations"]
     STORE_PERCENT = interval["set"]["patch.synthetic_store_percent"]
     SYNTHETIC_SEED = interval["set"]["patch.synthetic_seed"]
+    WORKLOADS = [workload_of(path) for path in parts["workloads"]["grid"]["scenario"]]
 
 
-def study_for(document, study_dir, parts, workloads, operations, seed):
-    """The study restricted to PARTS and WORKLOADS, with OPERATIONS and SEED, paths made absolute."""
+def study_for(document, study_dir, parts, workloads, operations, seed, size):
+    """The study restricted to PARTS and WORKLOADS at SIZE, with OPERATIONS and SEED, paths made
+    absolute."""
     study = json.loads(json.dumps(document))
     absolute = lambda path: os.path.normpath(os.path.join(study_dir, path))
     study["base"]["scenario"] = absolute(study["base"]["scenario"])
     study["space"] = [part for part in study["space"] if part["name"] in parts]
+    # A plot of a part that does not run would name columns the sweep does not have.
+    study["plots"] = [plot for plot in study.get("plots", []) if plot.get("where", {}).get("part", parts[0]) in parts]
     for part in study["space"]:
-        if part["name"] == "workloads":
-            part["grid"]["scenario"] = [absolute(path) for path in part["grid"]["scenario"]
-                                        if workload_of(path) in workloads]
+        if part["name"] in WORKLOAD_PARTS:
+            part["grid"]["scenario"] = [absolute(scenario_of(workload_of(path), size))
+                                        for path in part["grid"]["scenario"] if workload_of(path) in workloads]
         else:
             part["set"]["patch.synthetic_operations"] = operations
             part["set"]["patch.synthetic_seed"] = seed
@@ -544,7 +826,22 @@ def study_for(document, study_dir, parts, workloads, operations, seed):
 
 
 def workload_of(scenario_path):
-    return re.fullmatch(r"mesh-(\w+)\.yaml", os.path.basename(scenario_path)).group(1)
+    return re.fullmatch(r"mesh-([\w-]+)\.yaml", os.path.basename(scenario_path)).group(1)
+
+
+def scenario_of(workload, size):
+    """The scenario of WORKLOAD at SIZE, relative to the study's folder."""
+    return os.path.join("..", SIZES[size], f"mesh-{workload}.yaml")
+
+
+def variant_of(row):
+    """The variant (BASE_VARIANTS' key, or nsi-periodic-P) a workload run belongs to."""
+    if row["part"] == "periodic":
+        return f"nsi-periodic-{int(float(row[PERIODIC_PARAMETER]))}"
+    for key, _, part, coherence in BASE_VARIANTS:
+        if row["part"] == part and row.get("soc.mesh.coherence", coherence) == coherence:
+            return key
+    sys.exit(f"reproduce_nsi: a run of part {row['part']} belongs to no variant: {row}")
 
 
 def run_study(npuvp, study_path, sweep_dir, jobs, settings):
@@ -567,18 +864,25 @@ def run_study(npuvp, study_path, sweep_dir, jobs, settings):
 
 
 def collect(rows, sweep_dir, clock_hz):
-    """{(workload, protocol): metrics} and {(sweep, value, protocol): metrics} from the runs."""
+    """{(workload, variant): metrics} and {(sweep, value, protocol): metrics} from the runs."""
     workload_results, synthetic_results = {}, {}
     for row in rows:
         run_dir = os.path.join(sweep_dir, "runs", row["key"])
         with open(os.path.join(run_dir, "stats.json")) as handle:
             data = json.load(handle)
-        protocol = row["soc.mesh.coherence"]
-        if row["part"] == "workloads":
-            workload_results[(workload_of(row["scenario"]), protocol)] = metrics(data)
-            continue
         with open(os.path.join(run_dir, "console.txt")) as handle:
-            summary = parse_summary(handle.read())
+            console = handle.read()
+        if row["part"] in WORKLOAD_PARTS:
+            workload = workload_of(row["scenario"])
+            m = metrics(data)
+            line = re.search(rf"^{re.escape(workload)}: PASS (.*?)(?: checksum=\w+)?(?: instret=\d+)?$", console,
+                             re.MULTILINE)
+            m["console"] = line.group(1) if line else ""
+            m["host_seconds"] = data["npuvp"].get("wall_seconds")
+            workload_results[(workload, variant_of(row))] = m
+            continue
+        protocol = row["soc.mesh.coherence"]
+        summary = parse_summary(console)
         patch = {name[len("patch."):]: value for name, value in row.items() if name.startswith("patch.")}
         check_synthetic(summary, patch, run_dir)
         value = patch["synthetic_interval" if row["part"] == "interval" else "synthetic_footprint"]
@@ -607,18 +911,27 @@ def main():
                         help=f"synthetic: memory instructions per hart (default {SYNTHETIC_OPERATIONS})")
     parser.add_argument("--seed", type=int, default=SYNTHETIC_SEED,
                         help=f"synthetic: random seed (default {SYNTHETIC_SEED})")
+    parser.add_argument("--size", choices=sorted(SIZES), default="full",
+                        help="workload inputs: full = Table 5.3's (scenarios/full/, the default), "
+                             "ci = the tests' small ones (scenarios/)")
     args = parser.parse_args()
 
     parts = [p for p in PARTS if p in args.part.split(",")]
     unknown = [p for p in args.part.split(",") if p and p not in PARTS]
     if unknown or not parts:
         sys.exit(f"reproduce_nsi: unknown part(s) {', '.join(unknown) or '(none given)'} (known: {', '.join(PARTS)})")
+    # The other workload parts are compared with the `workloads` part's MESI runs.
+    if any(p in WORKLOAD_PARTS for p in parts) and "workloads" not in parts:
+        parts.insert(0, "workloads")
+    in_study = {part["name"] for part in document["space"]}
+    absent = [p for p in parts if p not in in_study]
+    parts = [p for p in parts if p in in_study]
     workloads = [w for w in args.workloads.split(",") if w] if "workloads" in parts else []
     for w in workloads:
         if w not in WORKLOADS:
             sys.exit(f"reproduce_nsi: unknown workload '{w}' (known: {', '.join(WORKLOADS)})")
-    if "workloads" in parts and not workloads:
-        parts.remove("workloads")
+    if not workloads:
+        parts = [p for p in parts if p not in WORKLOAD_PARTS]
     if not os.access(args.npuvp, os.X_OK):
         sys.exit(f"reproduce_nsi: simulator '{args.npuvp}' not found or not executable (build first)")
     if args.jobs < 1:
@@ -632,10 +945,24 @@ def main():
 
     reference = f"scenarios/mesh-{workloads[0]}.yaml" if workloads else SYNTHETIC_SCENARIO
     param_rows, settings = check_table_5_2(npuvp, reference)
+    known = list_parameters(npuvp, reference)
+    periodic_default = int(known[PERIODIC_PARAMETER])
+    # A part whose option this simulator does not have yet is left out (and named in the report).
+    for part in document["space"]:
+        if part["name"] in parts:
+            unknown_options = [name for name in part.get("set", {}) if not name.startswith("patch.")
+                               and name not in known]
+            if unknown_options:
+                parts.remove(part["name"])
+                absent.append(f"{part['name']} (no {', '.join(unknown_options)})")
+    periods = []
+    if "periodic" in parts:
+        periodic_part = next(part for part in document["space"] if part["name"] == "periodic")
+        periods = sorted(int(p) for p in periodic_part["grid"][PERIODIC_PARAMETER])
     clock_hz = next(expected for name, expected, _ in TABLE_5_2 if name == "soc.cluster.hart0.clock")
 
     study = study_for(document, os.path.dirname(os.path.join(root, STUDY)), parts, workloads, args.operations,
-                      args.seed)
+                      args.seed, args.size)
     study_path = os.path.join(out, "study.yaml")
     with open(study_path, "w") as handle:
         yaml.safe_dump(study, handle, sort_keys=False)
@@ -643,9 +970,12 @@ def main():
     rows = run_study(npuvp, study_path, sweep_dir, args.jobs, settings)
     workload_results, synthetic_results = collect(rows, sweep_dir, clock_hz)
 
-    lines = parameter_report(param_rows, settings, parts)
+    lines = parameter_report(param_rows, settings, parts, periodic_default)
+    if absent:
+        lines += ["Parts left out of this report (not in the study, or this simulator lacks their option): " + ", ".join(absent) + ".", ""]
     if workloads:
-        lines += workload_report(workload_results, workloads)
+        lines += workload_report(workload_results, workloads, BASE_VARIANTS, periods, periodic_default, args.size)
+        lines += speed_report(workload_results, workloads)
     if "interval" in parts or "footprint" in parts:
         plot_note = write_plots(synthetic_results, parts, out)
         lines += synthetic_report(synthetic_results, parts, args.operations, args.seed, plot_note)

@@ -21,6 +21,7 @@
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace npuvp::coherence {
@@ -64,6 +65,51 @@ class ProtocolTable {
     fired_.push_back(0);
   }
 
+  // A variant of this table (a protocol option, e.g. the thesis's MESI): its
+  // rows, less those of the states in `dropped_states` and of the pairs
+  // `removed` names, with `changes` replacing or adding rows. Printed beside
+  // the original with differences_markdown().
+  ProtocolTable variant(std::string title, std::initializer_list<Row> changes,
+                        std::initializer_list<std::pair<State, Event>> removed = {},
+                        std::initializer_list<State> dropped_states = {}) const {
+    ProtocolTable result(std::move(title), {});
+    for (const Row& row : rows_) {
+      bool keep = true;
+      for (const Row& change : changes) keep = keep && !(change.state == row.state && change.event == row.event);
+      for (const auto& pair : removed) keep = keep && !(pair.first == row.state && pair.second == row.event);
+      for (State state : dropped_states) keep = keep && row.state != state;
+      if (keep) result.add(row);
+    }
+    for (const Row& change : changes) result.add(change);
+    return result;
+  }
+
+  // Markdown of how this table differs from `base`: the rows it changes or
+  // adds (with base's actions and next state beside them, "—" when base has
+  // no row; "No row changed or added." when none), then the pairs it no
+  // longer has.
+  std::string differences_markdown(const ProtocolTable& base) const {
+    std::string out;
+    for (unsigned s = 0; s < kStates; ++s)
+      for (unsigned e = 0; e < kEvents; ++e) {
+        const Row* mine = find(static_cast<State>(s), static_cast<Event>(e));
+        const Row* theirs = base.find(static_cast<State>(s), static_cast<Event>(e));
+        if (!mine || (theirs && same_outcome(*mine, *theirs))) continue;
+        out += std::string("| ") + Traits::name(mine->state) + " | " + Traits::name(mine->event) + " | " +
+               actions_text(*mine) + " | " + Traits::name(mine->next) + " | " +
+               (theirs ? actions_text(*theirs) + " → " + Traits::name(theirs->next) : std::string("—")) + " |\n";
+      }
+    out = out.empty() ? "No row changed or added.\n"
+                      : "| State | Event | Actions | Next | Instead of |\n|---|---|---|---|---|\n" + out;
+    std::string removed;
+    for (const Row& row : base.rows_)
+      if (!find(row.state, row.event))
+        removed += (removed.empty() ? "" : ", ") + std::string(Traits::name(row.state)) + " + " +
+                   Traits::name(row.event);
+    if (!removed.empty()) out += "\nNo row (unreachable, or now a protocol error): " + removed + ".\n";
+    return out;
+  }
+
   // The row for (state, event), or null when the pair is unexpected.
   const Row* find(State state, Event event) const {
     const int position = index_[slot(state, event)];
@@ -105,13 +151,7 @@ class ProtocolTable {
           if (!events.empty()) events += ", ";
           events += Traits::name(static_cast<Event>(other));
         }
-        std::string actions;
-        for (unsigned a = 0; a < first->action_count; ++a) {
-          if (a) actions += ", ";
-          actions += Traits::name(first->actions[a]);
-        }
-        if (actions.empty()) actions = "—";
-        out += std::string("| ") + Traits::name(first->state) + " | " + events + " | " + actions + " | " +
+        out += std::string("| ") + Traits::name(first->state) + " | " + events + " | " + actions_text(*first) + " | " +
                Traits::name(first->next) + " |\n";
       }
     }
@@ -133,6 +173,15 @@ class ProtocolTable {
  private:
   static unsigned slot(State state, Event event) {
     return static_cast<unsigned>(state) * kEvents + static_cast<unsigned>(event);
+  }
+  // "action, action" ("—" for none).
+  static std::string actions_text(const Row& row) {
+    std::string actions;
+    for (unsigned a = 0; a < row.action_count; ++a) {
+      if (a) actions += ", ";
+      actions += Traits::name(row.actions[a]);
+    }
+    return actions.empty() ? "—" : actions;
   }
   static bool same_outcome(const Row& a, const Row& b) {
     if (a.next != b.next || a.action_count != b.action_count) return false;

@@ -9,7 +9,10 @@
 // machine (`Machine`, declared with NPUVP_COHERENCE_MACHINE, machine.h).
 // Besides State, Event, Action and their names and properties, a machine
 // declares:
-//   static const ProtocolTable<Machine>& table();   its transition table
+//   static const ProtocolTable<Machine>& table();   its transition table (a
+//                                                   controller may be given a
+//                                                   variant of it instead:
+//                                                   a protocol's option)
 //   static constexpr State kAbsent;                 a line not here (a free way)
 //   static constexpr unsigned kMaxTiles;            0, or the sharer mask's width
 //   static constexpr auto message_name, virtual_network_of;  the protocol's functions
@@ -182,11 +185,13 @@ class TableDrivenL1 : public L1ControllerBase {
     const Message* message = nullptr;
   };
 
-  // `writeback_entries` 0: no write-back buffer (an evicted line keeps its way).
+  // `writeback_entries` 0: no write-back buffer (an evicted line keeps its
+  // way). `table`: Machine::table() or a variant of it (a protocol option).
   TableDrivenL1(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment,
-                unsigned writeback_entries)
+                unsigned writeback_entries, const Table& table = Machine::table())
       : L1ControllerBase(tile, geometry, shape, environment),
         writeback_(writeback_entries),
+        table_(&table),
         has_writeback_buffer_(writeback_entries > 0) {
     check_tile(*this, tile, geometry, Machine::kMaxTiles);
   }
@@ -215,12 +220,15 @@ class TableDrivenL1 : public L1ControllerBase {
     return static_cast<State>(state) != Machine::kAbsent && Machine::stable(static_cast<State>(state));
   }
 
+  // The table this controller executes.
+  const Table& table() const { return *table_; }
+
   // Executes the row (state of `context`, `event`).
   void fire(Event event, Context& context) {
     const State state = state_of(context);
-    const typename Table::Row* row = Machine::table().find(state, event);
+    const typename Table::Row* row = table_->find(state, event);
     if (!row) fail(Machine::name(state), Machine::name(event), context);
-    Machine::table().fired(row);
+    table_->fired(row);
     for (unsigned i = 0; i < row->action_count; ++i) derived().perform(row->actions[i], context);
     // A row back to its state (a hit, a stall) moves no storage: skipping
     // set_state keeps the hit path short.
@@ -338,6 +346,7 @@ class TableDrivenL1 : public L1ControllerBase {
   }
 
   WritebackBuffer<State, Machine::kAbsent> writeback_;
+  const Table* table_;
   bool in_access_ = false;       // the access is tried inside access(): a hit
   bool performed_ = false;       // the pending access performed (kPerform)
   bool resource_freed_ = false;  // a way or write-back entry came free: a waiting access retries
@@ -417,8 +426,11 @@ class TableDrivenHome : public HomeController {
     Event event = Event::kCount;  // the event being handled
   };
 
-  TableDrivenHome(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment)
-      : tile_(tile),
+  // `table`: Machine::table() or a variant of it (a protocol option).
+  TableDrivenHome(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment,
+                  const Table& table = Machine::table())
+      : table_(&table),
+        tile_(tile),
         geometry_(geometry),
         shape_(shape),
         environment_(environment),
@@ -459,12 +471,15 @@ class TableDrivenHome : public HomeController {
     fire(event, context);
     return !stalled_now_;
   }
+  // The table this controller executes.
+  const Table& table() const { return *table_; }
+
   // Executes the row (state of `context`, `event`).
   void fire(Event event, Context& context) {
     const State state = state_of(context);
-    const typename Table::Row* row = Machine::table().find(state, event);
+    const typename Table::Row* row = table_->find(state, event);
     if (!row) fail(Machine::name(state), Machine::name(event), context);
-    Machine::table().fired(row);
+    table_->fired(row);
     context.event = event;
     if (!(row->action_count == 1 && row->actions[0] == Action::kStall)) ++transitions_;
     for (unsigned i = 0; i < row->action_count; ++i) derived().perform(row->actions[i], context);
@@ -481,8 +496,8 @@ class TableDrivenHome : public HomeController {
     throw ProtocolError(protocol_error_text(name(), context.line, state, event, cause, environment_.now()));
   }
   // Whether `event` takes a way when the line is absent (its row there allocates).
-  static bool allocates(Event event) {
-    const typename Table::Row* row = Machine::table().find(Machine::kAbsent, event);
+  bool allocates(Event event) const {
+    const typename Table::Row* row = table_->find(Machine::kAbsent, event);
     return row && row->action_count > 0 && row->actions[0] == Action::kAllocate;
   }
   // Makes a way free for `line`, evicting the least recently used stable
@@ -566,6 +581,7 @@ class TableDrivenHome : public HomeController {
   // ---- default hooks ----
   void serialize_tail(std::string& out) const { waiting_.serialize(out); }
 
+  const Table* table_;
   unsigned tile_;
   Geometry geometry_;
   CacheShape shape_;

@@ -211,9 +211,11 @@ static int submit_launch(struct replay *r, uint32_t index)
     int status;
     npuvp_event_t event;
 
-    /* A wait for an event never recorded is no wait (the driver submits nothing then). */
-    if (l->wait_event >= 0 && (m->events_recorded & (1ull << l->wait_event))) {
-        if ((status = event_of(r, l->wait_event, &event)) != NPUVP_OK) return driver_failed(r, status, "event", index);
+    /* One WAIT_EVENT per event of the mask; a wait for an event never recorded is no
+     * wait (the driver would submit nothing then either). */
+    for (uint64_t waits = l->wait_events & m->events_recorded; waits; waits &= waits - 1) {
+        const int16_t wait = (int16_t)__builtin_ctzll(waits);
+        if ((status = event_of(r, wait, &event)) != NPUVP_OK) return driver_failed(r, status, "event", index);
         make_room(r);
         if ((status = npuvp_stream_wait_event(stream, event)) != NPUVP_OK)
             return driver_failed(r, status, "stream wait", index);

@@ -128,7 +128,7 @@ int npuvp_model_load_kernels(struct npuvp_model *model, const struct npuvp_model
                              size_t count);
 
 /* Replays every launch in table order: package stream s > 0 runs on a driver stream of
- * its own (s = 0 on the default stream), wait_event / record_event become
+ * its own (s = 0 on the default stream), every event of wait_events / record_event become
  * npuvp_stream_wait_event / npuvp_event_record around the launch, and argument words are
  * relocated (NPUVP_RELOC_*); word NPUVP_OP_ARG_TAG carries the layer index when nargs
  * leaves it free. Launches are submitted without waiting; a result is collected when it

@@ -180,11 +180,10 @@ static int check_launch(const uint8_t *base, const struct npuvp_package_header *
     if (l->nargs > NPUVP_PACKAGE_MAX_ARGS)
         return fail(message, size, NPUVP_MODEL_ERR_NARGS, "package: launch %u: %u argument words (at most %u)",
                     (unsigned)i, (unsigned)l->nargs, NPUVP_PACKAGE_MAX_ARGS);
-    const int16_t events[2] = {l->wait_event, l->record_event};
-    for (int e = 0; e < 2; e++)
-        if (events[e] < -1 || events[e] >= (int)NPUVP_MODEL_MAX_EVENTS)
-            return fail(message, size, NPUVP_MODEL_ERR_EVENT, "package: launch %u: %s event %d (-1 or 0 .. %u)",
-                        (unsigned)i, e ? "record" : "wait", (int)events[e], NPUVP_MODEL_MAX_EVENTS - 1);
+    /* wait_events is a mask of the 64 events: every bit names a valid event. */
+    if (l->record_event < -1 || l->record_event >= (int)NPUVP_MODEL_MAX_EVENTS)
+        return fail(message, size, NPUVP_MODEL_ERR_EVENT, "package: launch %u: record event %d (-1 or 0 .. %u)",
+                    (unsigned)i, (int)l->record_event, NPUVP_MODEL_MAX_EVENTS - 1);
     for (unsigned a = 0; a < NPUVP_PACKAGE_MAX_ARGS; a++) {
         const unsigned relocation = NPUVP_RELOC_OF(l->relocation, a);
         if (relocation == NPUVP_RELOC_NONE) continue;
@@ -251,7 +250,9 @@ int npuvp_package_check(const void *package, uint64_t available, char *message, 
         return fail(message, size, NPUVP_MODEL_ERR_MAGIC, "package: magic 0x%08x, expected 0x%08x (\"NPPK\")",
                     (unsigned)h->magic, (unsigned)NPUVP_PACKAGE_MAGIC);
     if (h->version != NPUVP_PACKAGE_VERSION)
-        return fail(message, size, NPUVP_MODEL_ERR_VERSION, "package: format version %u, this runtime reads %u",
+        return fail(message, size, NPUVP_MODEL_ERR_VERSION,
+                    "package: format version %u, this runtime reads version %u only (compile the model again with "
+                    "this build's compiler)",
                     (unsigned)h->version, (unsigned)NPUVP_PACKAGE_VERSION);
     if (h->total_bytes < sizeof *h || h->total_bytes > available)
         return fail(message, size, NPUVP_MODEL_ERR_TRUNCATED,

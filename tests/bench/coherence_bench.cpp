@@ -15,8 +15,10 @@
 // accesses per registered protocol, as seeded runs of 10^6 accesses each
 // (seeds seed, seed + 1, ...; 4, 8 or 16 cores by seed). MESI and MSI are
 // checked for sequential consistency, other protocols (NSI) in the tester's
-// data-race-free mode. A failed run prints its seed and the command that
-// reproduces it alone. Arguments after Google Benchmark's flags:
+// data-race-free mode. The protocols' options run too:
+// BM_CoherenceAtScale/mesi/thesis_baseline (SC) and
+// BM_CoherenceAtScale/nsi/validation=data (data-race-free). A failed run
+// prints its seed and the command that reproduces it alone. Arguments after Google Benchmark's flags:
 //   accesses=N       total checked accesses per protocol (default 100000000)
 //   run_accesses=N   accesses per seeded run (default 1000000)
 //   seed=N           seed of the first run (default 1)
@@ -32,6 +34,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -69,10 +72,19 @@ struct ScaleSettings {
 
 // One seeded run of the at-scale test: everything but the seed and the length is
 // derived from the seed, so the seed alone reproduces a failure.
-TesterConfig scale_run(const std::string& protocol, std::uint64_t seed, std::uint64_t accesses) {
+// A protocol with its options set (docs/coherence.md, Parameters).
+struct ProtocolVariant {
+  std::string name;  // the benchmark's: the protocol, "/" and the option
+  std::string protocol;
+  npuvp::coherence::ProtocolOptions options;
+};
+
+TesterConfig scale_run(const ProtocolVariant& variant, std::uint64_t seed, std::uint64_t accesses) {
   static const unsigned kCores[] = {4, 8, 16};
+  const std::string& protocol = variant.protocol;
   TesterConfig config;
   config.protocol = protocol;
+  config.options = variant.options;
   config.seed = seed;
   config.operations = accesses;
   config.cores = kCores[seed % 3];
@@ -87,13 +99,14 @@ TesterConfig scale_run(const std::string& protocol, std::uint64_t seed, std::uin
   return config;
 }
 
-void BM_CoherenceAtScale(benchmark::State& state, const std::string& protocol, const ScaleSettings& settings) {
+void BM_CoherenceAtScale(benchmark::State& state, const ProtocolVariant& variant, const ScaleSettings& settings) {
+  const std::string& protocol = variant.name;
   std::uint64_t done = 0, runs = 0, messages = 0;
   double cpu_seconds = 0;
   const auto start = std::chrono::steady_clock::now();
   for (auto _ : state) {
     for (std::uint64_t seed = settings.seed; done < settings.accesses; ++seed, ++runs) {
-      const TesterConfig config = scale_run(protocol, seed, std::min(settings.run_accesses, settings.accesses - done));
+      const TesterConfig config = scale_run(variant, seed, std::min(settings.run_accesses, settings.accesses - done));
       const TesterResult result = npuvp::coherence::testing::run_random_test(config);
       if (!result.passed) {
         std::cerr << "coherence at scale: " << protocol << " failed in run " << runs << " (seed " << seed << ") after "
@@ -144,8 +157,12 @@ extern "C" int sc_main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   static ScaleSettings settings;
   if (!read_settings(argc, argv, settings)) return 1;
-  for (const auto& protocol : npuvp::coherence::protocol_names())
-    benchmark::RegisterBenchmark(("BM_CoherenceAtScale/" + protocol).c_str(), BM_CoherenceAtScale, protocol, settings)
+  std::vector<ProtocolVariant> variants;
+  for (const auto& protocol : npuvp::coherence::protocol_names()) variants.push_back({protocol, protocol, {}});
+  variants.push_back({"mesi/thesis_baseline", "mesi", {{"thesis_baseline", "true"}}});
+  variants.push_back({"nsi/validation=data", "nsi", {{"validation", "data"}}});
+  for (const auto& variant : variants)
+    benchmark::RegisterBenchmark(("BM_CoherenceAtScale/" + variant.name).c_str(), BM_CoherenceAtScale, variant, settings)
         ->Iterations(1)
         ->Unit(benchmark::kSecond)
         ->UseRealTime();

@@ -7,7 +7,9 @@
 // error) stops the run with the trace.
 //
 // Extra arguments `name=value`: `protocol=NAME` explores another registered
-// protocol, `max_states=N` bounds every exploration (0: to completion).
+// protocol, `max_states=N` bounds every exploration (0: to completion),
+// `option.PARAMETER=VALUE` sets one of the protocol's parameters (e.g.
+// `option.thesis_baseline=true` for mesi, `option.validation=data` for nsi).
 #include "coherence/explorer.h"
 
 #include "parameter_arguments.h"
@@ -26,10 +28,12 @@ using namespace npuvp::coherence::exploration;
 
 std::string g_protocol = "mesi";
 std::uint64_t g_max_states = 0;
+npuvp::coherence::ProtocolOptions g_options;
 
 void explore_configuration(benchmark::State& state, Configuration configuration) {
   configuration.protocol = g_protocol;
   configuration.max_states = g_max_states;
+  configuration.options = g_options;
   Result result;
   for (auto _ : state) result = explore(configuration);
   if (result.failed()) {
@@ -109,8 +113,10 @@ extern "C" int sc_main(int argc, char** argv) {
         std::cerr << argv[0] << ": max_states=" << value << " is not a number of states\n";
         return 2;
       }
+    } else if (name.rfind("option.", 0) == 0 && name.size() > 7) {
+      g_options[name.substr(7)] = value;
     } else {
-      std::cerr << argv[0] << ": unknown setting '" << name << "' (known: protocol, max_states)\n";
+      std::cerr << argv[0] << ": unknown setting '" << name << "' (known: protocol, max_states, option.PARAMETER)\n";
       return 2;
     }
   }

@@ -9,6 +9,8 @@
 //   * Scaling/NAME/MEMORY/CORES: simulated latency and images/s at soc.ai_cores = 2, 4, 8, 16, 32,
 //     with the default DDR and with HBM-class memory (kHbm);
 //   * DoubleBuffering/NAME: simulated latency with --no-double-buffering against the default;
+//   * Streams/NAME/MEMORY/CORES: simulated latency compiled for kStreams streams (--streams)
+//     against one stream, at 2, 8 and 16 AI Cores;
 //   * Hbm/resnet50: an HBM-class configuration (kHbm, 2 AI Cores), where most layers become
 //     compute-bound: their Cube utilisation.
 // Every run's output is checked against the PyTorch fp32 reference (cosine >= 0.999 and, for
@@ -76,6 +78,10 @@ const std::vector<int> kCoreCounts = {2, 4, 8, 16, 32};
 // link at 1 GHz) and a 512 GB/s L2 port - or the 32-byte ring would be the new limit.
 const std::vector<std::string> kHbm = {"soc.ddr.channels=16",   "soc.ddr.bus_width=16",     "soc.ddr.burst_length=4",
                                        "soc.ddr.data_rate=2000", "soc.l2.bandwidth=512GB/s", "soc.ring.link_width=128"};
+
+// Streams rows: these AI Core counts, this many streams against one.
+const std::vector<int> kStreamCoreCounts = {2, 8, 16};
+const int kStreams = 4;
 
 int repeat_from_environment(const char* name, int fallback) {
   const char* value = std::getenv(name);
@@ -448,6 +454,38 @@ void BM_DoubleBuffering(benchmark::State& state, const std::string& name) {
   state.counters["gain"] = figures.off_seconds / figures.on_seconds;
 }
 
+// ---- Streams/NAME/MEMORY/CORES ---------------------------------------------------------------
+
+struct StreamsFigures {
+  double one_seconds = 0, several_seconds = 0;
+};
+std::map<std::tuple<std::string, std::string, int>, StreamsFigures> g_streams;
+
+void BM_Streams(benchmark::State& state, const std::string& name, const std::string& memory, int cores) {
+  StreamsFigures figures;
+  try {
+    for (auto _ : state) {
+      std::vector<std::string> options = {"soc.ai_cores=" + std::to_string(cores)};
+      if (memory == "hbm") options.insert(options.end(), kHbm.begin(), kHbm.end());
+      // One stream: the Scaling row's run when it ran, else its own.
+      auto scaled = g_scaling.find({name, memory, cores});
+      figures.one_seconds = scaled != g_scaling.end() ? scaled->second.latency_seconds
+                                                      : infer(name, options).profile.latency_seconds;
+      options.push_back("--streams=" + std::to_string(kStreams));
+      const Inference several = infer(name, options);
+      figures.several_seconds = several.profile.latency_seconds;
+      state.SetIterationTime(several.child.wall_seconds);
+    }
+  } catch (const std::exception& error) {
+    state.SkipWithError(error.what());
+    return;
+  }
+  g_streams[{name, memory, cores}] = figures;
+  state.counters["latency_1_stream_ms"] = figures.one_seconds * 1e3;
+  state.counters["latency_streams_ms"] = figures.several_seconds * 1e3;
+  state.counters["speedup"] = figures.one_seconds / figures.several_seconds;
+}
+
 // ---- Hbm/resnet50 ----------------------------------------------------------------------------
 
 std::optional<Profile> g_hbm;
@@ -555,6 +593,14 @@ void print_summary() {
                 << " ms off  gain " << std::setprecision(2) << at->second.off_seconds / at->second.on_seconds << "x\n";
     }
   }
+  if (!g_streams.empty()) {
+    std::cout << "\n== streams: simulated latency on 1 / " << kStreams << " streams ==\n";
+    for (const auto& [key, f] : g_streams)
+      std::cout << "  " << std::left << std::setw(10) << std::get<0>(key) << std::setw(8) << std::get<1>(key)
+                << std::right << std::setw(3) << std::get<2>(key) << " cores: " << std::setprecision(3) << std::setw(9)
+                << f.one_seconds * 1e3 << " ms / " << std::setw(9) << f.several_seconds * 1e3 << " ms  speed-up "
+                << std::setprecision(3) << f.one_seconds / f.several_seconds << "x\n";
+  }
   if (g_hbm) {
     std::cout << "\n== resnet50 with HBM-class DDR (";
     for (const auto& s : kHbm) std::cout << s << " ";
@@ -585,6 +631,11 @@ void register_benchmarks() {
   for (const auto& name : kNetworkNames)
     benchmark::RegisterBenchmark(("DoubleBuffering/" + name).c_str(), BM_DoubleBuffering, name)
         ->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
+  for (const auto& [name, memory] : kScaledConfigurations)
+    for (int cores : kStreamCoreCounts)
+      benchmark::RegisterBenchmark(("Streams/" + name + "/" + memory + "/" + std::to_string(cores)).c_str(), BM_Streams,
+                                   name, memory, cores)
+          ->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
   benchmark::RegisterBenchmark("Hbm/resnet50", BM_Hbm, std::string("resnet50"))
       ->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
 }

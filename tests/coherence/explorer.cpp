@@ -2,6 +2,8 @@
 // explorer.h and docs/coherence.md ("Exhaustive exploration").
 #include "coherence/explorer.h"
 
+#include "coherence/controller_set.h"
+#include "coherence/fake_memory.h"
 #include "coherence/memory_controller.h"
 #include "coherence/mesi/mesi.h"
 #include "coherence/nsi/nsi.h"
@@ -231,56 +233,18 @@ struct Failure : std::runtime_error {
 struct FirstSchedule {};
 
 // ---------------------------------------------------------------- memory
-// The DDR below the memory controller: the configured lines only.
-class ExplorationMemory : public MemoryBackend {
- public:
-  ExplorationMemory(const std::vector<std::uint64_t>& lines, unsigned line_bytes) : line_bytes_(line_bytes) {
-    for (std::size_t i = 0; i < lines.size(); ++i) {
-      auto& data = lines_[lines[i]];
-      data.resize(line_bytes);
-      for (unsigned w = 0; w < line_bytes / kWordBytes; ++w) {
-        std::uint64_t initial = initial_value(static_cast<unsigned>(i), w);
-        std::memcpy(data.data() + w * kWordBytes, &initial, kWordBytes);
-      }
-    }
-  }
-  // Distinct from every stored value (which have a core number in bits 8..15).
-  static std::uint64_t initial_value(unsigned line, unsigned word) { return 0x1a000000ull + line * 0x100 + word; }
+// The DDR below the memory controller is a FakeMemory (fake_memory.h) over
+// the configured lines; each word starts with a value distinct from every
+// stored value (which have a core number in bits 8..15).
+std::uint64_t initial_value(unsigned line, unsigned word) { return 0x1a000000ull + line * 0x100 + word; }
 
-  Cycles read_line(std::uint64_t line, std::uint8_t* data, unsigned bytes, bool& ok) override {
-    auto it = lines_.find(line);
-    ok = it != lines_.end() && bytes == line_bytes_;
-    if (ok) std::memcpy(data, it->second.data(), bytes);
-    return 1;
-  }
-  Cycles write_line(std::uint64_t line, const std::uint8_t* data, unsigned bytes, bool& ok) override {
-    auto it = lines_.find(line);
-    ok = it != lines_.end() && bytes == line_bytes_;
-    if (ok) std::memcpy(it->second.data(), data, bytes);
-    return 1;
-  }
-  bool debug_access(bool write, std::uint64_t address, void* data, std::size_t size) override {
-    std::uint64_t line = address & ~static_cast<std::uint64_t>(line_bytes_ - 1);
-    auto it = lines_.find(line);
-    if (it == lines_.end() || address - line + size > line_bytes_) return false;
-    if (write)
-      std::memcpy(it->second.data() + (address - line), data, size);
-    else
-      std::memcpy(data, it->second.data() + (address - line), size);
-    return true;
-  }
-  void read(std::uint64_t address, void* data, std::size_t size) const {
-    std::uint64_t line = address & ~static_cast<std::uint64_t>(line_bytes_ - 1);
-    std::memcpy(data, lines_.at(line).data() + (address - line), size);
-  }
-  void serialize(std::string& out) const {
-    for (const auto& entry : lines_) out.append(reinterpret_cast<const char*>(entry.second.data()), line_bytes_);
-  }
-
- private:
-  unsigned line_bytes_;
-  std::map<std::uint64_t, std::vector<std::uint8_t>> lines_;
-};
+std::unique_ptr<FakeMemory> exploration_memory(const std::vector<std::uint64_t>& lines, unsigned line_bytes) {
+  auto memory = std::make_unique<FakeMemory>(lines.back() - lines.front() + line_bytes, 0, 0, 1, lines.front());
+  for (std::size_t l = 0; l < lines.size(); ++l)
+    for (unsigned w = 0; w < line_bytes / kWordBytes; ++w)
+      memory->set_word(lines[l] + w * kWordBytes, initial_value(static_cast<unsigned>(l), w));
+  return memory;
+}
 
 // ---------------------------------------------------------------- system
 struct Choice {
@@ -314,7 +278,7 @@ class System {
         binding_(binding),
         lines_(line_addresses),
         geometry_(geometry),
-        memory_(line_addresses, configuration.line_bytes),
+        memory_(exploration_memory(line_addresses, configuration.line_bytes)),
         cores_(configuration.caches),
         schedulers_(schedulers) {
     const unsigned caches = configuration.caches;
@@ -328,38 +292,39 @@ class System {
     llc_shape.ways = configuration.llc_ways;
     llc_shape.latency = 1;
     // Controllers: L1s 0 .. caches-1, homes caches .. 2*caches-1, then the
-    // memory controllers.
+    // memory controllers; each has its own environment.
     const unsigned count = 2 * caches + geometry.memory_controllers;
     entries_.resize(count);
     for (unsigned c = 0; c < count; ++c) entries_[c].environment = std::make_unique<ControllerEnvironment>(*this, c);
-    for (unsigned i = 0; i < caches; ++i) {
-      Entry& entry = entries_[i];
-      entry.node = i;
-      entry.port = Port::kL1;
-      auto l1 = binding.make_l1(i, geometry, l1_shape, *entry.environment);
-      entry.l1 = l1.get();
-      entry.controller = std::move(l1);
-      entry.l1->set_miss_completion([this, i] { miss_completed(i); });
-    }
-    for (unsigned i = 0; i < caches; ++i) {
-      Entry& entry = entries_[caches + i];
-      entry.node = i;
-      entry.port = Port::kHome;
-      auto home = binding.make_home(i, geometry, llc_shape, *entry.environment);
-      entry.home = home.get();
-      entry.controller = std::move(home);
-    }
-    for (unsigned m = 0; m < geometry.memory_controllers; ++m) {
-      Entry& entry = entries_[2 * caches + m];
-      entry.node = caches + m;
-      entry.port = Port::kMemory;
-      entry.memory = true;
-      entry.controller = binding.make_memory_controller(m, geometry, *entry.environment, memory_);
+    controllers_.build(geometry, l1_shape, llc_shape, *memory_, binding.make_l1, binding.make_home,
+                       [this](unsigned node, Port port) -> Environment& {
+                         return *entries_[static_cast<unsigned>(find_controller(node, port))].environment;
+                       },
+                       binding.make_memory_controller);
+    for (unsigned c = 0; c < count; ++c) {
+      Entry& entry = entries_[c];
+      if (c < caches) {
+        entry.node = c;
+        entry.port = Port::kL1;
+        entry.l1 = controllers_.l1s[c].get();
+        entry.controller = entry.l1;
+        entry.l1->set_miss_completion([this, c] { miss_completed(c); });
+      } else if (c < 2 * caches) {
+        entry.node = c - caches;
+        entry.port = Port::kHome;
+        entry.home = controllers_.homes[c - caches].get();
+        entry.controller = entry.home;
+      } else {
+        entry.node = c - caches;
+        entry.port = Port::kMemory;
+        entry.memory = true;
+        entry.controller = controllers_.memory_controllers[c - 2 * caches].get();
+      }
     }
     reference_.resize(lines_.size() * words_per_line());
     for (std::size_t l = 0; l < lines_.size(); ++l)
       for (unsigned w = 0; w < words_per_line(); ++w)
-        reference_[l * words_per_line() + w] = ExplorationMemory::initial_value(static_cast<unsigned>(l), w);
+        reference_[l * words_per_line() + w] = initial_value(static_cast<unsigned>(l), w);
     stores_.resize(reference_.size());
     for (std::size_t w = 0; w < reference_.size(); ++w) stores_[w].push_back(reference_[w]);
     released_.assign(reference_.size(), 0);
@@ -561,7 +526,7 @@ class System {
         const char* where = "the LLC";
         if (!home.home->peek(line + w * kWordBytes, &value, kWordBytes)) {
           where = "memory";
-          memory_.read(line + w * kWordBytes, &value, kWordBytes);
+          value = memory_->word(line + w * kWordBytes);
         }
         if (value != expected)
           throw Failure{Result::Outcome::kDataValueViolation,
@@ -614,7 +579,7 @@ class System {
       for (const auto& core : floor_)
         for (std::uint32_t floor : core) append_raw(out, floor);
     }
-    memory_.serialize(out);
+    serialize_memory(out);
     append_raw(out, fault_used_);
   }
 
@@ -686,7 +651,7 @@ class System {
  private:
   struct Entry {
     std::unique_ptr<ControllerEnvironment> environment;
-    std::unique_ptr<Controller> controller;
+    Controller* controller = nullptr;  // owned by controllers_
     L1Controller* l1 = nullptr;
     HomeController* home = nullptr;
     bool memory = false;
@@ -712,6 +677,10 @@ class System {
     return core < configuration_.scripts.size() ? configuration_.scripts[core] : kEmpty;
   }
   unsigned words_per_line() const { return configuration_.line_bytes / kWordBytes; }
+  // The configured lines' bytes in memory, in address order.
+  void serialize_memory(std::string& out) const {
+    for (std::uint64_t line : lines_) out.append(reinterpret_cast<const char*>(memory_->at(line)), configuration_.line_bytes);
+  }
 
   int find_controller(unsigned node, Port port) const {
     const unsigned caches = configuration_.caches;
@@ -757,7 +726,7 @@ class System {
     std::string key = event;
     append_raw(key, controller);
     entries_[controller].controller->serialize(key);
-    if (entries_[controller].memory) memory_.serialize(key);
+    if (entries_[controller].memory) serialize_memory(key);
     event_hash_ = hash_string(key);
     event_captured_ = true;
   }
@@ -906,8 +875,9 @@ class System {
   std::vector<std::uint64_t> lines_;
   Geometry geometry_;
   unsigned nodes_ = 0;
-  ExplorationMemory memory_;
+  std::unique_ptr<FakeMemory> memory_;
   std::vector<Entry> entries_;
+  ControllerSet<> controllers_;
   std::map<unsigned, std::vector<Message>> channels_;
   std::vector<Pending> pending_;
   std::vector<Core> cores_;

@@ -1,14 +1,16 @@
 // HandNetwork<L1, Home, message_name>: the fake surroundings the protocols'
 // unit tests share (coherence_mesi_test, coherence_msi_test,
 // coherence_nsi_test): 4 tiles of one protocol, one memory controller, one-set
-// caches, FakeMemory (fake_memory.h) below, and a network that holds every
-// message until the test delivers it (by index, by type and destination, or
-// all in order), to force each race by hand.
+// caches, FakeMemory (fake_memory.h) below — the controllers are a
+// ControllerSet (controller_set.h), as in the random tester and the explorer —
+// and a network that holds every message until the test delivers it (by
+// index, by type and destination, or all in order), to force each race by
+// hand.
 #pragma once
 
 #include "coherence/coherence.h"
+#include "coherence/controller_set.h"
 #include "coherence/fake_memory.h"
-#include "coherence/memory_controller.h"
 
 #include <gtest/gtest.h>
 
@@ -35,27 +37,36 @@ struct HandNetworkShape {
 
 // `MessageName` is the protocol's message_name().
 template <typename L1, typename Home, std::string (*MessageName)(unsigned)>
-class HandNetwork : public Environment {
+class HandNetwork : public Environment, public ControllerSet<L1, Home> {
  public:
-  using MakeL1 = std::function<std::unique_ptr<L1>(unsigned tile, const Geometry& geometry, const CacheShape& shape,
-                                                   Environment& environment)>;
+  using typename ControllerSet<L1, Home>::MakeL1;
+  using typename ControllerSet<L1, Home>::MakeHome;
 
-  explicit HandNetwork(const HandNetworkShape& shape = {}, const MakeL1& make_l1 = nullptr)
+  // `make_l1`, `make_home`: the controllers (empty: L1 and Home with their
+  // constructors' defaults).
+  explicit HandNetwork(const HandNetworkShape& shape = {}, const MakeL1& make_l1 = nullptr,
+                       const MakeHome& make_home = nullptr)
       : memory(shape.memory_bytes, shape.memory_multiplier, shape.memory_offset, shape.memory_latency) {
     geometry.tiles = 4;
     geometry.memory_controllers = 1;
     geometry.line_bytes = 32;
     const CacheShape l1_shape{32u * shape.l1_ways, shape.l1_ways, shape.l1_latency};  // one set
     const CacheShape llc_shape{32u * shape.llc_ways, shape.llc_ways, shape.llc_latency};
+    this->build(geometry, l1_shape, llc_shape, memory,
+                make_l1 ? make_l1 : MakeL1([](unsigned tile, const Geometry& geometry, const CacheShape& shape,
+                                              Environment& environment) {
+                  return std::make_unique<L1>(tile, geometry, shape, environment);
+                }),
+                make_home ? make_home : MakeHome([](unsigned tile, const Geometry& geometry, const CacheShape& shape,
+                                                    Environment& environment) {
+                  return std::make_unique<Home>(tile, geometry, shape, environment);
+                }),
+                [this](unsigned, Port) -> Environment& { return *this; });
     for (unsigned tile = 0; tile < geometry.tiles; ++tile) {
-      l1s.push_back(make_l1 ? make_l1(tile, geometry, l1_shape, *this)
-                            : std::make_unique<L1>(tile, geometry, l1_shape, *this));
-      homes.push_back(std::make_unique<Home>(tile, geometry, llc_shape, *this));
       completed.push_back(0);
-      l1s.back()->set_miss_completion([this, tile] { ++completed[tile]; });
-      l1s.back()->set_line_lost_observer([this, tile](std::uint64_t line) { lost.push_back({tile, line}); });
+      l1s[tile]->set_miss_completion([this, tile] { ++completed[tile]; });
+      l1s[tile]->set_line_lost_observer([this, tile](std::uint64_t line) { lost.push_back({tile, line}); });
     }
-    memory_controller = std::make_unique<MemoryController>(0, geometry, *this, memory);
   }
 
   Cycles now() const override { return cycle; }
@@ -71,12 +82,7 @@ class HandNetwork : public Environment {
     const Message message = in_flight[index];
     in_flight.erase(in_flight.begin() + static_cast<long>(index));
     ++cycle;
-    if (message.destination_port == Port::kL1)
-      l1s[message.destination]->handle(message);
-    else if (message.destination_port == Port::kHome)
-      homes[message.destination]->handle(message);
-    else
-      memory_controller->handle(message);
+    this->route(message);
   }
   // Delivers the oldest message of `type` to node `destination`; a test
   // failure (and false) when there is none.
@@ -136,11 +142,10 @@ class HandNetwork : public Environment {
   typename L1::State l1_state(unsigned tile, std::uint64_t line) const { return l1s[tile]->state_of_line(line); }
   Home& home_of(std::uint64_t line) { return *homes[geometry.home_of(line)]; }
 
+  using ControllerSet<L1, Home>::l1s;
+  using ControllerSet<L1, Home>::homes;
   Geometry geometry;
   FakeMemory memory;
-  std::vector<std::unique_ptr<L1>> l1s;
-  std::vector<std::unique_ptr<Home>> homes;
-  std::unique_ptr<MemoryController> memory_controller;
   std::vector<unsigned> completed;                       // misses completed, per tile
   std::vector<std::pair<unsigned, std::uint64_t>> lost;  // (tile, line) per line-lost call
   std::deque<Message> in_flight;

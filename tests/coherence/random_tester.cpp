@@ -1,3 +1,4 @@
+#include "coherence/controller_set.h"
 #include "coherence/fake_memory.h"
 #include "coherence/protocol_setup.h"
 #include "coherence/extensions.h"
@@ -100,9 +101,9 @@ class Tester final : public Environment {
   Random random_;
   std::unique_ptr<FakeMemory> memory_;
   std::vector<std::uint8_t> reference_;
-  std::vector<std::unique_ptr<L1Controller>> l1s_;
-  std::vector<std::unique_ptr<HomeController>> homes_;
-  std::vector<std::unique_ptr<MemoryController>> memory_controllers_;
+  ControllerSet<> controllers_;
+  std::vector<std::unique_ptr<L1Controller>>& l1s_ = controllers_.l1s;
+  std::vector<std::unique_ptr<HomeController>>& homes_ = controllers_.homes;
   std::vector<Core> cores_;
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> queue_;
   std::vector<Message> message_pool_;
@@ -126,6 +127,7 @@ Tester::Tester(const TesterConfig& config) : config_(config), random_(config.see
   geometry_.memory_controllers = config.memory_controllers;
   geometry_.line_bytes = config.line_bytes;
   const Protocol& protocol = find_protocol(config.protocol);
+  result_.messages_by_type.assign(protocol.message_types, 0);
   if (config.data_race_free && (config.locks == 0 || config.episode_operations == 0 || config.line_bytes < 8))
     throw std::invalid_argument("tester: data-race-free mode needs locks, episode operations and 8-byte words");
   const std::size_t bytes =
@@ -141,18 +143,23 @@ Tester::Tester(const TesterConfig& config) : config_(config), random_(config.see
   CacheShape llc_shape{static_cast<std::uint64_t>(config.llc_sets) * config.llc_ways * config.line_bytes,
                        config.llc_ways, config.llc_latency};
   const std::shared_ptr<ProtocolInstance> instance = configured_instance(protocol, config.options);
+  controllers_.build(
+      geometry_, l1_shape, llc_shape, *memory_,
+      [&instance](unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment) {
+        return instance->make_l1(tile, geometry, shape, environment);
+      },
+      [&instance](unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment) {
+        return instance->make_home(tile, geometry, shape, environment);
+      },
+      [this](unsigned, Port) -> Environment& { return *this; });
   for (unsigned tile = 0; tile < config.cores; ++tile) {
-    l1s_.push_back(instance->make_l1(tile, geometry_, l1_shape, *this));
     if (config.skip_self_invalidation) {
-      auto* nsi_l1 = dynamic_cast<nsi::L1*>(l1s_.back().get());
+      auto* nsi_l1 = dynamic_cast<nsi::L1*>(l1s_[tile].get());
       if (!nsi_l1) throw std::invalid_argument("tester: skip_self_invalidation needs the nsi protocol");
       nsi_l1->skip_self_invalidation_for_testing(true);
     }
-    homes_.push_back(instance->make_home(tile, geometry_, llc_shape, *this));
-    l1s_.back()->set_miss_completion([this, tile] { performed(tile); });
+    l1s_[tile]->set_miss_completion([this, tile] { performed(tile); });
   }
-  for (unsigned index = 0; index < config.memory_controllers; ++index)
-    memory_controllers_.push_back(std::make_unique<MemoryController>(index, geometry_, *this, *memory_));
   cores_.resize(config.cores);
   const unsigned nodes = config.cores + config.memory_controllers;
   last_arrival_.assign(static_cast<std::size_t>(nodes) * nodes * 3, 0);
@@ -162,6 +169,8 @@ void Tester::push(Cycles time, Kind kind, unsigned index) { queue_.push(Event{ti
 
 void Tester::send(const Message& message, Cycles delay) {
   ++result_.messages;
+  if (message.type >= result_.messages_by_type.size()) result_.messages_by_type.resize(message.type + 1, 0);
+  ++result_.messages_by_type[message.type];
   if (config_.drop_message_index && message.type == config_.drop_message_type &&
       ++type_count_ == config_.drop_message_index)
     return;  // fault injection: lost in the network
@@ -203,11 +212,7 @@ void Tester::deliver(unsigned slot) {
                  protocol.message_name(message.type).c_str(), message.source, message.destination,
                  static_cast<int>(message.destination_port));
   }
-  switch (message.destination_port) {
-    case Port::kL1: l1s_.at(message.destination)->handle(message); break;
-    case Port::kHome: homes_.at(message.destination)->handle(message); break;
-    case Port::kMemory: memory_controllers_.at(message.destination - config_.cores)->handle(message); break;
-  }
+  controllers_.route(message);
 }
 
 std::string Tester::line_report(std::uint64_t line) const {

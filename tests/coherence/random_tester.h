@@ -30,6 +30,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace npuvp::coherence::testing {
 
@@ -56,7 +57,8 @@ struct TesterConfig {
   std::uint64_t corrupt_after = 0;  // after this many accesses, flip the bytes of an owner's copy (0: never)
   unsigned drop_message_type = 0;   // drop the drop_message_index-th message of this type...
   std::uint64_t drop_message_index = 0;  // ... (1-based; 0: never)
-  // The protocol's parameters (e.g. NSI's periodic_synchronisation_cycles).
+  // The protocol's parameters (e.g. NSI's periodic_synchronisation_cycles,
+  // validation = "data", MESI's thesis_baseline = "true").
   ProtocolOptions options;
   // Data-race-free mode (for protocols weaker than SC, like NSI; MESI passes
   // it too): instead of random accesses, each core runs episodes
@@ -82,6 +84,7 @@ struct TesterResult {
   std::string failure;  // empty when passed
   std::uint64_t operations = 0, loads = 0, stores = 0, atomics = 0;
   std::uint64_t messages = 0;
+  std::vector<std::uint64_t> messages_by_type;  // sent, indexed by message type (the protocol's message_name)
   // Summed controller statistics, to show what a run exercised.
   std::uint64_t l1_evictions = 0, upgrades = 0, llc_recalls = 0, l1_stalled = 0, home_stalled = 0;
   // Data-race-free mode: critical sections run, lock attempts that found the

@@ -126,7 +126,9 @@ TEST(InferCli, DirectoryAsModelOrInput) {
 
 TEST(InferCli, UsageErrors) {
   for (const auto& [arguments, text] : {std::pair{"infer", "needs a model"}, std::pair{"infer m.onnx", "needs --input"},
-                                        std::pair{"infer m.onnx --input x.npy --frobnicate", "unknown option '--frobnicate'"}}) {
+                                        std::pair{"infer m.onnx --input x.npy --frobnicate", "unknown option '--frobnicate'"},
+                                        std::pair{"infer m.onnx --input x.npy --streams 0", "--streams expects a number of streams 1 .. 15, got '0'"},
+                                        std::pair{"infer m.onnx --input x.npy --streams 16", "--streams expects a number of streams 1 .. 15, got '16'"}}) {
     auto result = run_npuvp(arguments);
     EXPECT_EQ(result.status, kBadInput) << arguments;
     EXPECT_THAT(result.err, StartsWith("npuvp: error: ")) << arguments;

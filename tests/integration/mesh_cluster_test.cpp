@@ -338,4 +338,38 @@ TEST(MeshCluster, ParamsListsTheProtocolsAndTheirParameters) {
   ASSERT_EQ(result.status, 0) << result.err;
   for (const char* protocol : {"mesi — ", "msi — ", "nsi — "}) EXPECT_THAT(result.out, HasSubstr(protocol));
   EXPECT_THAT(result.out, HasSubstr("soc.mesh.nsi.periodic_synchronisation_cycles"));
+  EXPECT_THAT(result.out, HasSubstr("soc.mesh.nsi.validation"));
+  EXPECT_THAT(result.out, HasSubstr("soc.mesh.mesi.thesis_baseline"));
+}
+
+// The thesis's options, selected with --set as a study does
+// (docs/coherence.md): on the same program they change the messages — the
+// thesis baseline MESI sends no Upgrade, the literal NSI validation no
+// RepValidShd / RepValidExc — and the program still runs correctly.
+TEST(MeshCluster, ThesisOptionsChangeTheMessagesFromTheCommandLine) {
+  struct Run {
+    const char* settings;
+    const char* message_type;  // the type the option removes
+    bool removed;
+  };
+  const Run runs[] = {
+      {"--set mesh.coherence=mesi", "Upgrade", false},
+      {"--set mesh.coherence=mesi --set mesh.mesi.thesis_baseline=true", "Upgrade", true},
+      {"--set mesh.coherence=nsi", "RepValidShd", false},
+      {"--set mesh.coherence=nsi --set mesh.nsi.validation=data", "RepValidShd", true},
+  };
+  for (const Run& run : runs) {
+    const std::string stats = temp_path("hello-options.json");
+    auto result = run_npuvp("run " + scenario("mesh-hello") + " --quiet " + run.settings + " --stats " + stats);
+    EXPECT_EQ(result.status, 0) << run.settings << ": " << result.err;
+    EXPECT_THAT(result.out, HasSubstr(hello_lines())) << run.settings;
+    auto statistics = statistics_of(stats);
+    std::remove(stats.c_str());
+    const std::string key = std::string("soc.mesh.type.") + run.message_type + ".messages";
+    const double count = statistics.contains(key) ? statistics[key].get<double>() : 0.0;
+    if (run.removed)
+      EXPECT_EQ(count, 0.0) << run.settings;
+    else
+      EXPECT_GT(count, 0.0) << run.settings;
+  }
 }

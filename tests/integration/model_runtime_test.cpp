@@ -54,11 +54,11 @@ struct ReluAddModel {
     const std::uint64_t constant = b.add_constant(c);
     b.set_arena_bytes(n * 2);
     b.add_layer("relu1", "Relu", "1x5000 -> 1x5000", 0, 4 * n);
-    b.add_launch(kRelu, 3, {{input_offset, NPUVP_RELOC_IO}, {0, NPUVP_RELOC_ARENA}, {n}}, 1, -1, 0);
+    b.add_launch(kRelu, 3, {{input_offset, NPUVP_RELOC_IO}, {0, NPUVP_RELOC_ARENA}, {n}}, 1, 0, 0);
     b.add_layer("add1", "Add", "1x5000, 1x5000 -> 1x5000", 0, 6 * n);
     b.add_launch(kVectorAdd, 4,
                  {{0, NPUVP_RELOC_ARENA}, {constant, NPUVP_RELOC_CONSTANTS}, {output_offset, NPUVP_RELOC_IO}, {n}}, 0,
-                 0, -1);
+                 PackageBuilder::event_bit(0), -1);
     auto image = b.build();
     auto& h = npuvp::test_support::header_of(image);
     std::memcpy(image.data() + h.io_offset + input_offset, x.data(), n * 2);
@@ -122,7 +122,7 @@ TEST(ModelRuntime, HandBuiltPackageRunsThroughInferWithEventsAndProfile) {
 
 // More launches than the driver's queue holds (64), on three streams joined by events:
 // stream s adds s + 1 sixty times to x (ping-pong buffers in the arena), then stream 0
-// waits for streams 1 and 2 and sums the three chains. Results are collected while the
+// waits for streams 1 and 2 (one launch waiting for two events) and sums the three chains. Results are collected while the
 // replay goes on, so every launch must have its profile record; the sum checks that
 // every launch ran, in its stream's order, and that the events held the sums back.
 TEST(ModelRuntime, ManyLaunchesOnThreeStreamsWithEvents) {
@@ -148,14 +148,15 @@ TEST(ModelRuntime, ManyLaunchesOnThreeStreamsWithEvents) {
         b.add_layer("add_s" + std::to_string(s) + "_" + std::to_string(k), "Add", "1000 -> 1000");
         const PackageBuilder::Argument in = k == 0 ? PackageBuilder::Argument{input, NPUVP_RELOC_IO} : buffer(2 * s + (k - 1) % 2);
         const std::int16_t record = k + 1 == steps && s > 0 ? static_cast<std::int16_t>(s) : -1;
-        b.add_launch(kVectorAdd, 2, {in, {constant[s], NPUVP_RELOC_CONSTANTS}, buffer(2 * s + k % 2), {n}}, s, -1, record);
+        b.add_launch(kVectorAdd, 2, {in, {constant[s], NPUVP_RELOC_CONSTANTS}, buffer(2 * s + k % 2), {n}}, s, 0, record);
       }
     }
     const unsigned last = (steps - 1) % 2;
     b.add_layer("sum01", "Add", "1000, 1000 -> 1000");
-    b.add_launch(kVectorAdd, 2, {buffer(0 + last), buffer(2 + last), buffer(6), {n}}, 0, 1, -1);
+    b.add_launch(kVectorAdd, 2, {buffer(0 + last), buffer(2 + last), buffer(6), {n}}, 0,
+                 PackageBuilder::event_bit(1) | PackageBuilder::event_bit(2), -1);
     b.add_layer("sum012", "Add", "1000, 1000 -> 1000");
-    b.add_launch(kVectorAdd, 2, {buffer(6), buffer(4 + last), {output_offset, NPUVP_RELOC_IO}, {n}}, 0, 2, -1);
+    b.add_launch(kVectorAdd, 2, {buffer(6), buffer(4 + last), {output_offset, NPUVP_RELOC_IO}, {n}}, 0, 0, -1);
     auto image = b.build();
     std::memcpy(image.data() + npuvp::test_support::header_of(image).io_offset + input, x.data(), n * 2);
     return image;
@@ -178,7 +179,8 @@ TEST(ModelRuntime, ManyLaunchesOnThreeStreamsWithEvents) {
     // The sums started after the chains they wait for ended.
     const auto& sum01 = package.profile(3 * steps), &sum012 = package.profile(3 * steps + 1);
     EXPECT_GE(sum01.ts_start_cycle, package.profile(3 * steps - 2).ts_end_cycle);   // stream 1's last
-    EXPECT_GE(sum012.ts_start_cycle, package.profile(3 * steps - 1).ts_end_cycle);  // stream 2's last
+    EXPECT_GE(sum01.ts_start_cycle, package.profile(3 * steps - 1).ts_end_cycle);   // stream 2's last
+    EXPECT_GE(sum012.ts_start_cycle, sum01.ts_end_cycle);                           // stream 0's order
     return {missing == 0 && wrong == 0 ? 0 : 1, "checked"};
   };
   EXPECT_EQ(run_package(job, quiet_options()), 0);
@@ -203,12 +205,19 @@ TEST(ModelRuntime, ReportCsvAndTimelineSlicesPerLayer) {
   EXPECT_THAT(printed, HasSubstr("relu1"));
   EXPECT_THAT(printed, HasSubstr("total: 2 layers"));
   EXPECT_THAT(printed, HasSubstr("images/s"));
+  // Two streams: each row ends with its stream and the layers it waits for.
+  EXPECT_THAT(printed, HasSubstr("limit    stream (waits for)\n"));
+  EXPECT_THAT(printed, HasSubstr("memory   1\n"));      // relu1
+  EXPECT_THAT(printed, HasSubstr("memory   0 (0)\n"));  // add1, after relu1's event
 
   const std::string csv = npuvp::test_support::read_file(job.profile_csv);
   EXPECT_THAT(csv, HasSubstr("index,layer,op,shapes,macs,min_bytes"));
   EXPECT_THAT(csv, HasSubstr("0,relu1,Relu,1x5000 -> 1x5000,0,20000,"));
   EXPECT_THAT(csv, HasSubstr("1,add1,Add,\"1x5000, 1x5000 -> 1x5000\",0,30000,"));
-  EXPECT_THAT(csv, HasSubstr(",memory\n"));
+  // The stream of each layer and the layers it waits for: relu1 on stream 1, add1 on
+  // stream 0 waiting for relu1's event.
+  EXPECT_THAT(csv, HasSubstr(",memory,1,\n1,add1,"));
+  EXPECT_THAT(csv, HasSubstr(",memory,0,0\n"));
   EXPECT_THAT(csv, HasSubstr("latency_seconds="));
   // The LayerProfiler's measured traffic: relu1 reads and writes 5000 f16 in DDR
   // (at least 20,000 bytes; its instruction fills come on top).
@@ -226,6 +235,7 @@ TEST(ModelRuntime, ReportCsvAndTimelineSlicesPerLayer) {
   EXPECT_THAT(trace, HasSubstr("\"model relu-add\""));
   EXPECT_THAT(trace, HasSubstr("\"name\":\"relu1\""));
   EXPECT_THAT(trace, HasSubstr("\"name\":\"add1\""));
+  EXPECT_THAT(trace, HasSubstr("\"layers, stream 1\""));  // relu1's track
   std::remove(job.profile_csv.c_str());
   std::remove(options.trace_path.c_str());
 }

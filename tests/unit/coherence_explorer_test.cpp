@@ -2,6 +2,7 @@
 // controllers: small systems explored to completion must pass, and a broken
 // network (a dropped or duplicated message) must be caught with a trace.
 #include "coherence/explorer.h"
+#include "coherence/mesi/mesi.h"
 #include "coherence/nsi/nsi.h"
 
 #include <gtest/gtest.h>
@@ -18,6 +19,14 @@ using namespace npuvp::coherence::exploration;
 using npuvp::coherence::Controller;
 using npuvp::coherence::Environment;
 using npuvp::coherence::Message;
+
+// How often the row (state, event) of `table` ran in this process.
+template <typename Table>
+std::uint64_t times_fired(const Table& table, typename Table::State state, typename Table::Event event) {
+  const auto* row = table.find(state, event);
+  return row ? table.times_fired(static_cast<std::size_t>(row - table.rows().data())) : 0;
+}
+
 
 // A memory controller whose work waits for a scheduled action (like a DRAM
 // latency modelled with Environment::schedule): every scheduled action is a
@@ -188,6 +197,72 @@ TEST(CoherenceExplorer, MesiLlcRecalls) {
   Result result = run(configuration);
   EXPECT_TRUE(result.passed()) << result.message;
   EXPECT_GT(result.states, 200u);
+}
+
+// The thesis's baseline MESI (thesis_baseline): every interleaving of the
+// programs above that exercise it — stores to shared lines (RdEx from S,
+// Invalidations crossing it), evictions, atomics and recalls — under the
+// same invariants (SWMR, data value, no deadlock).
+TEST(CoherenceExplorer, MesiThesisBaselineToCompletion) {
+  struct Case {
+    const char* name;
+    Configuration configuration;
+    std::uint64_t minimum_states;
+  };
+  std::vector<Case> cases;
+  {
+    Configuration c;  // both read, then both write: RdEx from S racing an Invalidation
+    c.scripts = {{load(0), store(0), load(0)}, {load(0), store(0, 1), load(0)}};
+    cases.push_back({"stores to a shared line", c, 150});
+  }
+  {
+    Configuration c;
+    c.scripts = {{store(0), load(0), make_writable_store(0), load(0, 1)}, {load(0), store(0, 1), load(0), store(0)}};
+    cases.push_back({"two caches, one line", c, 400});
+  }
+  {
+    Configuration c;
+    c.lines = 2;
+    c.scripts = {{store(0), load(1), store(1), load(0)}, {load(0), store(1), load(1), store(0)}};
+    cases.push_back({"two lines with evictions", c, 3000});
+  }
+  {
+    Configuration c;
+    c.caches = 3;
+    c.scripts = {{load(0), store(0)}, {load(0), make_writable_store(0), load(0)}, {load(0), store(0, 1), load(0)}};
+    cases.push_back({"three caches, one line", c, 4000});
+  }
+  {
+    Configuration c;
+    c.lines = 2;
+    c.l1_sets = 2;
+    c.scripts = {{make_writable(0), load(1), make_writable_store(0)},
+                 {load(0), make_writable(0), synchronise(), load(0), make_writable(1), store(0)}};
+    cases.push_back({"locked lines", c, 2000});
+  }
+  {
+    Configuration c;
+    c.lines = 2;
+    c.l1_sets = 2;
+    c.llc_sets = 1;
+    c.llc_ways = 1;
+    c.scripts = {{load(0), store(0), load(1)}, {load(0), store(0), store(1)}};
+    cases.push_back({"LLC recalls", c, 1000});
+  }
+  for (Case& each : cases) {
+    each.configuration.options["thesis_baseline"] = "true";
+    const Result result = explore(each.configuration);
+    std::cout << "[ MESI thesis ] " << each.name << ": " << summary(result) << "\n";
+    EXPECT_TRUE(result.passed()) << each.name << ": " << result.message << "\n" << result.trace;
+    EXPECT_GE(result.states, each.minimum_states) << each.name;
+  }
+  // The controllers explored ran the thesis's tables: its own rows fired.
+  namespace mesi = npuvp::coherence::mesi;
+  EXPECT_GT(times_fired(mesi::thesis_home_table(), mesi::HomeMachine::State::kSHD,
+                        mesi::HomeMachine::Event::kRdExFromSharer),
+            0u);
+  EXPECT_GT(times_fired(mesi::thesis_l1_table(), mesi::L1Machine::State::kIM_D, mesi::L1Machine::Event::kInvalidation),
+            0u);
 }
 
 // The explorer can fail: losing one message leaves a core waiting forever
@@ -410,12 +485,14 @@ Configuration nsi_configuration() {
 
 // The thesis's Fig. 5.1 and the litmus shapes with synchronisations, to
 // completion; small caches force L1 evictions and LLC recalls.
-TEST(CoherenceExplorerTest, NsiSynchronisedProgramsPassToCompletion) {
-  struct Case {
-    const char* name;
-    Configuration configuration;
-    std::uint64_t minimum_states;
-  };
+struct NsiCase {
+  const char* name;
+  Configuration configuration;
+  std::uint64_t minimum_states;
+};
+
+std::vector<NsiCase> nsi_synchronised_cases() {
+  using Case = NsiCase;
   std::vector<Case> cases;
   {
     Configuration c = nsi_configuration();  // Fig. 5.1: S(x); Syn1 || L1(x); Syn2; L2(x)
@@ -462,12 +539,36 @@ TEST(CoherenceExplorerTest, NsiSynchronisedProgramsPassToCompletion) {
     c.scripts = {{store(0), store(0)}, {load(0), load(0), load(0)}};
     cases.push_back({"periodic synchronisation", c, 500});
   }
-  for (const Case& each : cases) {
+  return cases;
+}
+
+TEST(CoherenceExplorerTest, NsiSynchronisedProgramsPassToCompletion) {
+  for (const NsiCase& each : nsi_synchronised_cases()) {
     const Result result = explore(each.configuration);
     std::cout << "[ NSI      ] " << each.name << ": " << summary(result) << "\n";
     EXPECT_TRUE(result.passed()) << each.name << ": " << result.message << "\n" << result.trace;
     EXPECT_GE(result.states, each.minimum_states) << each.name;
   }
+}
+
+// The thesis's literal validation (validation = data): the same programs,
+// to completion, under the same invariants. (They reach as many states as
+// with the versioned validation: a RepShd carrying the current data takes
+// the L1 exactly where a RepValidShd does, so the two graphs are the same
+// up to the reply's type.)
+TEST(CoherenceExplorerTest, NsiLiteralValidationPassesToCompletion) {
+  for (NsiCase each : nsi_synchronised_cases()) {
+    each.configuration.options["validation"] = "data";
+    const Result result = explore(each.configuration);
+    std::cout << "[ NSI data ] " << each.name << ": " << summary(result) << "\n";
+    EXPECT_TRUE(result.passed()) << each.name << ": " << result.message << "\n" << result.trace;
+    EXPECT_GE(result.states, each.minimum_states) << each.name;
+  }
+  // The controllers explored ran the literal tables: a current copy was answered with data.
+  namespace nsi = npuvp::coherence::nsi;
+  EXPECT_GT(times_fired(nsi::literal_validation_home_table(), nsi::HomeMachine::State::kEXC,
+                        nsi::HomeMachine::Event::kReadCurrentOwned),
+            0u);
 }
 
 // Without synchronisations NSI returns stale data (MP: r1 = y = 1, r2 = x =

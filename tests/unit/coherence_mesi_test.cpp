@@ -4,6 +4,7 @@
 #include "coherence/hand_network.h"
 #include "coherence/mesi/mesi.h"
 #include "coherence/protocol_registry.h"
+#include "core/parameters.h"
 
 #include <gtest/gtest.h>
 
@@ -312,6 +313,122 @@ TEST(CoherenceMesiTest, UnexpectedEventIsAProtocolErrorWithContext) {
     EXPECT_NE(std::string(error.what()).find("home 2: no transition for event Ack in state EXC"), std::string::npos)
         << error.what();
   }
+}
+
+// ---- the thesis's baseline (thesis_baseline = true) ----
+
+// A cluster whose controllers the MESI instance builds with thesis_baseline = `thesis`.
+class BaselineCluster final : public HandNetwork<L1, Home, &message_name> {
+ public:
+  explicit BaselineCluster(bool thesis) : BaselineCluster(configured(thesis), 0) {}
+
+ private:
+  static std::shared_ptr<ProtocolInstance> configured(bool thesis) {
+    static unsigned count = 0;
+    std::shared_ptr<ProtocolInstance> instance =
+        instantiate(find_protocol("mesi"), "baseline" + std::to_string(count++) + ".mesi");
+    dynamic_cast<Instance&>(*instance).thesis_baseline.set_from_text(thesis ? "true" : "false", "test");
+    return instance;
+  }
+  BaselineCluster(const std::shared_ptr<ProtocolInstance>& instance, int)
+      : HandNetwork(
+            {},
+            [instance](unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment) {
+              return std::unique_ptr<L1>(static_cast<L1*>(instance->make_l1(tile, geometry, shape, environment).release()));
+            },
+            [instance](unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment) {
+              return std::unique_ptr<Home>(
+                  static_cast<Home*>(instance->make_home(tile, geometry, shape, environment).release()));
+            }) {}
+};
+
+// The same program under both baselines: a read of a line no L1 holds gets
+// E (textbook) or S (thesis); the store that follows is silent (E -> M) or
+// sends RdEx, answered RepExc with data (the thesis's change 9: no Upgrade).
+TEST(CoherenceMesiTest, ThesisBaselineReadGetsSharedAndStoreToSharedSendsRdExWithData) {
+  for (bool thesis : {false, true}) {
+    BaselineCluster cluster(thesis);
+    const std::uint64_t expected = memory_word(cluster.memory, kLine);
+    EXPECT_EQ(cluster.load64(0, kLine), expected);
+    EXPECT_EQ(cluster.l1_state(0, kLine), thesis ? S::kS : S::kE);
+    EXPECT_TRUE(cluster.sent(thesis ? "RepShd 2->0" : "RepExc 2->0"));
+    EXPECT_EQ(cluster.home_of(kLine).state_of_line(kLine), thesis ? H::kSHD : H::kEXC);
+    cluster.log.clear();
+    cluster.store64(0, kLine, 0x5555);
+    EXPECT_EQ(cluster.l1_state(0, kLine), S::kM);
+    EXPECT_EQ(cluster.home_of(kLine).owner_of(kLine), 0);
+    if (thesis) {
+      EXPECT_EQ(cluster.log, (std::vector<std::string>{"RdEx 0->2", "RepExc 2->0"}));
+    } else {
+      EXPECT_TRUE(cluster.log.empty());  // E -> M silently
+    }
+    EXPECT_EQ(cluster.load64(0, kLine), 0x5555u);
+    EXPECT_EQ(cluster.l1s[0]->statistics().upgrades, 0u);
+  }
+}
+
+// Two sharers, one stores: textbook MESI sends Upgrade and gets AckChange
+// (no data); the thesis's sends RdEx and gets RepExc with data, after the
+// other sharer's Ack.
+TEST(CoherenceMesiTest, ThesisBaselineStoreToASharedLineInvalidatesAndSendsTheData) {
+  for (bool thesis : {false, true}) {
+    BaselineCluster cluster(thesis);
+    cluster.load64(0, kLine);
+    cluster.load64(1, kLine);
+    ASSERT_EQ(cluster.l1_state(0, kLine), S::kS);
+    ASSERT_EQ(cluster.l1_state(1, kLine), S::kS);
+    cluster.log.clear();
+    cluster.store64(0, kLine, 0x77);
+    EXPECT_EQ(cluster.l1_state(0, kLine), S::kM);
+    EXPECT_EQ(cluster.l1_state(1, kLine), S::kI);
+    const std::vector<std::string> textbook{"Upgrade 0->2", "Invalidation 2->1", "Ack 1->2", "AckChange 2->0"};
+    const std::vector<std::string> thesis_messages{"RdEx 0->2", "Invalidation 2->1", "Ack 1->2", "RepExc 2->0"};
+    EXPECT_EQ(cluster.log, thesis ? thesis_messages : textbook);
+    EXPECT_EQ(cluster.l1s[0]->statistics().upgrades, thesis ? 0u : 1u);
+    EXPECT_EQ(cluster.load64(1, kLine), 0x77u);
+  }
+}
+
+// Both sharers store at once under the thesis baseline: the home serves one
+// RdEx first and invalidates the other L1, whose RdEx is on its way (IM_D);
+// it acknowledges, and its RdEx is then served as a miss (the line is owned:
+// ExcIntervention to the first writer).
+TEST(CoherenceMesiTest, ThesisBaselineInvalidationCrossingARdExFromSharedIsAcknowledged) {
+  BaselineCluster cluster(true);
+  cluster.load64(0, kLine);
+  cluster.load64(1, kLine);
+  const unsigned completed_0 = cluster.completed[0], completed_1 = cluster.completed[1];
+  static std::uint64_t first = 0x1, second = 0x2;
+  EXPECT_FALSE(cluster.l1s[0]->access(L1Controller::Access::kStore, kLine, &first, 8));
+  EXPECT_FALSE(cluster.l1s[1]->access(L1Controller::Access::kStore, kLine, &second, 8));
+  EXPECT_EQ(cluster.l1_state(0, kLine), S::kIM_D);
+  EXPECT_EQ(cluster.l1_state(1, kLine), S::kIM_D);
+  ASSERT_TRUE(cluster.deliver(kRdEx, 2));  // L1 0's RdEx first: Invalidation to L1 1
+  ASSERT_TRUE(cluster.deliver(kInvalidation, 1));
+  EXPECT_EQ(cluster.l1_state(1, kLine), S::kIM_D);
+  EXPECT_TRUE(cluster.sent("Ack 1->2"));
+  cluster.run();
+  EXPECT_EQ(cluster.completed[0], completed_0 + 1);
+  EXPECT_EQ(cluster.completed[1], completed_1 + 1);
+  EXPECT_EQ(cluster.l1_state(0, kLine), S::kI);
+  EXPECT_EQ(cluster.l1_state(1, kLine), S::kM);
+  EXPECT_TRUE(cluster.sent("ExcIntervention 2->0"));
+  EXPECT_EQ(cluster.load64(2, kLine), 0x2u);
+}
+
+TEST(CoherenceMesiTest, InstanceOwnsTheThesisBaselineParameter) {
+  const std::unique_ptr<ProtocolInstance> instance = instantiate(find_protocol("mesi"), "unit.mesi", " (a note)");
+  ASSERT_EQ(instance->parameters().size(), 1u);
+  const ParameterBase& parameter = *instance->parameters()[0];
+  EXPECT_EQ(parameter.name(), "unit.mesi.thesis_baseline");
+  EXPECT_EQ(parameter.default_text(), "false");
+  EXPECT_NE(parameter.doc().find(" (a note)"), std::string::npos) << parameter.doc();
+  EXPECT_EQ(ParameterRegistry::instance().find("unit.mesi.thesis_baseline"), &parameter);
+  // The variants differ from the textbook tables in the rows documented.
+  EXPECT_EQ(thesis_l1_table().find(S::kSM_A, L1Machine::Event::kAckChange), nullptr);
+  EXPECT_EQ(thesis_l1_table().find(S::kIS_D, L1Machine::Event::kRepExc), nullptr);
+  EXPECT_NE(l1_table().find(S::kIS_D, L1Machine::Event::kRepExc), nullptr);
+  EXPECT_EQ(home_table().find(H::kSHD, HomeMachine::Event::kRdExFromSharer), nullptr);
 }
 
 TEST(CoherenceMesiTest, RegistryBuildsMesiAndNamesItsMessages) {

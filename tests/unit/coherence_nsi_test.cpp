@@ -387,11 +387,11 @@ TEST(CoherenceNsiTest, UnexpectedEventIsAProtocolError) {
   }
 }
 
-// The instance owns the parameter (a real Parameter under its prefix) and
-// builds its L1s with the value; MESI's instance has none.
+// The instance owns its parameters (real Parameters under its prefix) and
+// builds its L1s with the values.
 TEST(CoherenceNsiTest, InstanceOwnsThePeriodicParameter) {
   const std::unique_ptr<ProtocolInstance> instance = instantiate(find_protocol("nsi"), "unit.nsi", " (a note)");
-  ASSERT_EQ(instance->parameters().size(), 1u);
+  ASSERT_EQ(instance->parameters().size(), 2u);
   const ParameterBase& parameter = *instance->parameters()[0];
   EXPECT_EQ(parameter.name(), "unit.nsi.periodic_synchronisation_cycles");
   EXPECT_EQ(parameter.default_text(), "100000");
@@ -406,7 +406,116 @@ TEST(CoherenceNsiTest, InstanceOwnsThePeriodicParameter) {
   std::string state;
   l1->serialize(state);
   EXPECT_NE(state.find("next7;"), std::string::npos) << "the first periodic deadline is 7 cycles";
-  EXPECT_TRUE(instantiate(find_protocol("mesi"), "unit.mesi")->parameters().empty());
+}
+
+// `<prefix>.validation`: "version" (default) or "data"; anything else is a
+// clear error naming the parameter and the choices.
+TEST(CoherenceNsiTest, InstanceOwnsTheValidationParameter) {
+  const std::unique_ptr<ProtocolInstance> instance = instantiate(find_protocol("nsi"), "unit2.nsi");
+  auto& nsi = dynamic_cast<Instance&>(*instance);
+  EXPECT_EQ(nsi.validation.name(), "unit2.nsi.validation");
+  EXPECT_EQ(nsi.validation.get(), "version");
+  EXPECT_EQ(ParameterRegistry::instance().find("unit2.nsi.validation"), &nsi.validation);
+  EXPECT_NE(nsi.validation.type_name().find("version|data"), std::string::npos) << nsi.validation.type_name();
+  nsi.validation.set_from_text("data", "test");
+  EXPECT_EQ(nsi.validation.get(), "data");
+  try {
+    nsi.validation.set_from_text("both", "test");
+    FAIL() << "no error";
+  } catch (const std::exception& error) {
+    EXPECT_NE(std::string(error.what()).find("unit2.nsi.validation"), std::string::npos) << error.what();
+  }
+}
+
+// ---- the thesis's literal validation (validation = data) ----
+
+// A cluster whose controllers the NSI instance builds with validation = `validation`.
+class ValidationCluster final : public HandNetwork<L1, Home, &message_name> {
+ public:
+  explicit ValidationCluster(const std::string& validation, unsigned l1_ways = 2)
+      : ValidationCluster(configured(validation), l1_ways) {}
+
+ private:
+  static std::shared_ptr<ProtocolInstance> configured(const std::string& validation) {
+    static unsigned count = 0;
+    std::shared_ptr<ProtocolInstance> instance =
+        instantiate(find_protocol("nsi"), "validation" + std::to_string(count++) + ".nsi");
+    auto& nsi = dynamic_cast<Instance&>(*instance);
+    nsi.periodic_synchronisation_cycles.set(0);
+    nsi.validation.set_from_text(validation, "test");
+    return instance;
+  }
+  ValidationCluster(const std::shared_ptr<ProtocolInstance>& instance, unsigned l1_ways)
+      : HandNetwork(
+            {l1_ways, 2},
+            [instance](unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment) {
+              return std::unique_ptr<L1>(static_cast<L1*>(instance->make_l1(tile, geometry, shape, environment).release()));
+            },
+            [instance](unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment) {
+              return std::unique_ptr<Home>(
+                  static_cast<Home*>(instance->make_home(tile, geometry, shape, environment).release()));
+            }) {}
+};
+
+// The same history under both options: L1 1's suspect copy is current. The
+// versioned validation confirms it without data (RepValidShd); the literal
+// one sends the data (RepShd), which the L1 compares: current, a hit.
+TEST(CoherenceNsiTest, LiteralValidationAnswersACurrentSuspectCopyWithData) {
+  for (const std::string validation : {"version", "data"}) {
+    ValidationCluster cluster(validation);
+    cluster.store64(0, kLine, 7);
+    EXPECT_EQ(cluster.load64(1, kLine), 7u);
+    cluster.l1s[1]->synchronise();
+    EXPECT_EQ(cluster.l1_state(1, kLine), S::kSUS);
+    cluster.log.clear();
+    static std::uint64_t value = 0;
+    EXPECT_FALSE(cluster.l1s[1]->access(L1Controller::Access::kLoad, kLine, &value, 8));
+    cluster.run([](const Message& message) { return message.source_port == Port::kHome; });
+    ASSERT_EQ(cluster.in_flight.size(), 1u) << validation;
+    const Message reply = cluster.in_flight[0];
+    if (validation == "data") {
+      EXPECT_EQ(reply.type, kRepShd);
+      EXPECT_TRUE(reply.has_data);
+    } else {
+      EXPECT_EQ(reply.type, kRepValidShd);
+      EXPECT_FALSE(reply.has_data);
+    }
+    cluster.run();
+    EXPECT_EQ(value, 7u) << validation;
+    EXPECT_EQ(cluster.l1_state(1, kLine), S::kSHD) << validation;
+    EXPECT_TRUE(cluster.l1s[1]->last_miss_speculated_correctly()) << validation;
+    EXPECT_EQ(cluster.l1s[1]->suspect_statistics().validated_current, 1u) << validation;
+    EXPECT_EQ(cluster.l1s[1]->suspect_statistics().validated_stale, 0u) << validation;
+  }
+}
+
+// An unowned line: the literal validation grants ownership with the data
+// (RepExc), the versioned one without (RepValidExc).
+TEST(CoherenceNsiTest, LiteralValidationOfAnUnownedLineSendsRepExcWithData) {
+  ValidationCluster cluster("data", 1);  // one-way L1s
+  cluster.store64(0, kLine, 9);
+  EXPECT_EQ(cluster.load64(1, kLine), 9u);
+  cluster.load64(0, kLine + 0x80);  // same set: L1 0 replaces the line, no owner left
+  EXPECT_EQ(cluster.home_of(kLine).owner_of(kLine), -1);
+  cluster.l1s[1]->synchronise();
+  cluster.log.clear();
+  EXPECT_EQ(cluster.load64(1, kLine), 9u);
+  EXPECT_TRUE(cluster.sent("RepExc 2->1"));
+  EXPECT_FALSE(cluster.sent("RepValidExc 2->1"));
+  EXPECT_EQ(cluster.l1_state(1, kLine), S::kEXC);
+  EXPECT_EQ(cluster.l1s[1]->suspect_statistics().validated_current, 1u);
+}
+
+// The literal L1 table has no row for RepValidShd: a home that still sent
+// one would be a protocol error, not a silent success.
+TEST(CoherenceNsiTest, LiteralValidationL1RejectsADataLessConfirmation) {
+  EXPECT_EQ(literal_validation_l1_table().find(S::kSV_D, L1Machine::Event::kRepValidShd), nullptr);
+  EXPECT_NE(l1_table().find(S::kSV_D, L1Machine::Event::kRepValidShd), nullptr);
+  const HomeTable::Row* row =
+      literal_validation_home_table().find(H::kEXC, HomeMachine::Event::kReadCurrentOwned);
+  ASSERT_NE(row, nullptr);
+  ASSERT_EQ(row->action_count, 1u);
+  EXPECT_EQ(row->actions[0], HomeMachine::Action::kSendRepShd);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include "coherence/mesi/mesi.h"
 #include "coherence/msi/msi.h"
+#include "coherence/nsi/nsi.h"
 
 #include <gtest/gtest.h>
 
@@ -205,6 +206,107 @@ TEST(CoherenceRandomTest, DataRaceFreeNsiRecallsFalseSharingAndPeriodicSync) {
   wide.line_stride = 8;  // every line on home 0
   const TesterResult result = run_random_test(wide);
   ASSERT_TRUE(result.passed) << result.failure;
+}
+
+// ---- the thesis's options (MESI thesis_baseline, NSI validation = data) ----
+
+// The thesis baseline under the sequentially consistent check, seeded, with
+// evictions and recalls: no Upgrade and no AckChange granting one is ever
+// sent (a store to S sends RdEx), and loads are never granted E.
+TEST(CoherenceRandomTest, ThesisBaselineMesiManySeeds) {
+  for (std::uint64_t seed = 51; seed <= 58; ++seed) {
+    TesterConfig setup = config(2 + seed % 3, 5, seed, 10000);
+    setup.options["thesis_baseline"] = "true";
+    if (seed % 2) setup.llc_ways = 1;  // recalls of shared lines while their RdEx waits
+    const TesterResult result = run_random_test(setup);
+    ASSERT_TRUE(result.passed) << result.failure;
+    EXPECT_EQ(result.operations, 10000u);
+    EXPECT_EQ(result.upgrades, 0u) << result.summary();
+    EXPECT_EQ(result.messages_by_type[mesi::kUpgrade], 0u);
+    EXPECT_GT(result.messages_by_type[mesi::kRdEx], 0u);
+    EXPECT_GT(result.messages_by_type[mesi::kRepShd], 0u);
+    EXPECT_GT(result.l1_evictions, 0u);
+    if (seed % 2) EXPECT_GT(result.llc_recalls, 0u) << result.summary();
+  }
+  // The same seed under textbook MESI does send Upgrades: the option changes the messages.
+  const TesterResult textbook = run_random_test(config(3, 5, 51, 10000));
+  ASSERT_TRUE(textbook.passed) << textbook.failure;
+  EXPECT_GT(textbook.messages_by_type[mesi::kUpgrade], 0u);
+}
+
+// Thirty random configurations of the thesis baseline execute every row of
+// its tables (the textbook test's one exception aside), so the variant has
+// no row the protocol cannot reach.
+TEST(CoherenceRandomTest, ThesisBaselineRandomConfigurationsReachEveryTransition) {
+  std::mt19937_64 random(2028);
+  for (unsigned run = 0; run < 30; ++run) {
+    TesterConfig setup = config(2 + random() % 15, 1 + random() % 20, 3000 + run, 3000);
+    setup.options["thesis_baseline"] = "true";
+    setup.line_stride = 1 + random() % 17;
+    setup.l1_sets = 1 + random() % 2;
+    setup.l1_ways = 1 + random() % 3;
+    setup.llc_sets = 1 + random() % 2;
+    setup.llc_ways = 1 + random() % 3;
+    setup.memory_controllers = 1 + random() % 3;
+    setup.max_network_delay = 1 + random() % 80;
+    setup.llc_latency = 1 + random() % 10;
+    setup.memory_latency = 1 + random() % 30;
+    setup.load_percent = random() % 70;
+    setup.store_percent = random() % (101 - setup.load_percent);
+    const TesterResult result = run_random_test(setup);
+    ASSERT_TRUE(result.passed) << result.failure;
+  }
+  EXPECT_EQ(mesi::thesis_l1_table().never_fired(), "");
+  EXPECT_EQ(mesi::thesis_home_table().never_fired(), "NP_D + Replace\n");
+}
+
+TEST(CoherenceRandomTest, ThesisBaselineMesiDataRaceFree) {
+  for (std::uint64_t seed = 61; seed <= 64; ++seed) {
+    TesterConfig setup = drf_config("mesi", 4, 6, seed, 8000);
+    setup.options["thesis_baseline"] = "true";
+    setup.max_network_delay = 40;
+    const TesterResult result = run_random_test(setup);
+    ASSERT_TRUE(result.passed) << result.failure;
+    EXPECT_GT(result.episodes, 100u) << result.summary();
+    EXPECT_EQ(result.messages_by_type[mesi::kUpgrade], 0u);
+  }
+}
+
+// The literal validation, seeded, with recalls and the periodic
+// synchronisation: every validation is answered with data (no RepValid*),
+// and both fates still occur (the L1 compares the data).
+TEST(CoherenceRandomTest, LiteralValidationNsiManySeeds) {
+  for (std::uint64_t seed = 71; seed <= 78; ++seed) {
+    TesterConfig setup = drf_config("nsi", 2 + seed % 3, 5, seed, 8000);
+    setup.options["validation"] = "data";
+    if (seed % 2) {
+      setup.llc_ways = 1;
+      setup.options["periodic_synchronisation_cycles"] = 300;
+    }
+    const TesterResult result = run_random_test(setup);
+    ASSERT_TRUE(result.passed) << result.failure;
+    EXPECT_GT(result.episodes, 100u) << result.summary();
+    EXPECT_EQ(result.messages_by_type[nsi::kRepValidShd], 0u);
+    EXPECT_EQ(result.messages_by_type[nsi::kRepValidExc], 0u);
+    EXPECT_GT(result.suspect_validated_current, 0u) << result.summary();
+    EXPECT_GT(result.suspect_validated_stale, 0u) << result.summary();
+  }
+  // The same seed with the versioned validation confirms current copies without data.
+  TesterConfig versioned = drf_config("nsi", 2 + 71 % 3, 5, 71, 8000);
+  const TesterResult result = run_random_test(versioned);
+  ASSERT_TRUE(result.passed) << result.failure;
+  EXPECT_GT(result.messages_by_type[nsi::kRepValidShd] + result.messages_by_type[nsi::kRepValidExc], 0u);
+}
+
+TEST(CoherenceRandomTest, UnknownValidationValueIsAClearError) {
+  TesterConfig setup = drf_config("nsi", 2, 2, 1, 100);
+  setup.options["validation"] = "both";
+  try {
+    run_random_test(setup);
+    FAIL() << "no error";
+  } catch (const std::exception& error) {
+    EXPECT_NE(std::string(error.what()).find("validation"), std::string::npos) << error.what();
+  }
 }
 
 // The DRF check is strong enough to see a missing self-invalidation.

@@ -62,6 +62,36 @@ TEST(CoherenceTableTest, MarkdownMergesEventsWithTheSameOutcome) {
   EXPECT_NE(text.find("| Unplug | an event |"), std::string::npos) << text;
 }
 
+// A variant (a protocol option) keeps the base's rows but those it changes,
+// removes or drops with their state; differences_markdown() prints exactly
+// what differs.
+TEST(CoherenceTableTest, VariantReplacesRemovesAndAddsRows) {
+  using S = Toy::State;
+  using E = Toy::Event;
+  using A = Toy::Action;
+  const ToyTable base = toy_table();
+  const ToyTable variant = base.variant("toy, quiet", {ToyTable::row(S::kOff, E::kPress, {A::kLight}, S::kOn),
+                                                       ToyTable::row(S::kOn, E::kHold, {}, S::kOn)},
+                                        {{S::kOff, E::kHold}});
+  ASSERT_NE(variant.find(S::kOff, E::kPress), nullptr);
+  EXPECT_EQ(variant.find(S::kOff, E::kPress)->action_count, 1u);
+  EXPECT_EQ(variant.find(S::kOff, E::kHold), nullptr);
+  EXPECT_NE(variant.find(S::kOn, E::kHold), nullptr);
+  EXPECT_NE(variant.find(S::kOn, E::kUnplug), nullptr);  // kept
+  EXPECT_EQ(base.find(S::kOff, E::kPress)->action_count, 2u);  // the base is unchanged
+  EXPECT_EQ(variant.title(), "toy, quiet");
+  EXPECT_EQ(variant.differences_markdown(base),
+            "| State | Event | Actions | Next | Instead of |\n|---|---|---|---|---|\n"
+            "| Off | Press | light | On | beep, light → On |\n"
+            "| On | Hold | — | On | — |\n"
+            "\nNo row (unreachable, or now a protocol error): Off + Hold.\n");
+  const ToyTable without_on = base.variant("toy, off only", {}, {}, {S::kOn});
+  EXPECT_EQ(without_on.rows().size(), 2u);
+  EXPECT_THROW(base.variant("twice", {ToyTable::row(S::kOn, E::kHold, {}, S::kOn),
+                                      ToyTable::row(S::kOn, E::kHold, {A::kBeep}, S::kOn)}),
+               std::logic_error);
+}
+
 TEST(CoherenceTableTest, ProtocolErrorTextHasTheFullContext) {
   const std::string text =
       protocol_error_text("L1 3", 0x1240, "SM_A", "ExcIntervention", "message ExcIntervention from node 5", 977);

@@ -80,7 +80,7 @@ TEST(CompilerPackage, HeaderAndSections) {
       EXPECT_EQ(relocation_of(launch, NPUVP_OP_ARG_TAG), unsigned(NPUVP_RELOC_NONE));
       EXPECT_EQ(launch.nargs, NPUVP_PACKAGE_MAX_ARGS);
       EXPECT_EQ(launch.stream, 0);
-      EXPECT_EQ(launch.wait_event, -1);
+      EXPECT_EQ(launch.wait_events, 0u);
       EXPECT_EQ(launch.record_event, -1);
       EXPECT_GE(launch.kernel, std::uint32_t(NPUVP_OP_KERNEL_FIRST));
       EXPECT_LE(launch.kernel, std::uint32_t(NPUVP_OP_KERNEL_LAST));

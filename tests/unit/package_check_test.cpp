@@ -30,10 +30,10 @@ std::vector<std::uint8_t> good_package() {
   const std::uint64_t constant = b.add_constant(std::vector<std::uint16_t>(192, 0x3c00));
   b.set_arena_bytes(4096);
   b.add_layer("conv1", "Conv+Relu", "1x3x8x8 -> 1x192", 1000, 2000);
-  b.add_launch(NPUVP_OP_KERNEL_CONV, 4, {{in, NPUVP_RELOC_IO}, {constant, NPUVP_RELOC_CONSTANTS}, {0}, {0}, {0, NPUVP_RELOC_ARENA}}, 1, -1, 5);
+  b.add_launch(NPUVP_OP_KERNEL_CONV, 4, {{in, NPUVP_RELOC_IO}, {constant, NPUVP_RELOC_CONSTANTS}, {0}, {0}, {0, NPUVP_RELOC_ARENA}}, 1, 0, 5);
   b.add_launch(kRelu, 2, {{0, NPUVP_RELOC_ARENA}, {1024, NPUVP_RELOC_ARENA}, {192}}, 1);
   b.add_layer("fc", "Gemm", "1x192 -> 1x192");
-  b.add_launch(NPUVP_OP_KERNEL_MATMUL, 1, {{1024, NPUVP_RELOC_ARENA}, {out, NPUVP_RELOC_IO}}, 0, 5, -1);
+  b.add_launch(NPUVP_OP_KERNEL_MATMUL, 1, {{1024, NPUVP_RELOC_ARENA}, {out, NPUVP_RELOC_IO}}, 0, PackageBuilder::event_bit(5), -1);
   return b.build();
 }
 
@@ -96,6 +96,12 @@ TEST(PackageCheck, NullAndTruncated) {
 TEST(PackageCheck, MagicAndVersion) {
   expect_refused([](auto& p) { header_of(p).magic = 0x12345678; }, NPUVP_MODEL_ERR_MAGIC, "magic 0x12345678");
   expect_refused([](auto& p) { header_of(p).version = 7; }, NPUVP_MODEL_ERR_VERSION, "format version 7");
+  // A version 1 package (one wait event per launch, before multi-stream packages) is refused
+  // with what to do, not misread.
+  static_assert(NPUVP_PACKAGE_VERSION == 2, "the format changed: add the previous version here");
+  expect_refused([](auto& p) { header_of(p).version = 1; }, NPUVP_MODEL_ERR_VERSION,
+                 "package: format version 1, this runtime reads version 2 only (compile the model again with this "
+                 "build's compiler)");
 }
 
 TEST(PackageCheck, EveryRegionInsideTotalBytes) {
@@ -144,8 +150,12 @@ TEST(PackageCheck, Launches) {
   expect_refused([](auto& p) { launch_of(p, 2).layer = 2; }, NPUVP_MODEL_ERR_LAUNCH_LAYER, "launch 2: layer 2 of 2");
   expect_refused([](auto& p) { launch_of(p, 0).stream = 2; }, NPUVP_MODEL_ERR_STREAM, "launch 0: stream 2, but the package has 2");
   expect_refused([](auto& p) { launch_of(p, 1).nargs = 33; }, NPUVP_MODEL_ERR_NARGS, "launch 1: 33 argument words");
-  expect_refused([](auto& p) { launch_of(p, 2).wait_event = 64; }, NPUVP_MODEL_ERR_EVENT, "wait event 64");
+  expect_refused([](auto& p) { launch_of(p, 2).record_event = 64; }, NPUVP_MODEL_ERR_EVENT, "record event 64");
   expect_refused([](auto& p) { launch_of(p, 0).record_event = -2; }, NPUVP_MODEL_ERR_EVENT, "record event -2");
+  // Every bit of the wait mask names one of the 64 events: all waits are valid.
+  auto all_waits = good_package();
+  launch_of(all_waits, 2).wait_events = ~std::uint64_t{0};
+  EXPECT_EQ(check(all_waits).status, NPUVP_MODEL_OK);
 }
 
 TEST(PackageCheck, RelocatedArgumentsStayInTheirRegion) {

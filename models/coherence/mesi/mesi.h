@@ -22,6 +22,9 @@
 //    it wait until the core's next store to the line, its next access to
 //    another line, or synchronise(), so the read-modify-write that follows
 //    cannot be split.
+//  - Option thesis_baseline: the thesis's baseline instead ([nsi] §5.4.3.1,
+//    change 9): a Read is never granted E, and a store to S sends RdEx,
+//    answered RepExc with data; two variants of the tables, nothing else.
 //  - Virtual networks: Read, RdEx, Upgrade, Replace (and MemoryRead/Write)
 //    on requests; Invalidation, ShdIntervention, ExcIntervention on
 //    forwards; Ack, AckData, RepShd, RepExc, AckChange (and MemoryData) on
@@ -37,6 +40,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -130,7 +134,9 @@ VirtualNetwork virtual_network_of(unsigned type);
   X(UpgradeSole, "an Upgrade from the only sharer")                                                                    \
   X(RequestFromOwner, "a Read/RdEx/Upgrade from the line's owner (cannot happen: an owner evicts before asking "       \
       "again)")                                                                                                        \
-  X(RequestFromSharer, "a RdEx from a sharer (cannot happen: a sharer sends Upgrade)")                                 \
+  X(RdExFromSharer, "a RdEx from a sharer while other sharers exist (thesis baseline only: a store to S sends RdEx; "  \
+      "textbook: cannot happen, a sharer sends Upgrade)")                                                              \
+  X(RdExFromSoleSharer, "a RdEx from the only sharer (thesis baseline only, as RdExFromSharer)")                       \
   X(Replace, "a Replace while the line is busy")                                                                       \
   X(ReplaceOwner, "a Replace from the owner (data if it was M)")                                                       \
   X(ReplaceSharer, "a Replace from one of several sharers")                                                            \
@@ -197,13 +203,21 @@ using L1Table = ProtocolTable<L1Machine>;
 using HomeTable = ProtocolTable<HomeMachine>;
 inline const L1Table& l1_table() { return L1Machine::table(); }
 inline const HomeTable& home_table() { return HomeMachine::table(); }
+// The thesis's baseline MESI ([nsi] §5.4.3.1, change 9; parameter
+// `<mesh>.mesi.thesis_baseline`): variants of the two tables in which a
+// Read is never granted E (an idle line is answered RepShd) and a store or
+// make-writable to S sends RdEx, answered RepExc with data after the other
+// sharers' Acks, instead of Upgrade and AckChange (mesi_tables.cpp).
+const L1Table& thesis_l1_table();
+const HomeTable& thesis_home_table();
 
 class L1 final : public TableDrivenL1<L1, L1Machine> {
  public:
   static constexpr unsigned kDefaultWritebackEntries = 4;
 
+  // `table`: l1_table() (textbook MESI) or thesis_l1_table().
   L1(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment,
-     unsigned writeback_entries = kDefaultWritebackEntries);
+     unsigned writeback_entries = kDefaultWritebackEntries, const L1Table& table = l1_table());
 
  private:
   using Base = TableDrivenL1<L1, L1Machine>;
@@ -226,8 +240,10 @@ struct Directory {
 
 class Home final : public TableDrivenHome<Home, HomeMachine, Directory> {
  public:
-  // `shape` is this bank's (the LLC's size / tiles).
-  Home(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment);
+  // `shape` is this bank's (the LLC's size / tiles); `table`: home_table()
+  // (textbook MESI) or thesis_home_table().
+  Home(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment,
+       const HomeTable& table = home_table());
 
   std::string describe(std::uint64_t line) const override;
   // The directory entry of `line` (0 / -1 when absent).
@@ -246,7 +262,21 @@ class Home final : public TableDrivenHome<Home, HomeMachine, Directory> {
   std::string entry_key(int way) const;
 };
 
-// The registry entry.
+// MESI set up for one system, with its parameter.
+class Instance final : public ProtocolInstance {
+ public:
+  Instance(const std::string& prefix, const std::string& note);
+  std::unique_ptr<L1Controller> make_l1(unsigned tile, const Geometry& geometry, const CacheShape& shape,
+                                        Environment& environment) const override;
+  std::unique_ptr<HomeController> make_home(unsigned tile, const Geometry& geometry, const CacheShape& shape,
+                                            Environment& environment) const override;
+
+  // `<prefix>.thesis_baseline`: the thesis's MESI tables (thesis_l1_table(),
+  // thesis_home_table()) instead of the textbook ones.
+  Parameter<bool> thesis_baseline;
+};
+
+// The registry entry (its instance has the parameter thesis_baseline).
 Protocol protocol();
 
 }  // namespace npuvp::coherence::mesi

@@ -19,8 +19,9 @@ int popcount(std::uint64_t bits) {
 
 }  // namespace
 
-Home::Home(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment)
-    : TableDrivenHome(tile, geometry, shape, environment) {}
+Home::Home(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment,
+           const HomeTable& table)
+    : TableDrivenHome(tile, geometry, shape, environment, table) {}
 
 std::uint64_t Home::sharers_of(std::uint64_t line) const {
   const Directory* entry = entry_of_line(line);
@@ -54,7 +55,7 @@ Home::Event Home::classify(const Message& message, const Context& context) const
       return Event::kRead;
     case kRdEx:
       if (owner) return Event::kRequestFromOwner;
-      if (sharer) return Event::kRequestFromSharer;
+      if (sharer) return popcount(entry->sharers) == 1 ? Event::kRdExFromSoleSharer : Event::kRdExFromSharer;
       return Event::kRdEx;
     case kUpgrade:
       if (busy) return Event::kUpgrade;

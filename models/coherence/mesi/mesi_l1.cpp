@@ -5,8 +5,8 @@
 namespace npuvp::coherence::mesi {
 
 L1::L1(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment,
-       unsigned writeback_entries)
-    : TableDrivenL1(tile, geometry, shape, environment, writeback_entries == 0 ? 1 : writeback_entries) {}
+       unsigned writeback_entries, const L1Table& table)
+    : TableDrivenL1(tile, geometry, shape, environment, writeback_entries == 0 ? 1 : writeback_entries, table) {}
 
 L1::Event L1::classify(const Message& message) {
   switch (message.type) {

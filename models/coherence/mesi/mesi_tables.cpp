@@ -174,17 +174,98 @@ const HomeTable& HomeMachine::table() {
   return table;
 }
 
+// ---- the thesis's baseline ([nsi] §5.4.3.1, change 9) ----
+
+// A store or make-writable to S sends RdEx and waits for the data like a
+// miss (the S copy is no longer readable meanwhile: the core is blocked on
+// its access anyway); an Invalidation for the copy may cross the RdEx and is
+// acknowledged. No Upgrade: SM_A and SW_A are never entered. No E grant for
+// a Read: IS_D never receives RepExc, and a reader is never the owner an
+// intervention goes to. (The random tester's coverage test shows every
+// remaining row reachable.)
+const L1Table& thesis_l1_table() {
+  using S = L1Machine::State;
+  using E = L1Machine::Event;
+  using A = L1Machine::Action;
+  static const L1Table table = l1_table().variant(
+      "MESI L1, thesis baseline",
+      {
+          L1Table::row(S::kS, E::kStore, {A::kSendRdEx}, S::kIM_D),
+          L1Table::row(S::kS, E::kMakeWritable, {A::kSendRdEx}, S::kIW_D),
+          L1Table::row(S::kIM_D, E::kInvalidation, {A::kSendAck, A::kDropLine}, S::kIM_D),
+          L1Table::row(S::kIW_D, E::kInvalidation, {A::kSendAck, A::kDropLine}, S::kIW_D),
+      },
+      {{S::kIS_D, E::kRepExc}, {S::kIS_D, E::kShdIntervention}, {S::kIS_D, E::kExcIntervention}},
+      {S::kSM_A, S::kSW_A});
+  return table;
+}
+
+// A Read of a line no L1 holds is answered RepShd (the reader becomes a
+// sharer); a sharer's RdEx invalidates the other sharers and is answered
+// RepExc with data (SendGrant of a recorded RdEx), at once when it is the
+// only sharer. No Upgrade arrives (not even at a busy line).
+const HomeTable& thesis_home_table() {
+  using S = HomeMachine::State;
+  using E = HomeMachine::Event;
+  using A = HomeMachine::Action;
+  static const HomeTable table = home_table().variant(
+      "MESI home, thesis baseline",
+      {
+          HomeTable::row(S::kIDLE, E::kRead, {A::kSendRepShd, A::kAddSharer}, S::kSHD),
+          HomeTable::row(S::kSHD, E::kRdExFromSharer, {A::kRecordRequest, A::kInvalidateOtherSharers}, S::kSHD_A),
+          HomeTable::row(S::kSHD, E::kRdExFromSoleSharer, {A::kRecordRequest, A::kSendGrant, A::kMakeOwner},
+                         S::kEXC),
+      },
+      {{S::kSHD, E::kUpgrade}, {S::kSHD, E::kUpgradeSole}, {S::kNP_D, E::kUpgrade}, {S::kSHD_A, E::kUpgrade},
+       {S::kEXC_D, E::kUpgrade}, {S::kEXC_X, E::kUpgrade}, {S::kSHD_R, E::kUpgrade}, {S::kEXC_R, E::kUpgrade}});
+  return table;
+}
+
+Instance::Instance(const std::string& prefix, const std::string& note)
+    : ProtocolInstance("mesi", &make_l1_of<L1>, &make_home_of<Home>),
+      thesis_baseline(prefix + ".thesis_baseline", false, "",
+                      "MESI: the thesis's baseline ([nsi] 5.4.3.1, change 9): a read is never granted E, a store to S "
+                      "sends RdEx answered with data (no Upgrade); false: textbook MESI (docs/coherence.md)" +
+                          note) {
+  own(thesis_baseline);
+}
+
+std::unique_ptr<L1Controller> Instance::make_l1(unsigned tile, const Geometry& geometry, const CacheShape& shape,
+                                                Environment& environment) const {
+  return std::make_unique<L1>(tile, geometry, shape, environment, L1::kDefaultWritebackEntries,
+                              thesis_baseline.get() ? thesis_l1_table() : l1_table());
+}
+
+std::unique_ptr<HomeController> Instance::make_home(unsigned tile, const Geometry& geometry,
+                                                    const CacheShape& shape, Environment& environment) const {
+  return std::make_unique<Home>(tile, geometry, shape, environment,
+                                thesis_baseline.get() ? thesis_home_table() : home_table());
+}
+
 namespace {
 
-std::string tables_markdown() { return controller_tables_markdown("MESI", l1_table(), home_table()); }
+std::unique_ptr<ProtocolInstance> make_instance(const std::string& prefix, const std::string& note) {
+  return std::make_unique<Instance>(prefix, note);
+}
+
+// The textbook tables, then how the thesis baseline's differ.
+std::string tables_markdown() {
+  return controller_tables_markdown("MESI", l1_table(), home_table()) +
+         "\n#### MESI L1 controller, thesis baseline (differences)\n\n" +
+         thesis_l1_table().differences_markdown(l1_table()) +
+         "\n#### MESI home controller, thesis baseline (differences)\n\n" +
+         thesis_home_table().differences_markdown(home_table());
+}
 
 }  // namespace
 
 Protocol protocol() {
-  return protocol_entry<L1, Home>(
+  Protocol result = protocol_entry<L1, Home>(
       "mesi",
       "full-map directory MESI, inclusive blocking home (sharer mask + owner in the LLC tags)",
       kMessageTypes, &message_name, &tables_markdown);
+  result.make_instance = &make_instance;
+  return result;
 }
 
 }  // namespace npuvp::coherence::mesi

@@ -28,6 +28,9 @@
 //    its old copy. Current (by version or by value) counts as a hit
 //    (last_miss_speculated_correctly()), else as a miss. The reply's type
 //    decides the state (...Shd -> SHD, ...Exc -> EXC, A4).
+//  - Option validation = data: the thesis's literal validation instead; the
+//    home answers every validation Read with the data (RepShd / RepExc) and
+//    the L1 compares it with its copy; two variants of the tables.
 //  - Periodic synchronisation (parameter periodic_synchronisation_cycles,
 //    default 100000, 0 = off): applied lazily, at the core's first access at
 //    or after the deadline, which for a blocking core is indistinguishable
@@ -230,6 +233,13 @@ using L1Table = ProtocolTable<L1Machine>;
 using HomeTable = ProtocolTable<HomeMachine>;
 inline const L1Table& l1_table() { return L1Machine::table(); }
 inline const HomeTable& home_table() { return HomeMachine::table(); }
+// The thesis's literal validation (parameter `<mesh>.nsi.validation` =
+// data): variants of the two tables in which the home answers the Read of a
+// suspect copy with the data (RepShd / RepExc) even when the copy's version
+// is current, and the L1 compares the data (Validate) — no RepValidShd /
+// RepValidExc (nsi_tables.cpp).
+const L1Table& literal_validation_l1_table();
+const HomeTable& literal_validation_home_table();
 
 class L1 final : public TableDrivenL1<L1, L1Machine>,
                  public ExpressRequests,
@@ -239,9 +249,10 @@ class L1 final : public TableDrivenL1<L1, L1Machine>,
  public:
   static constexpr unsigned kDefaultWritebackEntries = 4;
 
+  // `table`: l1_table() (versioned validation) or literal_validation_l1_table().
   L1(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment,
      std::uint64_t periodic_synchronisation_cycles = kDefaultPeriodicSynchronisationCycles,
-     unsigned writeback_entries = kDefaultWritebackEntries);
+     unsigned writeback_entries = kDefaultWritebackEntries, const L1Table& table = l1_table());
 
   Cycles synchronise() override;
   // A validation Read (it carries its suspect copy's version).
@@ -305,8 +316,10 @@ struct Entry {
 
 class Home final : public TableDrivenHome<Home, HomeMachine, Entry> {
  public:
-  // `shape` is this bank's (the LLC's size / tiles).
-  Home(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment);
+  // `shape` is this bank's (the LLC's size / tiles); `table`: home_table()
+  // (versioned validation) or literal_validation_home_table().
+  Home(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment,
+       const HomeTable& table = home_table());
 
   std::string describe(std::uint64_t line) const override;
   // A Read of a stable LLC line that no request waits for, answered from
@@ -332,18 +345,31 @@ class Home final : public TableDrivenHome<Home, HomeMachine, Entry> {
   std::uint64_t last_version_ = 0;  // versions are unique per bank, so a refilled line never matches an old copy
 };
 
-// NSI set up for one system, with its parameter.
+// The values of `<prefix>.validation`.
+constexpr const char* kVersionValidation = "version";  // data-less confirmation of a current copy (default)
+constexpr const char* kDataValidation = "data";        // the thesis's literal validation: always the data
+
+// NSI set up for one system, with its parameters.
 class Instance final : public ProtocolInstance {
  public:
   Instance(const std::string& prefix, const std::string& note);
   std::unique_ptr<L1Controller> make_l1(unsigned tile, const Geometry& geometry, const CacheShape& shape,
                                         Environment& environment) const override;
+  std::unique_ptr<HomeController> make_home(unsigned tile, const Geometry& geometry, const CacheShape& shape,
+                                            Environment& environment) const override;
 
   // `<prefix>.periodic_synchronisation_cycles`: each L1 self-invalidates at least this often (0 = never).
   Parameter<std::uint64_t> periodic_synchronisation_cycles;
+  // `<prefix>.validation`: how the home answers the Read of a suspect copy
+  // whose version is current: "version" (RepValidShd/RepValidExc, no data)
+  // or "data" (the literal validation tables).
+  Parameter<std::string> validation;
+
+ private:
+  bool literal_validation() const { return validation.get() == kDataValidation; }
 };
 
-// The registry entry (its instance has the parameter periodic_synchronisation_cycles).
+// The registry entry (its instance has the parameters periodic_synchronisation_cycles and validation).
 Protocol protocol();
 
 }  // namespace npuvp::coherence::nsi

@@ -9,8 +9,9 @@
 
 namespace npuvp::coherence::nsi {
 
-Home::Home(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment)
-    : TableDrivenHome(tile, geometry, shape, environment) {}
+Home::Home(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment,
+           const HomeTable& table)
+    : TableDrivenHome(tile, geometry, shape, environment, table) {}
 
 int Home::owner_of(std::uint64_t line) const {
   const Entry* entry = entry_of_line(line);
@@ -141,7 +142,7 @@ bool Home::answers_alone(const Message& request) const {
   if (request.type != kRead) return false;
   const Context context = context_of(request);
   if (context.way == CacheArray::kNone || waiting_.on_line(request.line) != 0) return false;
-  const HomeTable::Row* row = home_table().find(state_of(context), classify(request, context));
+  const HomeTable::Row* row = table().find(state_of(context), classify(request, context));
   if (!row) return false;
   for (unsigned i = 0; i < row->action_count; ++i) {
     switch (row->actions[i]) {

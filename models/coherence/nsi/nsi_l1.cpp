@@ -8,8 +8,8 @@
 namespace npuvp::coherence::nsi {
 
 L1::L1(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment,
-       std::uint64_t periodic_synchronisation_cycles, unsigned writeback_entries)
-    : TableDrivenL1(tile, geometry, shape, environment, writeback_entries == 0 ? 1 : writeback_entries),
+       std::uint64_t periodic_synchronisation_cycles, unsigned writeback_entries, const L1Table& table)
+    : TableDrivenL1(tile, geometry, shape, environment, writeback_entries == 0 ? 1 : writeback_entries, table),
       version_(array_.entries(), 0),
       periodic_cycles_(periodic_synchronisation_cycles),
       next_periodic_(periodic_synchronisation_cycles * environment.fine_per_cycle()) {
@@ -172,7 +172,7 @@ void L1::self_invalidate() {
   if (periodic_cycles_ != 0) next_periodic_ = (environment_.now() + periodic_cycles_) * environment_.fine_per_cycle();
   if (skip_self_invalidation_) return;
   // The table's SHD + Synchronise row, for every SHD line at once.
-  l1_table().fired(l1_table().find(State::kSHD, Event::kSynchronise));
+  table().fired(table().find(State::kSHD, Event::kSynchronise));
   auto suspect = [this](int way) {
     if (static_cast<State>(array_.state(way)) != State::kSHD) return;
     array_.set_state(way, static_cast<std::uint8_t>(State::kSUS));

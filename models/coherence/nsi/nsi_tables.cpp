@@ -167,18 +167,58 @@ const HomeTable& HomeMachine::table() {
   return table;
 }
 
+// ---- the thesis's literal validation ----
+
+// A validation Read whose copy is current is answered with the data, like
+// one whose copy changed; the L1 then compares the data (Validate). The
+// L1 never receives RepValidShd / RepValidExc.
+const L1Table& literal_validation_l1_table() {
+  using S = L1Machine::State;
+  using E = L1Machine::Event;
+  static const L1Table table =
+      l1_table().variant("NSI L1, literal validation", {}, {{S::kSV_D, E::kRepValidShd}, {S::kSV_D, E::kRepValidExc}});
+  return table;
+}
+
+const HomeTable& literal_validation_home_table() {
+  using S = HomeMachine::State;
+  using E = HomeMachine::Event;
+  using A = HomeMachine::Action;
+  static const HomeTable table = home_table().variant(
+      "NSI home, literal validation",
+      {
+          HomeTable::row(S::kEXC, E::kReadCurrent, {A::kSendRepExc, A::kMakeOwner}, S::kEXC),
+          HomeTable::row(S::kEXC, E::kReadCurrentOwned, {A::kSendRepShd}, S::kEXC),
+      });
+  return table;
+}
+
 Instance::Instance(const std::string& prefix, const std::string& note)
     : ProtocolInstance("nsi", &make_l1_of<L1>, &make_home_of<Home>),
       periodic_synchronisation_cycles(
           prefix + ".periodic_synchronisation_cycles", kDefaultPeriodicSynchronisationCycles, "cycles",
           "NSI: each L1 self-invalidates (SHD -> SUS) at least this often, so spin loops on plain loads end; 0 = "
-          "never" + note) {
+          "never" + note),
+      validation(prefix + ".validation", kVersionValidation, "",
+                 "NSI: how the home answers the read of a suspect (SUS) copy that is still current: version = "
+                 "without data (RepValidShd/RepValidExc, the copy's version matches), data = with the data, the "
+                 "thesis's literal validation ([nsi] 5.4.3.1, change 4; docs/coherence.md)" + note,
+                 {kVersionValidation, kDataValidation}) {
   own(periodic_synchronisation_cycles);
+  own(validation);
 }
 
 std::unique_ptr<L1Controller> Instance::make_l1(unsigned tile, const Geometry& geometry, const CacheShape& shape,
                                                 Environment& environment) const {
-  return std::make_unique<L1>(tile, geometry, shape, environment, periodic_synchronisation_cycles.get());
+  return std::make_unique<L1>(tile, geometry, shape, environment, periodic_synchronisation_cycles.get(),
+                              L1::kDefaultWritebackEntries,
+                              literal_validation() ? literal_validation_l1_table() : l1_table());
+}
+
+std::unique_ptr<HomeController> Instance::make_home(unsigned tile, const Geometry& geometry,
+                                                    const CacheShape& shape, Environment& environment) const {
+  return std::make_unique<Home>(tile, geometry, shape, environment,
+                                literal_validation() ? literal_validation_home_table() : home_table());
 }
 
 namespace {
@@ -186,7 +226,14 @@ namespace {
 std::unique_ptr<ProtocolInstance> make_instance(const std::string& prefix, const std::string& note) {
   return std::make_unique<Instance>(prefix, note);
 }
-std::string tables_markdown() { return controller_tables_markdown("NSI", l1_table(), home_table()); }
+// The tables, then how the literal validation's differ.
+std::string tables_markdown() {
+  return controller_tables_markdown("NSI", l1_table(), home_table()) +
+         "\n#### NSI L1 controller, literal validation (differences)\n\n" +
+         literal_validation_l1_table().differences_markdown(l1_table()) +
+         "\n#### NSI home controller, literal validation (differences)\n\n" +
+         literal_validation_home_table().differences_markdown(home_table());
+}
 
 }  // namespace
 

@@ -1,5 +1,5 @@
 // compile(): import -> passes -> layouts -> lowering (with the tiling planner)
-// -> memory plan -> package. docs/compiler.md.
+// -> streams -> memory plan -> package. docs/compiler.md.
 #include "npuvp/compiler/compiler.h"
 
 #include <fstream>
@@ -11,6 +11,7 @@
 #include "package_writer.h"
 #include "passes.h"
 #include "soc_buffers.h"
+#include "streams.h"
 
 namespace npuvp::compiler {
 namespace {
@@ -24,12 +25,14 @@ CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
   fold_batchnorms(graph);
   match_layernorms(graph);
   match_gelus(graph);
+  if (options.streams > 1) hoist_independent_branches(graph);
   fuse_epilogues(graph);
   fold_transposes(graph);
   const int conversions = assign_layouts(graph);
 
   Program program = lower_graph(graph, options);
   graph = Graph();  // the host copies of the weights: the constants region has them now
+  const int stream_waits = assign_streams(program, options.streams);
   plan_memory(program);
 
   CompiledModel model;
@@ -50,6 +53,7 @@ CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
     layer.launches = record.launch_count;
     layer.blocks = record.launch_count ? program.launches[record.first_launch].blocks : 0;
     layer.tiling = record.tiling;
+    layer.stream = record.launch_count ? program.launches[record.first_launch].stream : 0;
     model.layers.push_back(layer);
   }
   model.input_name = program.input_name;
@@ -60,6 +64,8 @@ CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
   model.activation_bytes_total = program.activation_bytes_total;
   model.constants_bytes = program.constants.size();
   model.layout_conversions = unsigned(conversions);
+  model.streams = program.streams;
+  model.stream_waits = unsigned(stream_waits);
   return model;
 }
 

@@ -1,6 +1,7 @@
 // Device-memory planning: activation buffers placed in one arena by their
-// lifetimes (launch intervals), reusing space whose buffer is dead; the model
-// input and output in the io area.
+// lifetimes, reusing space whose buffer is dead; buffers of launches that may
+// run at the same time on different streams never share; the model input and
+// output in the io area.
 #pragma once
 
 #include "program.h"

@@ -77,10 +77,10 @@ std::vector<std::uint8_t> write_package(const Program& program) {
     launch.kernel = l.kernel;
     launch.blocks = l.blocks;
     launch.layer = l.layer;
-    launch.stream = 0;
+    launch.stream = l.stream;
     launch.nargs = NPUVP_PACKAGE_MAX_ARGS;  // every word, the tag included
-    launch.wait_event = -1;
-    launch.record_event = -1;
+    launch.wait_events = l.wait_events;
+    launch.record_event = l.record_event;
     for (size_t a = 0; a < l.args.size(); ++a) {
       const ArgWord& arg = l.args[a];
       std::uint64_t relocation = NPUVP_RELOC_NONE, word = arg.value;
@@ -132,7 +132,7 @@ std::vector<std::uint8_t> write_package(const Program& program) {
   header.layer_count = std::uint32_t(layers.size());
   header.launch_count = std::uint32_t(launches.size());
   header.tensor_count = std::uint32_t(tensors.size());
-  header.streams = 1;
+  header.streams = program.streams;
   header.ai_cores = program.ai_cores;
   header.model_name = model_name;
   if (header.total_bytes > NPUVP_PACKAGE_MAX_BYTES)

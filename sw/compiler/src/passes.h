@@ -27,6 +27,13 @@ int match_layernorms(Graph& graph);
 // x * 0.5 * (1 + erf(x / sqrt 2)) in its exported forms -> one Gelu node.
 int match_gelus(Graph& graph);
 
+// Only when compiling for several streams, before fuse_epilogues: an Add of
+// two Conv / MatMul / Gemm outputs (each read only by it) gets the later of the
+// two producers moved up to where its inputs are ready, so the Add fuses into
+// the other as its residual and the two branches are independent (ResNet's
+// downsample beside the main path). Returns the nodes moved.
+int hoist_independent_branches(Graph& graph);
+
 // Bias Add, residual Add, Relu, Clip after a Conv / MatMul / Gemm (and a
 // scalar Mul/Div of a MatMul) become the producing node's epilogue; an Add
 // before a LayerNormalization becomes its residual.

@@ -21,6 +21,12 @@ struct KernelLaunch {
   std::uint32_t blocks = 1;
   std::uint32_t layer = 0;
   std::vector<ArgWord> args;  // the kernel's *_ARG_COUNT words
+  // Set by the stream assignment (pass_assign_streams.cpp); one stream, no events
+  // without it. Semantics as in model_package.h: wait for the latest record of each
+  // event in `wait_events` earlier in the launch list, record `record_event` after.
+  std::uint16_t stream = 0;
+  std::uint64_t wait_events = 0;
+  std::int16_t record_event = -1;
 };
 
 struct LayerRecord {
@@ -50,6 +56,7 @@ struct Program {
   std::vector<std::int64_t> input_shape, output_shape;
   std::uint64_t arena_bytes = 0, activation_bytes_total = 0;
   unsigned ai_cores = 1;
+  unsigned streams = 1;  // streams the launches use
   std::string model_name;
 };
 

@@ -1,4 +1,4 @@
-// npuvp-compile model.onnx -o model.pkg [--ai-cores N] [--ddr-gbps G] [--l2-gbps G] [--no-double-buffering]:
+// npuvp-compile model.onnx -o model.pkg [--ai-cores N] [--ddr-gbps G] [--l2-gbps G] [--no-double-buffering] [--streams N]:
 // compiles an ONNX model into a model package and prints the layer summary.
 // Exit status: 0 done, 1 compile error, 2 usage error.
 #include <cstdio>
@@ -12,7 +12,7 @@
 namespace {
 
 int usage(const char* why) {
-  std::fprintf(stderr, "npuvp-compile: %s\nusage: npuvp-compile model.onnx -o model.pkg [--ai-cores N] [--ddr-gbps G] [--l2-gbps G] [--no-double-buffering]\n", why);
+  std::fprintf(stderr, "npuvp-compile: %s\nusage: npuvp-compile model.onnx -o model.pkg [--ai-cores N] [--ddr-gbps G] [--l2-gbps G] [--no-double-buffering] [--streams N]\n", why);
   return 2;
 }
 
@@ -36,6 +36,10 @@ int main(int argc, char** argv) {
       const double gbps = std::strtod(argv[++k], nullptr);
       if (!(gbps > 0)) return usage((arg + " takes a positive bandwidth in GB/s").c_str());
       (arg == "--ddr-gbps" ? options.soc.ddr_bytes_per_second : options.soc.l2_bytes_per_second) = gbps * 1e9;
+    } else if (arg == "--streams" && k + 1 < argc) {
+      const long streams = std::strtol(argv[++k], nullptr, 10);
+      if (streams < 1 || streams > 15) return usage("--streams takes 1 .. 15");
+      options.streams = unsigned(streams);
     } else if (arg == "--no-double-buffering") {
       options.double_buffering = false;
     } else if (!arg.empty() && arg[0] != '-' && input.empty()) {
@@ -57,15 +61,18 @@ int main(int argc, char** argv) {
                 "bound cyc", "bound", "tiling");
     for (size_t k = 0; k < model.layers.size(); ++k) {
       const auto& l = model.layers[k];
-      std::printf("%-4zu %-32.32s %-28.28s %-36.36s %14llu %12llu %12.0f %-8s %s\n", k, l.name.c_str(), l.op.c_str(),
+      std::printf("%-4zu %-32.32s %-28.28s %-36.36s %14llu %12llu %12.0f %-8s %s", k, l.name.c_str(), l.op.c_str(),
                   l.shapes.c_str(), (unsigned long long)l.macs, (unsigned long long)l.min_bytes, l.roofline_cycles,
                   l.compute_bound ? "compute" : "memory", l.tiling.c_str());
+      if (model.streams > 1) std::printf("%sstream %u", l.tiling.empty() ? "" : " ", l.stream);
+      std::printf("\n");
     }
     std::printf("%zu layers, package %zu bytes (constants %llu), arena %llu bytes (activations without reuse %llu), "
                 "%u layout conversions\n",
                 model.layers.size(), model.package.size(), (unsigned long long)model.constants_bytes,
                 (unsigned long long)model.arena_bytes, (unsigned long long)model.activation_bytes_total,
                 model.layout_conversions);
+    if (model.streams > 1) std::printf("%u streams, %u cross-stream waits\n", model.streams, model.stream_waits);
   } catch (const CompileError& error) {
     std::fprintf(stderr, "npuvp-compile: %s\n", error.what());
     return 1;

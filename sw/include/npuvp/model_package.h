@@ -18,7 +18,9 @@
 #include <stdint.h>
 
 #define NPUVP_PACKAGE_MAGIC 0x4b50504eu /* "NPPK" */
-#define NPUVP_PACKAGE_VERSION 1u
+/* 2: launches wait for a set of events (wait_events, a bit mask) instead of one
+ * (issue 19's multi-stream packages); version 1 packages are refused. */
+#define NPUVP_PACKAGE_VERSION 2u
 /* Where `npuvp infer` preloads the package (docs/memory-map.md): DDR above the
  * driver's default device pool; infer runs with soc.ddr.size = 2 GiB. */
 #define NPUVP_PACKAGE_ADDRESS 0xC0000000ull
@@ -71,9 +73,11 @@ struct npuvp_package_launch {
     uint32_t layer;            /* index into the layer table                 */
     uint16_t stream;           /* 0 .. streams - 1                           */
     uint16_t nargs;            /* argument words used, <= 32                 */
-    int16_t wait_event;        /* event to wait for before it, -1: none      */
+    uint64_t wait_events;      /* bit e: before it, wait for the latest record of
+                                  event e earlier in the table (0: no wait)   */
     int16_t record_event;      /* event to record after it, -1: none         */
-    uint32_t reserved;
+    uint16_t reserved0;
+    uint32_t reserved1;
     uint64_t relocation;       /* 2 bits per argument: enum npuvp_relocation */
     uint64_t args[NPUVP_PACKAGE_MAX_ARGS];
 };

@@ -47,6 +47,10 @@ inline double roofline_memory_cycles(double min_bytes, double output_bytes, cons
 struct CompileOptions {
   SocDescription soc;
   bool double_buffering = true;
+  // Streams the runtime replays the layers on, 1 .. 15: independent layers
+  // (graph branches) run concurrently, joined by events (docs/compiler.md
+  // "Streams"). 1: every layer in order on one stream.
+  unsigned streams = 1;
 };
 
 // One layer of the compiled graph (after fusion), as in the package's layer table.
@@ -58,6 +62,7 @@ struct LayerSummary {
   unsigned launches = 0;       // kernel launches of this layer
   unsigned blocks = 0;         // task blocks of its main launch
   std::string tiling;          // the planner's choice, e.g. "TILE_HO=8 TILE_COUT=64", "" if none
+  unsigned stream = 0;         // the stream its launches run on
 };
 
 struct CompiledModel {
@@ -70,6 +75,8 @@ struct CompiledModel {
   std::uint64_t activation_bytes_total = 0;   // sum of all activation buffers (no reuse)
   std::uint64_t constants_bytes = 0;
   unsigned layout_conversions = 0;            // COPY launches inserted for ND <-> 5HD
+  unsigned streams = 1;                       // streams the package uses (at most CompileOptions::streams)
+  unsigned stream_waits = 0;                  // cross-stream dependencies (event waits) in it
 };
 
 // Every compile failure: one line naming the file or the node, op type and attribute,
