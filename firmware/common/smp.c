@@ -254,15 +254,22 @@ void smp_barrier(void) { smp_barrier_wait(&all_harts_barrier); }
 
 /* ---- region of interest -------------------------------------------------------------- */
 
-static void roi_mark(uint32_t mark)
+/* Harts that called roi_end() in the current region (AMO only). */
+static volatile uint32_t roi_harts_done;
+
+void roi_begin(void)
 {
-    smp_barrier();
     if (smp_hart_id() == 0)
-        mmio_write32(NPUVP_FINISHER_ROI, mark);
+        mmio_write32(NPUVP_FINISHER_ROI, NPUVP_ROI_BEGIN);
 }
 
-void roi_begin(void) { roi_mark(NPUVP_ROI_BEGIN); }
-void roi_end(void) { roi_mark(NPUVP_ROI_END); }
+void roi_end(void)
+{
+    if (smp_fetch_add32(&roi_harts_done, 1) + 1 != hart_count)
+        return;
+    smp_swap32(&roi_harts_done, 0);     /* ready for the next region */
+    mmio_write32(NPUVP_FINISHER_ROI, NPUVP_ROI_END);
+}
 
 /* ---- picolibc's retargetable locks (malloc, atexit, ...) ---------------------------- */
 

@@ -215,6 +215,7 @@ int main(void)
             body[b].velocity[d] = 0.1 * (mesh_hash_unit(SEED + 1, 3 * b + d) - 0.5);
         }
     }
+    smp_barrier();
     mesh_parallel_begin();
 
     for (unsigned step = 0; step < STEPS; step++) {
@@ -229,6 +230,7 @@ int main(void)
     unsigned in_tree = tree_and_forces(begin, end);
 
     mesh_parallel_end();
+    smp_barrier();
     if (smp_hart_id() != 0)
         return 0;
 

@@ -61,6 +61,7 @@ int main(void)
         o->time = 0.1 + 2.9 * mesh_hash_unit(SEED, 5 * i + 4);
         o->put = i & 1;
     }
+    smp_barrier();
     mesh_parallel_begin();
 
     for (unsigned run = 0; run < RUNS; run++)
@@ -68,6 +69,7 @@ int main(void)
             prices[i] = price(&options[i], options[i].put);
 
     mesh_parallel_end();
+    smp_barrier();
     if (smp_hart_id() != 0)
         return 0;
 

@@ -85,6 +85,7 @@ int main(void)
         for (unsigned j = 0; j <= i; j++)
             if (owns(i / B, j / B))
                 a[i / B][j / B][i % B][j % B] = generated(i, j);
+    smp_barrier();
     mesh_parallel_begin();
 
     for (unsigned k = 0; k < NB; k++) {
@@ -103,6 +104,7 @@ int main(void)
     }
 
     mesh_parallel_end();
+    smp_barrier();
     if (smp_hart_id() != 0)
         return 0;
 

@@ -83,6 +83,7 @@ int main(void)
         input[i].re = mesh_hash_unit(0x0fedcba987654321ull, 2 * i) - 0.5;
         input[i].im = mesh_hash_unit(0x0fedcba987654321ull, 2 * i + 1) - 0.5;
     }
+    smp_barrier();
     mesh_parallel_begin();
 
     parallel_fft(input, spectrum, 0);

@@ -102,6 +102,7 @@ int main(void)
         for (unsigned j = 0; j < N; j++)
             if (owns(i / B, j / B))
                 *element(i, j) = generated(i, j);
+    smp_barrier();
     mesh_parallel_begin();
 
     for (unsigned k = 0; k < NB; k++) {
@@ -123,6 +124,7 @@ int main(void)
     }
 
     mesh_parallel_end();
+    smp_barrier();
     if (smp_hart_id() != 0)
         return 0;
 

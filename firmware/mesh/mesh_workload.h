@@ -52,14 +52,12 @@ static inline uint64_t mesh_checksum_doubles(uint64_t hash, const double *values
     return hash;
 }
 
-/* The parallel region: every hart calls mesh_parallel_begin() when the set-up is done and
- * mesh_parallel_end() when its parallel work is done; hart 0's sequential check comes after.
- * Both are all-harts barriers (roi_begin() and roi_end() of the SMP runtime, which mark the
- * region of interest npuvp reports as roi.* statistics) and count the region's
- * instructions (mesh_count_*: the instret= every workload prints). */
+/* The parallel region: every hart calls mesh_parallel_begin() after the barrier that ends
+ * the set-up and mesh_parallel_end() when its parallel work is done, before the barrier
+ * after which hart 0 checks the result sequentially (outside the region). */
 static inline void mesh_parallel_begin(void)
 {
-    roi_begin();
+    roi_begin();    /* the region of interest npuvp reports as roi.* (npuvp/smp.h) */
     mesh_count_begin();
 }
 static inline void mesh_parallel_end(void)

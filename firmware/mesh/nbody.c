@@ -106,7 +106,8 @@ int main(void)
     smp_barrier();
     if (me == 0)
         momentum(p_start, &scale_start);
-    roi_begin();        /* after hart 0's sequential momentum */
+    smp_barrier();      /* hart 0's sequential momentum is outside the region */
+    roi_begin();
     mesh_count_begin();
 
     double energy_start = total_energy(begin, end);
@@ -140,6 +141,7 @@ int main(void)
 
     mesh_count_end();
     roi_end();
+    smp_barrier();
     if (me != 0)
         return 0;
 

@@ -207,6 +207,7 @@ int main(void)
     for (unsigned i = fine->row_begin; i < fine->row_end; i++)
         for (unsigned j = fine->col_begin; j < fine->col_end; j++)
             wind[i][j] = 10.0 * sin(M_PI * (i - 0.5) / INTERIOR);
+    smp_barrier();
     mesh_parallel_begin();
 
     for (unsigned step = 0; step < STEPS; step++) {
@@ -225,6 +226,7 @@ int main(void)
     }
 
     mesh_parallel_end();
+    smp_barrier();
     if (me != 0)
         return 0;
 

@@ -60,6 +60,7 @@ int main(void)
     for (unsigned i = begin; i < end; i++)
         keys[0][i] = (uint32_t)(mesh_hash(0x9e3779b97f4a7c15ull, i) >> 32);
     input_print[me] = fingerprint(keys[0], begin, end);
+    smp_barrier();
     mesh_parallel_begin();
 
     for (unsigned pass = 0; pass < PASSES; pass++) {

@@ -148,6 +148,7 @@ int main(void)
         opening_cost = starting_cost / POINTS * 4.0;
     smp_barrier();
     starting_cost = total_cost();
+    smp_barrier();
     mesh_parallel_begin();
 
     for (unsigned c = 0; c < CANDIDATES; c++)
@@ -157,6 +158,7 @@ int main(void)
         part[smp_hart_id()].cost += cost[i];
 
     mesh_parallel_end();
+    smp_barrier();
     if (smp_hart_id() != 0)
         return 0;
 

@@ -116,12 +116,14 @@ int main(void)
     }
     if (smp_hart_id() == 0)
         setup_model();
+    smp_barrier();
     mesh_parallel_begin();
 
     for (unsigned i = begin; i < end; i++)
         price_swaption(&swaptions[i], i);
 
     mesh_parallel_end();
+    smp_barrier();
     if (smp_hart_id() != 0)
         return 0;
 

@@ -102,7 +102,8 @@ int main(void)
     uint64_t loads = 0, stores = 0, syncs = 0, sink = 0;
     uint64_t until_sync = interval;
 
-    roi_begin();     /* every hart starts together */
+    smp_barrier();   /* every hart starts together */
+    roi_begin();
     const uint64_t start_cycle = rdcycle();
     for (uint64_t i = 0; i < operations; i++) {
         const uint64_t r = mesh_random(&state);
@@ -124,7 +125,8 @@ int main(void)
     counts[me].stores = stores;
     counts[me].syncs = syncs;
     counts[me].sink = sink;
-    roi_end();       /* and ends together */
+    roi_end();
+    smp_barrier();   /* and ends together */
     const uint64_t cycles = rdcycle() - start_cycle;
 
     if (me == 0) {

@@ -138,6 +138,7 @@ int main(void)
             velocity[m].x[c] = mesh_hash_unit(0x7e10c, 3 * m + c) - 0.5;
         }
     }
+    smp_barrier();
     mesh_parallel_begin();
 
     for (unsigned step = 0; step < STEPS; step++) {
@@ -153,6 +154,7 @@ int main(void)
     force_phase(begin, end);
 
     mesh_parallel_end();
+    smp_barrier();
     if (smp_hart_id() != 0)
         return 0;
 

@@ -243,13 +243,16 @@ void smp_barrier(void);
 
 /* ---- region of interest ----------------------------------------------------------- */
 
-/* Mark the parallel region a study measures. Every running hart calls roi_begin() where
- * the region starts and roi_end() where it ends: each is an all-harts barrier
- * (smp_barrier()) after which hart 0 writes the mark to the finisher's region-of-interest
- * register (NPUVP_FINISHER_ROI). npuvp then reports every additive statistic measured
- * over the region as roi.<name> beside the whole run's (docs/observability.md, "Region of
- * interest"); QEMU ignores the register. Several regions add up; a region still open at
- * exit ends there. Keep sequential self-checks outside the region. */
+/* Mark the parallel region a study measures; neither call waits for the other harts.
+ * roi_begin(): every running hart calls it right after the barrier that ends the set-up;
+ * hart 0 writes the begin mark to the finisher's region-of-interest register
+ * (NPUVP_FINISHER_ROI). roi_end(): every running hart calls it when its parallel work is
+ * done (before the barrier that precedes the checks); the last one to call writes the end
+ * mark, so the region ends when the slowest hart is done. npuvp then reports every
+ * additive statistic measured over the region as roi.<name> beside the whole run's
+ * (docs/observability.md, "Region of interest"); QEMU ignores the register. Several
+ * regions add up (a barrier between a region's roi_end and the next roi_begin); a region
+ * still open at exit ends there. Keep sequential self-checks outside the region. */
 void roi_begin(void);
 void roi_end(void);
 
