@@ -189,28 +189,18 @@ static int fetch(void)
     return took;
 }
 
-/* What a pass over the window has seen of the commands before the current position
- * (all still in the window: completed commands leave it). */
-struct ahead {
-    uint32_t streams; /* bit s: a command of stream s */
-    int barrier;      /* a BARRIER */
-};
-
 /* Whether the command at window position pos may start: no earlier command of its
- * stream and no earlier barrier is still there; a barrier needs all earlier commands
- * gone. O(1) from what the pass saw: with several streams in the window, scanning the
- * earlier entries for every waiting one made a pass quadratic in DDR loads, and a pass
- * interrupted by the host's doorbells before it reached dispatch() kept cores idle. */
-static int may_start(const struct entry *e, unsigned pos, const struct ahead *ahead)
+ * stream and no earlier barrier is still there (completed commands leave the window);
+ * a barrier needs all earlier commands gone. */
+static int may_start(unsigned pos)
 {
+    const struct entry *e = &entries[order[pos]];
     if (e->cmd.opcode == NPU_CMD_BARRIER) return pos == 0;
-    return !ahead->barrier && !(ahead->streams & (1u << e->cmd.stream));
-}
-
-static void pass_by(const struct entry *e, struct ahead *ahead)
-{
-    if (e->cmd.opcode == NPU_CMD_BARRIER) ahead->barrier = 1;
-    else ahead->streams |= 1u << e->cmd.stream; /* < NPU_MAX_STREAMS: checked when taken */
+    for (unsigned i = 0; i < pos; i++) {
+        const struct entry *earlier = &entries[order[i]];
+        if (earlier->cmd.opcode == NPU_CMD_BARRIER || earlier->cmd.stream == e->cmd.stream) return 0;
+    }
+    return 1;
 }
 
 static void finish(unsigned pos)
@@ -319,7 +309,6 @@ static int dispatch(void)
 static int step(void)
 {
     int changed = fetch();
-    struct ahead ahead = {0, 0};
     for (unsigned pos = 0; pos < norder;) {
         /* An interrupt (a core's block ended, a doorbell) ends the pass: the main loop
          * handles it and passes again. A pass over a full window costs ~200 ns an entry
@@ -328,7 +317,7 @@ static int step(void)
         if (read_csr(mip) & MIE_MEIE) return 1; /* MEIP: the same bit as MEIE */
         struct entry *e = &entries[order[pos]];
         int done = 0;
-        if (e->state == ENTRY_WAITING && may_start(e, pos, &ahead)) {
+        if (e->state == ENTRY_WAITING && may_start(pos)) {
             switch (e->cmd.opcode) {
             case NPU_CMD_LAUNCH:
                 e->state = ENTRY_RUNNING;
@@ -354,7 +343,6 @@ static int step(void)
             finish(pos); /* the next entry moves to pos */
             changed = 1;
         } else {
-            pass_by(e, &ahead);
             pos++;
         }
     }

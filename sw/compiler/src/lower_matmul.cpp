@@ -130,6 +130,26 @@ std::vector<std::int64_t> batch_strides(const OperandView& v, const Shape& batch
 
 }  // namespace
 
+void emit_channel_interleave(LoweringContext& context, const Node& node, std::int64_t n, std::int64_t c,
+                             std::int64_t hw) {
+  MatmulOperands p;
+  p.a = context.address(node.inputs[0]);
+  std::vector<float> identity(std::size_t(c * 16), 0.f);
+  for (std::int64_t k = 0; k < c; ++k) identity[std::size_t(k * 16 + k)] = 1.f;
+  p.b = LoweringContext::constant(context.add_f16(identity));
+  p.batch = n;
+  p.m = hw;
+  p.k = c;
+  p.n = 16;
+  p.trans_a = true;  // the planes: C x HW as stored
+  p.lda = hw;
+  p.ldb = 16;
+  p.ldc = 16;
+  p.a_batch_stride = c * hw;
+  p.c_batch_stride = hw * 16;
+  emit_matmul(context, node, p);
+}
+
 std::uint64_t lower_matmul(LoweringContext& context, const Node& node) {
   const int a_id = node.inputs[0], b_id = node.inputs[1];
   if (context.value(a_id).is_constant()) fail(node, "a constant first operand is not supported");

@@ -93,6 +93,10 @@ std::uint64_t lower_eltwise(LoweringContext& context, const Node& node);
 std::uint64_t lower_softmax(LoweringContext& context, const Node& node);
 std::uint64_t lower_layernorm(LoweringContext& context, const Node& node);
 std::uint64_t lower_layout_conversion(LoweringContext& context, const Node& node);
+// ND [n, c, h, w] with c <= 16 -> NC1HWC0 (one C1 slice) on the Cube (lower_matmul.cpp): per
+// image the C x HW planes (TRANS_A) times the C x 16 identity, so the HW x 16 result interleaves
+// the channels and its padded ones are zero (exact for finite inputs: one product of 1.0 each).
+void emit_channel_interleave(LoweringContext& context, const Node& node, std::int64_t n, std::int64_t c, std::int64_t hw);
 std::uint64_t lower_transpose(LoweringContext& context, const Node& node);
 std::uint64_t lower_concat(LoweringContext& context, const Node& node);
 std::uint64_t lower_pad(LoweringContext& context, const Node& node);
