@@ -177,8 +177,8 @@ void npuvp_smp_start(unsigned long hart, uintptr_t device_tree)
 /* Polls before a wait sleeps, and how long it sleeps (10 MHz ticks: 20 us). */
 #define SMP_POLLS_BEFORE_IDLE 64
 #define SMP_IDLE_TICKS 200
-/* smp_barrier_wait_spin(): polls before its wait starts relaxing. */
-#define SMP_POLLS_BEFORE_RELAX_SPIN 4096
+/* smp_barrier_wait_spin(): polls before its waiter sleeps. */
+#define SMP_POLLS_BEFORE_SLEEP_SPIN 4096
 
 void smp_relax(unsigned *polls)
 {
@@ -207,12 +207,54 @@ void smp_wait_until_equal32(const volatile uint32_t *p, uint32_t value)
     smp_acquire_after_poll();
 }
 
+void smp_sleep_while_equal32(const volatile uint32_t *p, uint32_t value,
+                             volatile uint32_t *sleepers)
+{
+    unsigned h = smp_hart_id();
+    uint32_t bit = 1u << h;
+    set_csr(mie, MIE_MSIE);
+    for (;;) {
+        /* .aqrl: registered before the msip clear and the re-read below. */
+        __asm__ volatile("amoor.w.aqrl zero, %1, (%0)" : : "r"(sleepers), "r"(bit) : "memory");
+        clint_set_msip(h, 0);
+        /* The clear before the re-read; the fence also makes the re-read current under
+         * self-invalidation (NSI). */
+        __asm__ volatile("fence iorw, iorw" ::: "memory");
+        if (*p != value)
+            break;
+        wfi();
+        /* Woken: usually released, so look before registering again (no AMO on the
+         * shared word, no msip write: a pending msip is cleared by the next wait). */
+        __asm__ volatile("fence iorw, iorw" ::: "memory");
+        if (*p != value)
+            break;
+    }
+    clear_csr(mie, MIE_MSIE);
+    smp_acquire_after_poll();
+}
+
+void smp_wake_sleepers(volatile uint32_t *sleepers)
+{
+    uint32_t waiting;
+    /* .aqrl: the store that ended the wait is performed before the set is taken. */
+    __asm__ volatile("amoswap.w.aqrl %0, zero, (%1)" : "=r"(waiting) : "r"(sleepers) : "memory");
+    if (!waiting)
+        return;
+    __asm__ volatile("fence rw, o" ::: "memory");   /* memory before the interrupts */
+    while (waiting) {
+        unsigned h = (unsigned)__builtin_ctz(waiting);
+        waiting &= waiting - 1;
+        clint_set_msip(h, 1);
+    }
+}
+
 /* ---- barrier ------------------------------------------------------------------------- */
 
 void smp_barrier_init(smp_barrier_t *b, unsigned participants)
 {
     b->arrived = 0;
     b->sense = 0;
+    b->sleepers = 0;
     b->participants = participants;
     for (unsigned i = 0; i < NPUVP_SMP_MAX_HARTS; i++)
         b->hart_sense[i] = 0;
@@ -232,18 +274,17 @@ static void barrier_wait(smp_barrier_t *b, int may_sleep)
          * before it. */
         smp_swap32(&b->arrived, 0);
         smp_store_release32(&b->sense, sense);
+        smp_wake_sleepers(&b->sleepers);
     } else {
-        /* The spinning variant polls a while before it relaxes (which may sleep), so
-         * participants arriving close together also leave close together, without
-         * starving an oversubscribed host (QEMU running 16 harts on a few CPUs). */
-        unsigned polls = 0, relax = 0, spins = may_sleep ? 0 : SMP_POLLS_BEFORE_RELAX_SPIN;
-        while (smp_poll32(&b->sense, &polls) != sense) {
-            if (spins)
-                spins--;
-            else
-                smp_relax(&relax);
-        }
-        smp_acquire_after_poll();
+        /* The spinning variant polls a while before it sleeps, so participants
+         * arriving close together also leave close together. */
+        unsigned polls = 0;
+        for (unsigned spins = may_sleep ? 0 : SMP_POLLS_BEFORE_SLEEP_SPIN; spins; spins--)
+            if (smp_poll32(&b->sense, &polls) == sense) {
+                smp_acquire_after_poll();
+                return;
+            }
+        smp_sleep_while_equal32(&b->sense, sense ^ 1u, &b->sleepers);
     }
 }
 

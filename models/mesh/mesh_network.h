@@ -98,11 +98,18 @@
 //                              h = 0 still crosses its own router)
 //   <mesh>.link_traversals    F · h per message (flit crosses an inter-router
 //                              link; the injection/ejection ports are not links)
+//   <mesh>.flit_hops          the same count under the name traffic studies
+//                              use (flits x hops); per type .type.<name>.flit_hops
 //   <mesh>.arbitrations       (h + 1) per message (the head wins the switch
 //                              of every router it passes; body flits follow)
-//   <mesh>.energy.router / .link / .arbitration / .total   J: the counts above
+//   <mesh>.energy.router / .link / .arbitration   J: the counts above
 //       times mesh.router_energy, mesh.link_energy, mesh.arbitration_energy
-//       (defaults: the thesis's Orion values, 65 nm, 1 V, 1 GHz)
+//       (defaults: the thesis's Orion values, 65 nm, 1 V, 1 GHz);
+//       .dynamic their sum
+//   <mesh>.energy.static   J: width·height · mesh.router_static_power ·
+//       elapsed time (leakage of the routers and their links; docs/mesh.md
+//       gives the default's reasoning)
+//   <mesh>.energy.total    J: dynamic + static
 //
 // Configuration is read when the network is built: at the first call that
 // needs the topology (attach, send, ...) or at the end of elaboration,
@@ -166,6 +173,7 @@ class MeshNetwork : public sc_core::sc_module {
   Parameter<double> router_energy;            // J per flit per router traversal
   Parameter<double> link_energy;              // J per flit per link traversal
   Parameter<double> arbitration_energy;       // J per arbitration
+  Parameter<double> router_static_power;      // W per router (with its links), leakage
 
   explicit MeshNetwork(sc_core::sc_module_name name);
   ~MeshNetwork() override;
@@ -238,7 +246,7 @@ class MeshNetwork : public sc_core::sc_module {
   };
   struct TypeStatistics {
     std::string name;
-    std::unique_ptr<Counter> messages, flits;
+    std::unique_ptr<Counter> messages, flits, flit_hops;
   };
   struct VnetStatistics {
     std::unique_ptr<Counter> messages, flits;
@@ -344,7 +352,10 @@ class MeshNetwork : public sc_core::sc_module {
 
   Counter messages_, flits_, router_traversals_, link_traversals_, arbitrations_;
   Histogram hops_, latency_, contention_;
-  DerivedStatistic energy_router_, energy_link_, energy_arbitration_, energy_total_;
+  DerivedStatistic flit_hops_;
+  DerivedStatistic energy_router_, energy_link_, energy_arbitration_, energy_dynamic_, energy_static_, energy_total_;
+  double dynamic_energy() const;
+  double static_energy() const;
 };
 
 }  // namespace npuvp

@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -372,4 +373,67 @@ TEST(MeshCluster, ThesisOptionsChangeTheMessagesFromTheCommandLine) {
     else
       EXPECT_GT(count, 0.0) << run.settings;
   }
+}
+
+// Region of interest (docs/observability.md): lu marks its parallel region
+// (mesh_parallel_begin/end); every additive statistic is reported again over
+// it as roi.<name>, a part of the whole run's. hello marks nothing: no roi.*.
+TEST(MeshCluster, RegionOfInterestCountsTheParallelRegionOnly) {
+  const std::string stats = temp_path("lu-roi.json");
+  auto result = run_npuvp("run " + scenario("mesh-lu") + " --quiet --stats " + stats);
+  ASSERT_EQ(result.status, 0) << result.err;
+  const auto document = nlohmann::json::parse(read_file(stats));
+  const auto& statistics = document["statistics"];
+  auto value = [&](const std::string& name) {
+    EXPECT_TRUE(statistics.contains(name)) << name;
+    return statistics.contains(name) ? statistics[name].get<double>() : 0.0;
+  };
+  EXPECT_EQ(value("roi.regions"), 1.0);
+  const double region = value("roi.seconds");
+  EXPECT_GT(region, 0.0);
+  EXPECT_LT(region, document["npuvp"]["sim_time_seconds"].get<double>());
+  EXPECT_NEAR(value("roi.end_seconds") - value("roi.begin_seconds"), region, 1e-12);
+  for (const std::string name : {"soc.mesh.flits", "soc.mesh.flit_hops", "soc.cluster.memory.l1.load_misses",
+                                 "soc.cluster.hart0.instructions", "soc.mesh.energy.dynamic"}) {
+    EXPECT_GT(value("roi." + name), 0.0) << name;
+    // Hart 0's sequential check of L x U and the start-up are outside the region.
+    EXPECT_LT(value("roi." + name), value(name)) << name;
+  }
+  EXPECT_EQ(value("roi.soc.mesh.flit_hops"), value("roi.soc.mesh.link_traversals"));
+  // Ratios have no region figure; histograms give a count and a mean.
+  EXPECT_FALSE(statistics.contains("roi.soc.cluster.memory.l1.miss_rate"));
+  EXPECT_GT(value("roi.soc.mesh.latency.count"), 0.0);
+  // Static energy: 16 routers x soc.mesh.router_static_power (0.2 W) x the region's time.
+  EXPECT_NEAR(value("roi.soc.mesh.energy.static"), 16 * 0.2 * region, 16 * 0.2 * region * 0.01);
+  EXPECT_NEAR(value("roi.soc.mesh.energy.total"),
+              value("roi.soc.mesh.energy.dynamic") + value("roi.soc.mesh.energy.static"), 1e-12);
+
+  const std::string hello_stats = temp_path("hello-roi.json");
+  auto hello = run_npuvp("run " + scenario("mesh-hello") + " --quiet --stats " + hello_stats);
+  ASSERT_EQ(hello.status, 0) << hello.err;
+  for (const auto& [name, unused] : statistics_of(hello_stats).items())
+    EXPECT_NE(name.rfind("roi.", 0), 0u) << name << " in a run without a region of interest";
+}
+
+// Barrier waiters sleep in WFI until the releaser's IPI instead of polling
+// (docs/smp-runtime.md, Sleeping waits): under every protocol the harts
+// spend part of lu's parallel region asleep, woken by CLINT software
+// interrupts, and NSI's polling validations are gone (its flits in the region
+// are within 10 % of MESI's; with polling they were 1.6 x).
+TEST(MeshCluster, BarrierWaitersSleepUntilWokenByAnInterProcessorInterrupt) {
+  std::map<std::string, double> flits;
+  for (const std::string protocol : {"mesi", "msi", "nsi"}) {
+    const std::string stats = temp_path("lu-wfi-" + protocol + ".json");
+    auto result = run_npuvp("run " + scenario("mesh-lu") + " --set mesh.coherence=" + protocol +
+                            " --quiet --stats " + stats);
+    ASSERT_EQ(result.status, 0) << protocol << ": " << result.err;
+    const auto statistics = statistics_of(stats);
+    double idle = 0;
+    for (int hart = 0; hart < 16; ++hart)
+      idle += statistics["roi.soc.cluster.hart" + std::to_string(hart) + ".idle_cycles"].get<double>();
+    EXPECT_GT(idle, 0.0) << protocol;
+    EXPECT_GE(statistics["soc.clint.software_interrupts"].get<double>(), 15.0) << protocol;
+    flits[protocol] = statistics["roi.soc.mesh.flits"].get<double>();
+  }
+  EXPECT_LT(flits["nsi"], 1.1 * flits["mesi"]);
 }

@@ -7,8 +7,10 @@
  * only when both pass a synchronisation instruction (fence, AMO, LR/SC). Every primitive
  * here therefore synchronises through explicit RISC-V acquire/release annotations or
  * fences, never through plain loads and stores alone, and every spin loop executes a fence
- * at least every NPUVP_SMP_POLLS_PER_FENCE polls (smp_poll32). Programs must order all
- * sharing through them: data written before
+ * at least every NPUVP_SMP_POLLS_PER_FENCE polls (smp_poll32). Barrier and lock waiters do
+ * not poll at all: they sleep in wfi until the hart that releases them sends an
+ * inter-processor interrupt (smp_sleep_while_equal32 / smp_wake_sleepers). Programs must
+ * order all sharing through them: data written before
  * smp_barrier_wait() / smp_unlock() / smp_store_release() is visible to a hart after its
  * matching smp_barrier_wait() / smp_lock() / smp_load_acquire().
  */
@@ -146,34 +148,52 @@ static inline void smp_acquire_after_poll(void) { __asm__ volatile("fence r, rw"
 /* Waits until *p == value (smp_poll32 and smp_relax in the loop), then acquires. */
 void smp_wait_until_equal32(const volatile uint32_t *p, uint32_t value);
 
+/*
+ * Sleeping waits: no polling traffic. A word of sleepers (bit h = hart h) goes with the
+ * condition. The waiter registers its bit (amoor, .aqrl), clears its own CLINT software
+ * interrupt (msip), re-reads the condition and, while it still holds, sleeps in wfi with
+ * mie.MSIE set (mstatus.MIE stays off: no trap, wfi just returns once msip is pending).
+ * The releaser changes the condition first, then calls smp_wake_sleepers(), which takes
+ * the whole set (amoswap 0) and sets the msip of each hart in it. A release between the
+ * registration and the wfi leaves msip pending, so wfi returns at once: no lost wake-up.
+ * A hart may be woken for nothing (its bit from an earlier wait); it checks and sleeps
+ * again. Needs a CLINT whose hart numbers are the mhartids (npuvp's cluster, QEMU virt).
+ */
+/* Sleeps while *p == value, then acquires (the load that saw the change is ordered
+ * before every later access). */
+void smp_sleep_while_equal32(const volatile uint32_t *p, uint32_t value,
+                             volatile uint32_t *sleepers);
+/* Wakes every hart in *sleepers (after the store that ends their wait). */
+void smp_wake_sleepers(volatile uint32_t *sleepers);
+
 /* ---- spinlocks ----------------------------------------------------------------------- */
 
-/* 0 = free, 1 = held. Zero-initialised (static storage) or SMP_SPINLOCK_INIT. */
+/* value: 0 = free, 1 = held; sleepers: harts asleep waiting for it (smp_sleep_while_equal32).
+ * Zero-initialised (static storage) or SMP_SPINLOCK_INIT. */
 typedef struct {
     volatile uint32_t value;
+    volatile uint32_t sleepers;
 } smp_spinlock_t;
-#define SMP_SPINLOCK_INIT { 0 }
+#define SMP_SPINLOCK_INIT { 0, 0 }
 
-/* AMO lock (test-and-test-and-set): acquire with amoswap.w.aq, release with
- * amoswap.w.rl. Waiting polls the lock with smp_poll32 (a fence every
- * NPUVP_SMP_POLLS_PER_FENCE polls, so the waiter sees the release even under
- * self-invalidation); the amoswap.w.aq that takes the lock is the acquire. */
+/* AMO lock: acquire with amoswap.w.aq; a waiter sleeps until the holder releases
+ * (smp_sleep_while_equal32 on value == 1), then tries again. Release: amoswap.w.rl,
+ * then wake the sleepers. The amoswap.w.aq that takes the lock is the acquire. */
 static inline void smp_lock_amo(smp_spinlock_t *l)
 {
-    unsigned polls = 0, relax = 0;
     for (;;) {
         uint32_t old;
         __asm__ volatile("amoswap.w.aq %0, %2, (%1)"
                          : "=r"(old) : "r"(&l->value), "r"(1u) : "memory");
         if (old == 0)
             return;
-        while (smp_poll32(&l->value, &polls) != 0)
-            smp_relax(&relax);
+        smp_sleep_while_equal32(&l->value, 1u, &l->sleepers);
     }
 }
 static inline void smp_unlock_amo(smp_spinlock_t *l)
 {
     __asm__ volatile("amoswap.w.rl zero, zero, (%0)" : : "r"(&l->value) : "memory");
+    smp_wake_sleepers(&l->sleepers);
 }
 static inline int smp_trylock_amo(smp_spinlock_t *l)
 {
@@ -200,14 +220,13 @@ static inline int smp_trylock_lrsc(smp_spinlock_t *l)
 }
 static inline void smp_lock_lrsc(smp_spinlock_t *l)
 {
-    unsigned polls = 0, relax = 0;
     while (!smp_trylock_lrsc(l))
-        while (smp_poll32(&l->value, &polls) != 0)
-            smp_relax(&relax);
+        smp_sleep_while_equal32(&l->value, 1u, &l->sleepers);
 }
 static inline void smp_unlock_lrsc(smp_spinlock_t *l)
 {
     smp_store_release32(&l->value, 0);
+    smp_wake_sleepers(&l->sleepers);
 }
 
 /* The default lock: AMO, or LR/SC when compiled with -DNPUVP_SMP_LOCK_LRSC. */
@@ -227,15 +246,16 @@ static inline void smp_unlock(smp_spinlock_t *l) { smp_unlock_amo(l); }
 typedef struct {
     volatile uint32_t arrived;      /* participants in the current episode (AMO) */
     volatile uint32_t sense;        /* flips when the episode completes */
+    volatile uint32_t sleepers;     /* waiters asleep until the flip (bit per hart) */
     uint32_t participants;
     uint32_t hart_sense[NPUVP_SMP_MAX_HARTS];   /* each hart's local sense */
 } smp_barrier_t;
-#define SMP_BARRIER_INIT(n) { 0, 0, (n), { 0 } }
+#define SMP_BARRIER_INIT(n) { 0, 0, 0, (n), { 0 } }
 
 void smp_barrier_init(smp_barrier_t *b, unsigned participants);
 void smp_barrier_wait(smp_barrier_t *b);
-/* The same, but a waiter polls 4096 times before it starts relaxing (smp_relax), so
- * participants arriving close together leave close together (litmus tests). */
+/* The same, but a waiter polls 4096 times before it sleeps, so participants arriving
+ * close together leave close together (litmus tests). */
 void smp_barrier_wait_spin(smp_barrier_t *b);
 
 /* Barrier across all smp_hart_count() harts (the runtime's own barrier object). */
