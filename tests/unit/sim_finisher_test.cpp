@@ -63,7 +63,7 @@ TEST(SimFinisher, FailCarriesTheGuestCode) {
 
 TEST(SimFinisher, DoublewordStoreUsesLow32BitsAndOtherOffsetsAreIgnored) {
   Harness run([](TestInitiator& bus) {
-    bus.write(8, 0x5555);  // not the control register
+    bus.write(0x10, 0x5555);  // neither the control register nor the region-of-interest mark (8)
     bus.write(0x100, (1u << 16) | 0x3333);
     EXPECT_FALSE(simulation().finished());
     bus.write(0, (0xDEADull << 32) | (7u << 16) | 0x3333, 8);
