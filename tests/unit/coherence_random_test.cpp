@@ -84,14 +84,10 @@ TEST(CoherenceRandomTest, LargerCachesSixtyFourByteLines) {
   ASSERT_TRUE(result.passed) << result.failure;
 }
 
-// Random configurations (cores, lines and their homes, cache shapes, delays,
-// latencies, access mix): every run passes, and together they execute every
-// row of the MESI tables except one rare race (a Replace arriving while its
-// line, recalled meanwhile, is being fetched again).
-TEST(CoherenceRandomTest, RandomConfigurationsReachEveryTransition) {
-  std::mt19937_64 random(2026);
-  for (unsigned run = 0; run < 30; ++run) {
-    TesterConfig setup = config(2 + random() % 15, 1 + random() % 20, 1000 + run, 3000);
+// One random configuration: cores, lines and their homes, cache shapes, delays,
+// latencies and the access mix, drawn from `random`; `seed` drives the accesses.
+TesterConfig random_configuration(std::mt19937_64& random, std::uint64_t seed) {
+  TesterConfig setup = config(2 + random() % 15, 1 + random() % 20, seed, 3000);
     setup.line_stride = 1 + random() % 17;
     setup.l1_sets = 1 + random() % 2;
     setup.l1_ways = 1 + random() % 3;
@@ -103,6 +99,17 @@ TEST(CoherenceRandomTest, RandomConfigurationsReachEveryTransition) {
     setup.memory_latency = 1 + random() % 30;
     setup.load_percent = random() % 70;
     setup.store_percent = random() % (101 - setup.load_percent);
+  return setup;
+}
+
+// Random configurations (cores, lines and their homes, cache shapes, delays,
+// latencies, access mix): every run passes, and together they execute every
+// row of the MESI tables except one rare race (a Replace arriving while its
+// line, recalled meanwhile, is being fetched again).
+TEST(CoherenceRandomTest, RandomConfigurationsReachEveryTransition) {
+  std::mt19937_64 random(2026);
+  for (unsigned run = 0; run < 30; ++run) {
+    const TesterConfig setup = random_configuration(random, 1000 + run);
     const TesterResult result = run_random_test(setup);
     ASSERT_TRUE(result.passed) << result.failure;
   }
@@ -240,19 +247,8 @@ TEST(CoherenceRandomTest, ThesisBaselineMesiManySeeds) {
 TEST(CoherenceRandomTest, ThesisBaselineRandomConfigurationsReachEveryTransition) {
   std::mt19937_64 random(2028);
   for (unsigned run = 0; run < 30; ++run) {
-    TesterConfig setup = config(2 + random() % 15, 1 + random() % 20, 3000 + run, 3000);
+    TesterConfig setup = random_configuration(random, 3000 + run);
     setup.options["thesis_baseline"] = "true";
-    setup.line_stride = 1 + random() % 17;
-    setup.l1_sets = 1 + random() % 2;
-    setup.l1_ways = 1 + random() % 3;
-    setup.llc_sets = 1 + random() % 2;
-    setup.llc_ways = 1 + random() % 3;
-    setup.memory_controllers = 1 + random() % 3;
-    setup.max_network_delay = 1 + random() % 80;
-    setup.llc_latency = 1 + random() % 10;
-    setup.memory_latency = 1 + random() % 30;
-    setup.load_percent = random() % 70;
-    setup.store_percent = random() % (101 - setup.load_percent);
     const TesterResult result = run_random_test(setup);
     ASSERT_TRUE(result.passed) << result.failure;
   }
