@@ -118,7 +118,9 @@ HostTensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& 
   if (t.is_int()) t.i.resize(n); else t.f.resize(n);
   if (proto.has_raw_data()) {
     const auto& raw = proto.raw_data();
-    if (type == onnx::TensorProto::INT64) {
+    if (raw.empty()) {
+      // an empty tensor: nothing to copy (and its vector's data() may be null)
+    } else if (type == onnx::TensorProto::INT64) {
       std::memcpy(t.i.data(), raw.data(), raw.size());
     } else if (type == onnx::TensorProto::FLOAT) {
       std::memcpy(t.f.data(), raw.data(), raw.size());

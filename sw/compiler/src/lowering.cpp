@@ -38,7 +38,7 @@ std::uint64_t LoweringContext::add_constant_bytes(const void* data, std::size_t 
   region.resize((region.size() + NPUVP_PACKAGE_ALIGN - 1) / NPUVP_PACKAGE_ALIGN * NPUVP_PACKAGE_ALIGN);
   const std::uint64_t offset = region.size();
   region.resize(offset + bytes);
-  std::memcpy(region.data() + offset, data, bytes);
+  if (bytes != 0) std::memcpy(region.data() + offset, data, bytes);  // an empty tensor's data() may be null
   return offset;
 }
 
