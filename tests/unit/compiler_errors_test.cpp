@@ -187,5 +187,17 @@ TEST(CompilerErrors, ConvolutionWeightsOfAnotherRankThanTheData) {
             "ONNX model: node 'conv' (Conv): weights 'w' have 5 dimensions for an input of 4");
 }
 
+// libonnx 1.12 divides by the strides in its shape inference: a stride of 0 used to end
+// the compiler with SIGFPE (found by fuzzing).
+TEST(CompilerErrors, ZeroStrideIsRefusedBeforeOnnxShapeInference) {
+  OnnxBuilder b;
+  b.input("x", {1, 8, 4, 4});
+  auto& pool = b.node("MaxPool", {"x"}, {"y"}, "pool");
+  OnnxBuilder::attr(pool, "kernel_shape", Dims{2, 2});
+  OnnxBuilder::attr(pool, "strides", Dims{2, 0});
+  b.output("y", {1, 8, 2, 2});
+  EXPECT_EQ(error_of(b.bytes()), "ONNX model: node 'pool' (MaxPool): attribute 'strides' has 0; every value must be at least 1");
+}
+
 }  // namespace
 }  // namespace npuvp::compiler::test

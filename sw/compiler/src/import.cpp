@@ -151,6 +151,13 @@ void check_spatial_ranks(const onnx::GraphProto& g, const std::string& where) {
   for (const auto& node : g.node()) {
     if (kSpatial.count(node.op_type()) && node.input_size() > 0) {
       const std::string what = where + ": node '" + node.name() + "' (" + node.op_type() + "): ";
+      // libonnx divides by strides and dilations: a 0 among them ends in SIGFPE (fuzzing).
+      for (const auto& attribute : node.attribute())
+        if (attribute.name() == "strides" || attribute.name() == "dilations" || attribute.name() == "kernel_shape")
+          for (const auto value : attribute.ints())
+            if (value < 1)
+              throw CompileError(what + "attribute '" + attribute.name() + "' has " + std::to_string(value) +
+                                 "; every value must be at least 1");
       const auto data_rank = ranks.rank(node.input(0));
       if (data_rank && *data_rank < 3)
         throw CompileError(what + "input '" + node.input(0) + "' has " + std::to_string(*data_rank) +
