@@ -30,6 +30,8 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
 FUZZ_SEED ?= 1
+# FUZZ_RUNS: also stop each target after this many inputs (empty: time only).
+FUZZ_RUNS ?=
 
 .PHONY: all deps fuzz-deps build demo test test-sanitize fuzz bench reproduce-nsi clean
 
@@ -81,7 +83,7 @@ fuzz: deps fuzz-deps
 	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DNPUVP_BUILD_FUZZERS=ON -DNPUVP_BUILD_FIRMWARE=OFF -DNPUVP_BUILD_TESTS=OFF -DNPUVP_BUILD_NETWORKS=OFF
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzzers
-	FUZZ_SEED=$(FUZZ_SEED) tests/fuzz/run_fuzzers.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	FUZZ_SEED=$(FUZZ_SEED) FUZZ_RUNS=$(FUZZ_RUNS) tests/fuzz/run_fuzzers.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 bench: build
 	$(BUILD)/tests/bench/npuvp_bench

@@ -8,7 +8,9 @@
 # script exits 1 at the end. Prints executions per second per target.
 # FUZZ_SEED (default 1) fixes libFuzzer's random seed, so a CI run explores the same inputs
 # as a longer run with the same seed did first; FUZZ_SEED=0 draws a new seed each run
-# (exploration: make fuzz FUZZ_SEED=0 FUZZ_SECONDS=600).
+# (exploration: make fuzz FUZZ_SEED=0 FUZZ_SECONDS=600). FUZZ_RUNS (optional) also stops
+# each target after that many inputs: with a fixed seed, CI's run is then the same prefix
+# of inputs on any machine, however fast.
 set -uo pipefail
 build=${1:?build directory}
 seconds=${2:?seconds per target}
@@ -25,7 +27,7 @@ for target in "${targets[@]}"; do
   binary=$build/tests/fuzz/${target}_fuzz
   log=$build/fuzz-logs/$target.log
   mkdir -p "$build/fuzz-corpus/$target"
-  SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 "$binary" -max_total_time="$seconds" -seed="${FUZZ_SEED:-1}" -timeout=10 -rss_limit_mb=2048 \
+  SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 "$binary" -max_total_time="$seconds" -seed="${FUZZ_SEED:-1}" ${FUZZ_RUNS:+-runs="$FUZZ_RUNS"} -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$build/fuzz-crashes/$target-" \
     "$build/fuzz-corpus/$target" "$source_dir/corpus/$target" >"$log" 2>&1
   status=$?

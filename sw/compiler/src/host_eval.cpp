@@ -51,7 +51,7 @@ HostTensor make_like(bool integer, Shape shape) {
 }
 
 void put(HostTensor& t, std::int64_t k, double v) {
-  if (t.is_int()) t.i[k] = std::int64_t(v); else t.f[k] = float(v);
+  if (t.is_int()) t.i[k] = saturated_int64(v); else t.f[k] = float(v);
 }
 
 HostTensor binary(const Node& node, const HostTensor& a, const HostTensor& b,
@@ -211,7 +211,8 @@ std::vector<HostTensor> evaluate_on_host(const Node& node, const std::vector<con
     if (both_int())
       return {binary(node, input(0), input(1), [&](double a, double b) {
         if (b == 0) fail(node, "integer division by zero");
-        return double(std::int64_t(a) / std::int64_t(b)); }, true)};
+        if (b == -1) return -a;  // INT64_MIN / -1 overflows
+        return double(saturated_int64(a) / saturated_int64(b)); }, true)};
     return {binary(node, input(0), input(1), [](double a, double b) { return a / b; }, false)};
   }
   if (op == "Pow") return {binary(node, input(0), input(1), [](double a, double b) { return std::pow(a, b); }, input(0).is_int())};

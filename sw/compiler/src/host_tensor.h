@@ -24,6 +24,15 @@ struct HostTensor {
   static HostTensor ints(std::vector<std::int64_t> shape, std::vector<std::int64_t> data);
 };
 
+// A value a damaged file may put beyond int64's range (a uint64 above 2^63, 1e30 in a
+// float tensor) saturates instead of the undefined behaviour of the cast; NaN gives 0.
+inline std::int64_t saturated_int64(double value) {
+  if (!(value == value)) return 0;
+  if (value >= 9223372036854775807.0) return INT64_MAX;
+  if (value <= -9223372036854775808.0) return INT64_MIN;
+  return static_cast<std::int64_t>(value);
+}
+
 // The largest tensor the compiler accepts: 2^32 elements is 8 GiB of fp16, more than
 // any device memory the SoC maps, so a larger shape can only come from a damaged file.
 constexpr std::int64_t kMaxTensorElements = std::int64_t(1) << 32;

@@ -113,7 +113,7 @@ HostTensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& 
     throw CompileError(what + " has " + std::to_string(have) + " values for " + std::to_string(n) + " elements");
   }
   auto put = [&](std::int64_t k, double v) {
-    if (t.is_int()) t.i[k] = std::int64_t(v); else t.f[k] = float(v);
+    if (t.is_int()) t.i[k] = saturated_int64(v); else t.f[k] = float(v);
   };
   if (t.is_int()) t.i.resize(n); else t.f.resize(n);
   if (proto.has_raw_data()) {
