@@ -94,6 +94,12 @@ std::string doc_size(std::uint64_t bytes) {
 
 constexpr unsigned cause(KernelFaultCause c) { return static_cast<unsigned>(c); }
 
+// One hart per tile of the default mesh.
+constexpr std::uint64_t default_cluster_harts() { return MeshNetwork::kDefaultWidth * MeshNetwork::kDefaultHeight; }
+std::string default_mesh() {
+  return std::to_string(MeshNetwork::kDefaultWidth) + " x " + std::to_string(MeshNetwork::kDefaultHeight);
+}
+
 }  // namespace
 
 std::string platform_header() {
@@ -103,6 +109,8 @@ std::string platform_header() {
       .define("NPUVP_CLUSTER_SHARED_BASE", c_hex(kClusterSharedRegion, 8, "ul"),
               "cluster mode: memory the harts share (no driver pool there)")
       .define("NPUVP_CLUSTER_SHARED_SIZE", c_hex(kClusterSharedRegionSize, 8, "ul"))
+      .define("NPUVP_CLUSTER_HARTS", decimal(default_cluster_harts()),
+              "harts of the default cluster (soc.mesh " + default_mesh() + ")")
       .blank()
       .comment("Simulation control / test finisher (sifive_test compatible).")
       .define("NPUVP_FINISHER_BASE", c_hex(kFinisher, 8, "ul"))
@@ -256,9 +264,8 @@ std::string linker_defaults() {
     const std::string padded = name + std::string(name.size() < 18 ? 18 - name.size() : 1, ' ');
     t << padded << " = DEFINED(" << name << ") ? " << name << " : " << value << ";  /* " << meaning << " */\n";
   };
-  const std::uint64_t cluster_harts = MeshNetwork::kDefaultWidth * MeshNetwork::kDefaultHeight;
-  const std::string mesh = std::to_string(MeshNetwork::kDefaultWidth) + " x " +
-                           std::to_string(MeshNetwork::kDefaultHeight);
+  const std::uint64_t cluster_harts = default_cluster_harts();
+  const std::string mesh = default_mesh();
   set("__ram_base", c_hex(kDdr, 8), "the DDR base: host programs link and load here");
   set("__ram_size", decimal(kDdrDefaultSize >> 20) + "M", "the default DDR (soc.ddr.size)");
   set("__stack_harts", decimal(cluster_harts), "one slot per hart of the default cluster (soc.mesh " + mesh + ")");

@@ -139,6 +139,7 @@ TEST(SocContract, LinkerDefaultsAreTheDdrBaseAndTheDefaultClustersHarts) {
   const std::string header = platform_header();
   EXPECT_EQ(definition(header, "NPUVP_CLUSTER_SHARED_BASE"), "0xA0000000ul");
   EXPECT_EQ(definition(header, "NPUVP_CLUSTER_SHARED_SIZE"), "0x04000000ul");
+  EXPECT_EQ(definition(header, "NPUVP_CLUSTER_HARTS"), "16");
 }
 
 TEST(SocContract, DocumentTablesNameEveryWindowAndInterrupt) {

@@ -18,6 +18,7 @@
 #define NPUVP_DDR_SIZE              0x40000000ul    /* default; soc.ddr.size */
 #define NPUVP_CLUSTER_SHARED_BASE   0xA0000000ul    /* cluster mode: memory the harts share (no driver pool there) */
 #define NPUVP_CLUSTER_SHARED_SIZE   0x04000000ul
+#define NPUVP_CLUSTER_HARTS         16              /* harts of the default cluster (soc.mesh 4 x 4) */
 
 /* Simulation control / test finisher (sifive_test compatible). */
 #define NPUVP_FINISHER_BASE         0x00100000ul
