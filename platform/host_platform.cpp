@@ -180,7 +180,7 @@ bool HostPlatform::read_memory(std::uint64_t address, std::uint8_t* data, std::s
   for (const auto& region : memories_) {
     std::uint64_t offset = address - region.base;
     if (offset >= region.size || size > region.size - offset) continue;
-    std::memcpy(data, region.data + offset, size);
+    if (size) std::memcpy(data, region.data + offset, size);  // an empty vector's data() may be null
     return true;
   }
   return false;

@@ -20,7 +20,7 @@ BackingStore::~BackingStore() { munmap(data_, size_); }
 
 bool BackingStore::write_backdoor(std::uint64_t offset, const void* bytes, std::size_t length) {
   if (!contains(offset, length)) return false;
-  std::memcpy(data_ + offset, bytes, length);
+  if (length) std::memcpy(data_ + offset, bytes, length);  // memcpy's pointers may not be null, even for 0 bytes
   return true;
 }
 
