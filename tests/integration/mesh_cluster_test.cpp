@@ -411,7 +411,10 @@ TEST(MeshCluster, RegionOfInterestCountsTheParallelRegionOnly) {
   const std::string hello_stats = temp_path("hello-roi.json");
   auto hello = run_npuvp("run " + scenario("mesh-hello") + " --quiet --stats " + hello_stats);
   ASSERT_EQ(hello.status, 0) << hello.err;
-  for (const auto& [name, unused] : statistics_of(hello_stats).items())
+  // Named, not iterated as a temporary: `f().items()` in a range-for would use the
+  // document after its end (found by ASan, stack-use-after-scope).
+  const auto hello_statistics = statistics_of(hello_stats);
+  for (const auto& [name, unused] : hello_statistics.items())
     EXPECT_NE(name.rfind("roi.", 0), 0u) << name << " in a run without a region of interest";
 }
 
