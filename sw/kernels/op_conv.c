@@ -121,6 +121,7 @@ typedef struct {
     uint64_t first_kf_issued; /* K fractal rows whose slice parts the first tile has issued (~0: all) */
     uint64_t desc_n0[4], desc_cols[4]; /* columns of the tiles issued last (ring by tile number) */
     uint8_t tile_panel[TILE_RING];      /* the tile loads resident weights (ring by tile number) */
+    uint8_t tile_slice_piece[TILE_RING]; /* the tile loads a piece of its slice (ring by tile number) */
     Epilogue ep;
 } Conv;
 
@@ -226,7 +227,10 @@ static void cursor_next(const Conv* c, Cursor* k) {
     k->new_slice = k->first_pass = 1;
 }
 
-static uint64_t slice_l1(const Conv* c, const Cursor* k) { return k->slice % c->slice_slots * c->slice_slot_bytes; }
+/* (1 or 2 slots: no remainder, which the scalar unit takes 20 cycles for, at every C tile) */
+static uint64_t slice_l1(const Conv* c, const Cursor* k) {
+    return c->slice_slots > 1 && (k->slice & 1) ? c->slice_slot_bytes : 0;
+}
 static uint64_t tile_n0(const Conv* c, const Cursor* k) { return k->g.c0 + k->ct * c->tn; }
 static uint64_t tile_cols(const Conv* c, const Cursor* k) {
     return min_u64(c->tn, k->g.c0 + k->g.channels - tile_n0(c, k));
@@ -341,8 +345,11 @@ static int issue_step(Conv* c, Cursor* k) {
     const Unit* g = &k->g;
     const uint64_t q = k->step;
     if (q == 0) {
-        k->r0 = k->first_pass && k->j ? rows_needed(c, g, k->j - 1) : 0;
+        /* M chunk j - 1 was the cursor's previous tile (same unit and column): its r1 (one
+         * division per tile instead of two) */
+        k->r0 = k->first_pass && k->j ? k->r1 : 0;
         k->r1 = k->first_pass ? rows_needed(c, g, k->j) : 0;
+        c->tile_slice_piece[k->i % TILE_RING] = k->r1 > k->r0;
         if (k->first_pass && k->new_slice && k->j == 0) wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID2);
         if (!c->resident) { /* its weights stream in chunks (issue_chunks) */
             c->desc_n0[k->i & 3] = tile_n0(c, k);
@@ -416,7 +423,7 @@ static void compute_tile(Conv* c, Cursor* k, Cursor* issue, uint64_t lookahead) 
     const uint64_t slice = slice_l1(c, k);
     const int slice_done = last_of_slice(c, k);
     const int panel = c->tile_panel[k->i % TILE_RING]; /* set when its loads were issued */
-    const int slice_piece = k->first_pass && rows_needed(c, g, k->j) > (k->j ? rows_needed(c, g, k->j - 1) : 0);
+    const int slice_piece = c->tile_slice_piece[k->i % TILE_RING]; /* likewise */
     /* EVENT_ID2 tokens still to wait for, one per part (part q holds channel groups from q * part_groups) */
     const uint64_t tokens = slice_tokens(c, k, slice_piece, panel);
     const uint64_t part_groups = tokens == 1 ? c->c1in : c->part_groups;
