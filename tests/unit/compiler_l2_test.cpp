@@ -12,18 +12,21 @@
 #include "compiler_test_support.h"
 #include "memory_plan.h"
 #include "program.h"
+#include "streams.h"
 
 namespace npuvp::compiler::test {
 namespace {
 
 std::uint64_t align64(std::uint64_t v) { return (v + 63) / 64 * 64; }
 
-// A chain-with-skips program of elementwise layers on one stream: layer k writes
-// v_k from v_{k-1} and, sometimes, an older value (so lifetimes overlap in many ways).
-Program random_program(unsigned seed, int layers) {
+// A chain-with-skips program of elementwise layers: layer k writes v_k from v_{k-1} (with
+// one block per launch: from any earlier value) and, sometimes, an older value (so lifetimes
+// overlap in many ways).
+// `blocks` per launch; with fewer than the AI Cores (8 here) layers may go on streams of their own.
+Program random_program(unsigned seed, int layers, std::uint32_t blocks = 2) {
   std::mt19937 rng(seed);
   Program program;
-  program.ai_cores = 2;
+  program.ai_cores = blocks < 2 ? 8 : 2;
   auto add_buffer = [&](const std::string& name, std::uint64_t bytes, DeviceBuffer::Home home) {
     DeviceBuffer buffer;
     buffer.name = name;
@@ -45,10 +48,12 @@ Program random_program(unsigned seed, int layers) {
     KernelLaunch launch;
     launch.kernel = NPUVP_OP_KERNEL_ELTWISE;
     launch.layer = std::uint32_t(program.layers.size());
-    launch.blocks = 2;
+    launch.blocks = blocks;
     launch.args.assign(NPUVP_ELT_ARG_COUNT, ArgWord{});
     launch.args[NPUVP_ELT_OUT] = {ArgWord::Kind::Buffer, 0, out};
-    launch.args[NPUVP_ELT_A] = {ArgWord::Kind::Buffer, 0, values.back()};
+    // One block per launch: a DAG (any earlier value), whose branches streams can run side by side.
+    const int a = blocks < 2 ? values[rng() % values.size()] : values.back();
+    launch.args[NPUVP_ELT_A] = {ArgWord::Kind::Buffer, 0, a};
     if (rng() % 3 == 0) launch.args[NPUVP_ELT_B] = {ArgWord::Kind::Buffer, 0, values[rng() % values.size()]};
     for (const auto& arg : launch.args)
       if (arg.kind == ArgWord::Kind::Buffer) record.min_bytes += program.buffers[arg.buffer].bytes;
@@ -139,6 +144,34 @@ TEST(CompilerL2, AllInL2WhenTheyFitAndNothingWithoutIt) {
   Program no_l2 = random_program(7, 100);
   plan_memory(no_l2, with_l2(0));
   EXPECT_EQ(l2_buffers(no_l2), 0u);
+}
+
+// On several streams, two buffers in the L2 arena share bytes only when every launch
+// naming one completes before any naming the other starts (as in the DDR arena).
+TEST(CompilerL2, OnStreamsBuffersInUseTogetherNeverShareL2) {
+  for (unsigned seed = 1; seed <= 4; ++seed) {
+    Program program = random_program(seed, 200, 1);
+    EXPECT_GT(assign_streams(program, 4), 0);
+    ASSERT_GT(program.streams, 1u);
+    plan_memory(program, with_l2(16384));
+    EXPECT_LE(program.l2_arena_bytes, 16384u);
+    EXPECT_GT(l2_buffers(program), 0u);
+    const LaunchOrder order(program);
+    std::vector<std::vector<int>> users(program.buffers.size());
+    for (int l = 0; l < int(program.launches.size()); ++l)
+      for (const auto& arg : program.launches[l].args)
+        if (arg.kind == ArgWord::Kind::Buffer) users[arg.buffer].push_back(l);
+    for (std::size_t a = 0; a < program.buffers.size(); ++a)
+      for (std::size_t b = a + 1; b < program.buffers.size(); ++b) {
+        const auto &x = program.buffers[a], &y = program.buffers[b];
+        if (x.home != DeviceBuffer::Home::L2 || y.home != DeviceBuffer::Home::L2) continue;
+        const bool overlap = x.offset < y.offset + align64(y.bytes) && y.offset < x.offset + align64(x.bytes);
+        if (overlap) {
+          EXPECT_TRUE(order.all_before(users[a], users[b]) || order.all_before(users[b], users[a]))
+              << x.name << " and " << y.name << " share L2 but may be in use at the same time";
+        }
+      }
+  }
 }
 
 // The DDR and the L2 serve in parallel: an L2 slower than the DDR takes only the
