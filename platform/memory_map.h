@@ -75,5 +75,14 @@ constexpr std::uint64_t kKernelSlots = 0x8800'0000, kKernelSlotSize = 1ull << 20
 static_assert(kTaskSchedulerImage + kTaskSchedulerImageSize <= kKernelSlots, "the TS image ends below the kernels");
 constexpr std::uint64_t kKernelArguments = 0x8f00'0000;
 constexpr std::uint64_t kDevicePool = 0x9000'0000, kDevicePoolEnd = kDdr + kDdrDefaultSize;
+static_assert(kKernelArguments < kDevicePool && kTrafficDefaultBase >= kDevicePool,
+              "the argument block lies below the pool, the traffic generators' default base inside it");
+// In cluster mode there is no host program, so no driver pool: the synthetic
+// coherence program (firmware/mesh/synthetic.c) shares a region of up to 64 MiB
+// inside the pool's addresses, 512 MiB above the program, clear of the task
+// scheduler's image, the kernel slots and the traffic generators' default base.
+constexpr std::uint64_t kClusterSharedRegion = 0xA000'0000, kClusterSharedRegionSize = 64ull << 20;
+static_assert(kClusterSharedRegion >= kTrafficDefaultBase && kClusterSharedRegion + kClusterSharedRegionSize <= kDevicePoolEnd,
+              "the cluster's shared region lies inside the default DDR, above the traffic generators' base");
 }  // namespace memory_map
 }  // namespace npuvp

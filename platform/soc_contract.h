@@ -10,7 +10,8 @@
 //   firmware/common/include/npuvp/platform.h   the host programs' memory map and device registers
 //   sw/include/npuvp/npu_protocol.h            the hardware the host <-> TS protocol runs over
 //   firmware/cmake/npuvp_soc.cmake             link addresses of the firmware build
-//   docs/memory-map.md                         the address map and interrupt wiring tables
+//   firmware/common/npuvp_soc.ld               link.ld's default link address and hart slots
+//   docs/memory-map.md                         the address map, DDR layout and interrupt wiring tables
 // `npuvp-soc-gen --update <source dir>` (the build target `soc_contract`)
 // rewrites the sections; soc_contract_test fails while one is stale.
 #pragma once
@@ -34,8 +35,13 @@ std::string platform_header();
 std::string protocol_hardware();
 // The addresses the firmware build links at (firmware/cmake/npuvp_soc.cmake, CMake).
 std::string firmware_build_settings();
-// The address-map table and the interrupt-wiring table of docs/memory-map.md.
+// The default link addresses and hart slots of firmware/common/link.ld
+// (firmware/common/npuvp_soc.ld, which it includes).
+std::string linker_defaults();
+// The address-map table, the software layout inside DDR and the interrupt-wiring
+// table of docs/memory-map.md.
 std::string address_map_table();
+std::string ddr_layout_table();
 std::string interrupt_table();
 
 const std::vector<GeneratedSection>& generated_sections();

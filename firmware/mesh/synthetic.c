@@ -23,15 +23,16 @@
  */
 #include <stdio.h>
 
+#include <npuvp/platform.h>
+
 #include "mesh_common.h"
 
-/* The shared region: inside the host driver's device-memory pool (docs/memory-map.md),
- * which nothing uses in cluster mode (a cluster image cannot be combined with a host
- * program), 512 MiB above the program, its stacks and heap, and clear of the task
- * scheduler's slot (0x8700_0000), the kernel slots (0x8800_0000...) and the traffic
- * generators' default base (0x9000_0000). On QEMU virt it needs -m 1G. */
-#define REGION_BASE 0xA0000000ul
-#define REGION_MAX_BYTES (64ul << 20)
+/* The shared region: the SoC contract's memory for cluster harts to share
+ * (docs/memory-map.md, "Inside DDR"): inside the host driver's device-memory pool,
+ * which nothing uses in cluster mode, above the program, its stacks and heap. On QEMU
+ * virt it needs -m 1G. */
+#define REGION_BASE NPUVP_CLUSTER_SHARED_BASE
+#define REGION_MAX_BYTES NPUVP_CLUSTER_SHARED_SIZE
 
 /* Patched per run (scenario `patch:`); const volatile, so each is read from memory. */
 const volatile uint64_t synthetic_interval = 100;       /* memory instructions per sync */

@@ -365,6 +365,7 @@ class TableDrivenL1 : public L1ControllerBase {
 //   void perform(Action, Context&)                          required
 //   Event eviction(const Context&)        the event of evicting a line (counts recalls)
 //   std::string entry_summary(const Entry&) const           for errors
+//   void describe_entry(std::ostream&, const Entry&, State) const   describe()'s words after the state
 //   std::string entry_key(int way) const  the explorer's key of a way's entry, up to its data
 //   void retry_waiting()                  serves waiting requests after a message
 //   void serialize_tail(std::string&) const
@@ -401,6 +402,20 @@ class TableDrivenHome : public HomeController {
   bool quiescent() const override {
     if (!waiting_.empty()) return false;
     return all_entries_stable<Machine>(array_);
+  }
+
+  // "SHD owner 3 clean (2 requests waiting)": the state, the entry, the waiting requests.
+  std::string describe(std::uint64_t line) const override {
+    line = geometry_.line_of(line);
+    const int way = array_.find(line);
+    if (way == CacheArray::kNone) return Machine::name(Machine::kAbsent);
+    const State state = state_of_way(way);
+    std::ostringstream text;
+    text << Machine::name(state);
+    derived().describe_entry(text, entries_[static_cast<unsigned>(way)], state);
+    const unsigned waiting = waiting_.on_line(line);
+    if (waiting) text << " (" << waiting << " requests waiting)";
+    return text.str();
   }
 
   void serialize(std::string& out) const override {
@@ -482,7 +497,8 @@ class TableDrivenHome : public HomeController {
     table_->fired(row);
     context.event = event;
     if (!(row->action_count == 1 && row->actions[0] == Action::kStall)) ++transitions_;
-    for (unsigned i = 0; i < row->action_count; ++i) derived().perform(row->actions[i], context);
+    for (unsigned i = 0; i < row->action_count; ++i)
+      if (!perform_common(row->actions[i], context)) derived().perform(row->actions[i], context);
     enter_state<Machine>(array_, context.way, row->next, Machine::kAbsent, *this,
                          [&](int way) { entries_[static_cast<unsigned>(way)] = Entry{}; });
   }
@@ -541,6 +557,44 @@ class TableDrivenHome : public HomeController {
           before = transitions_;
           return changed;
         });
+  }
+
+  // ---- the actions every home performs alike (each Machine declares them) ----
+  // Performs `action` when it is one of them; false for the protocol's own.
+  bool perform_common(Action action, Context& context) {
+    switch (action) {
+      case Action::kAllocate: allocate(context); return true;
+      case Action::kStall: stall(*context.message); return true;
+      case Action::kCount: return true;  // the enumeration's size, in no row
+      default: return false;
+    }
+  }
+  // The protocol error of `action` needing the context's directory entry where the line has none.
+  void require_entry(const Entry* entry, Action action, const Context& context) const {
+    if (!entry) fail(Machine::name(state_of(context)), Machine::name(action), context);
+  }
+  // A MemoryRead of the context's line, for the sender of the request being handled.
+  void fetch_from_memory(const Context& context) {
+    ++statistics_.memory_reads;
+    send(message_to_memory(kMemoryRead, context, context.message ? context.message->source : tile_, false));
+  }
+  // An intervention of `type` (a forward) to the line's owner, counted.
+  void send_intervention(unsigned type, const Entry& entry, const Context& context) {
+    ++statistics_.interventions_sent;
+    derived().send_to_l1(type, static_cast<unsigned>(entry.owner), context, false);
+  }
+  // The owner's AckData fills the way (a protocol error without data); dirty when it was.
+  void write_ack_data(Context& context, Entry& entry) {
+    if (!context.message->has_data) fail(Machine::name(state_of(context)), "AckData without data", context);
+    std::memcpy(array_.data(context.way), context.message->data.data(), geometry_.line_bytes);
+    entry.dirty |= context.message->dirty;
+  }
+  // Memory's data fills the way; the LLC's copy is clean.
+  void install_memory_data(Context& context) {
+    Entry* entry = entry_of(context);
+    require_entry(entry, Action::kInstallMemoryData, context);
+    std::memcpy(array_.data(context.way), context.message->data.data(), geometry_.line_bytes);
+    entry->dirty = false;
   }
 
   // Takes a free way of the set for the context's line, waiting for memory's data, with a fresh entry.

@@ -30,8 +30,8 @@ constexpr double kDefaultRouterStaticPower = 0.2;
 
 MeshNetwork::MeshNetwork(sc_core::sc_module_name name)
     : sc_module(name),
-      width(child_name(*this, "width"), 4, "routers", "routers per row (X dimension) of the mesh"),
-      height(child_name(*this, "height"), 4, "routers",
+      width(child_name(*this, "width"), kDefaultWidth, "routers", "routers per row (X dimension) of the mesh"),
+      height(child_name(*this, "height"), kDefaultHeight, "routers",
              "routers per column (Y dimension); tile y*width+x sits at router (x, y)"),
       clock(child_name(*this, "clock"), 1e9, "Hz", "mesh clock frequency (routers and links)"),
       router_latency(child_name(*this, "router_latency"), 2, "cycles",

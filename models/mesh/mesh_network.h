@@ -161,6 +161,9 @@ struct MeshMessage {
 class MeshNetwork : public sc_core::sc_module {
  public:
   using Receiver = std::function<void(MeshMessage&)>;
+  // The default mesh, 4 x 4 routers: the cluster's 16 harts (the SoC contract
+  // gives firmware its hart count, platform/soc_contract.cpp).
+  static constexpr std::uint64_t kDefaultWidth = 4, kDefaultHeight = 4;
 
   Parameter<std::uint64_t> width;             // routers per row (X)
   Parameter<std::uint64_t> height;            // routers per column (Y)

@@ -60,7 +60,7 @@ std::string definition(const std::string& text, const std::string& name) {
 }
 
 TEST(SocContract, EveryGeneratedSectionInTheRepositoryIsCurrent) {
-  ASSERT_EQ(generated_sections().size(), 5u);
+  ASSERT_EQ(generated_sections().size(), 7u);
   for (const GeneratedSection& section : generated_sections()) {
     SCOPED_TRACE(section.path);
     const std::string text = read_file(source_path(section.path));
@@ -128,6 +128,20 @@ TEST(SocContract, FirmwareBuildLinksAtTheDeclaredAddresses) {
     EXPECT_NE(settings.find(line), std::string::npos) << line << " in\n" << settings;
 }
 
+// link.ld's defaults come from the contract, and a program's own --defsym still wins.
+TEST(SocContract, LinkerDefaultsAreTheDdrBaseAndTheDefaultClustersHarts) {
+  const std::string defaults = linker_defaults();
+  for (const char* line : {"__ram_base         = DEFINED(__ram_base) ? __ram_base : 0x80000000;",
+                           "__ram_size         = DEFINED(__ram_size) ? __ram_size : 1024M;",
+                           "__stack_harts      = DEFINED(__stack_harts) ? __stack_harts : 16;",
+                           "__npuvp_smp_harts  = DEFINED(__npuvp_smp_harts) ? __npuvp_smp_harts : 16;"})
+    EXPECT_NE(defaults.find(line), std::string::npos) << line << " in\n" << defaults;
+  const std::string header = platform_header();
+  EXPECT_EQ(definition(header, "NPUVP_CLUSTER_SHARED_BASE"), "0xA0000000ul");
+  EXPECT_EQ(definition(header, "NPUVP_CLUSTER_SHARED_SIZE"), "0x04000000ul");
+  EXPECT_EQ(definition(header, "NPUVP_CLUSTER_HARTS"), "16");
+}
+
 TEST(SocContract, DocumentTablesNameEveryWindowAndInterrupt) {
   const std::string map = address_map_table();
   for (const char* row : {"| `0x0000_1000` | 4 KiB | boot ROM |", "| `0x0010_0000` | 4 KiB | sim-control finisher |",
@@ -136,6 +150,12 @@ TEST(SocContract, DocumentTablesNameEveryWindowAndInterrupt) {
                           "| `0x3000_0000` | 8 MiB | L2 buffer |", "| `0x4000_0000` | 16 MiB | mesh-cluster control |",
                           "| `0x8000_0000` | 1 GiB (`soc.ddr.size`) | DDR |", "up to `0x2011_FFFF`"})
     EXPECT_NE(map.find(row), std::string::npos) << row;
+  const std::string ddr = ddr_layout_table();
+  for (const char* row : {"| `0x8000_0000` | host programs", "| `0x8700_0000` | task-scheduler firmware image",
+                          "| `0x8800_0000 + n·1 MiB` | AI Core kernel image slot n", "| `0x8F00_0000` | kernel argument block",
+                          "| `0x9000_0000`–`0xBFFF_FFFF` | device-memory pool", "| `0x9000_0000` | default `soc.tgN.base`",
+                          "| `0xA000_0000`–`0xA3FF_FFFF` | in cluster mode"})
+    EXPECT_NE(ddr.find(row), std::string::npos) << row;
   const std::string interrupts = interrupt_table();
   for (const char* row : {"| UART0 | PLIC source 10 |", "| PLIC source 20 | via PLIC (enable it in context 1) |",
                           "| PLIC source 21 | via PLIC (context 0) |", "| PLIC source `32 + 2N` |",

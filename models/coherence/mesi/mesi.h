@@ -36,6 +36,7 @@
 #include "coherence/coherence.h"
 #include "coherence/protocol_registry.h"
 #include "coherence/protocol_table.h"
+#include "coherence/sharer_directory.h"
 #include "coherence/table_driven_controller.h"
 
 #include <array>
@@ -228,14 +229,10 @@ class L1 final : public TableDrivenL1<L1, L1Machine> {
   void dispatch_access();
 };
 
-// The directory entry of a line in the LLC.
-struct Directory {
-  std::uint64_t sharers = 0;  // bit t: L1 t holds the line S
-  int owner = -1;             // the L1 holding it E or M
-  bool dirty = false;         // the LLC data differs from memory's
-  unsigned requester = 0;     // the transaction in progress
-  unsigned request = 0;       // its message type
-  int acks = 0;               // Acks still expected
+// The directory entry of a line in the LLC: the sharers (S) and the owner (E
+// or M), and the request in progress.
+struct Directory : SharerDirectory {
+  unsigned request = 0;  // the message type of the transaction in progress
 };
 
 class Home final : public TableDrivenHome<Home, HomeMachine, Directory> {
@@ -245,7 +242,6 @@ class Home final : public TableDrivenHome<Home, HomeMachine, Directory> {
   Home(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment,
        const HomeTable& table = home_table());
 
-  std::string describe(std::uint64_t line) const override;
   // The directory entry of `line` (0 / -1 when absent).
   std::uint64_t sharers_of(std::uint64_t line) const;
   int owner_of(std::uint64_t line) const;
@@ -258,7 +254,8 @@ class Home final : public TableDrivenHome<Home, HomeMachine, Directory> {
   Event classify(const Message& message, const Context& context) const;
   void perform(Action action, Context& context);
   Event eviction(const Context& evicted);
-  std::string entry_summary(const Directory& entry) const;
+  std::string entry_summary(const Directory& entry) const { return entry_summary_of(entry); }
+  void describe_entry(std::ostream& text, const Directory& entry, State) const { describe_entry_of(text, entry); }
   std::string entry_key(int way) const;
 };
 

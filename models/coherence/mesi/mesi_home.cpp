@@ -36,12 +36,6 @@ bool Home::dirty(std::uint64_t line) const {
   return entry && entry->dirty;
 }
 
-std::string Home::entry_summary(const Directory& entry) const {
-  std::ostringstream text;
-  text << "sharers 0x" << std::hex << entry.sharers << std::dec << ", owner " << entry.owner;
-  return text.str();
-}
-
 Home::Event Home::classify(const Message& message, const Context& context) const {
   const State state = state_of(context);
   const unsigned source = message.source;
@@ -76,21 +70,13 @@ Home::Event Home::classify(const Message& message, const Context& context) const
 
 void Home::perform(Action action, Context& context) {
   Directory* entry = entry_of(context);
-  const auto need_entry = [&] {
-    if (!entry) fail(HomeMachine::name(state_of(context)), HomeMachine::name(action), context);
-  };
+  const auto need_entry = [&] { require_entry(entry, action, context); };
   switch (action) {
-    case Action::kAllocate: allocate(context); break;
-    case Action::kFetchFromMemory:
-      ++statistics_.memory_reads;
-      send(message_to_memory(kMemoryRead, context, context.message ? context.message->source : tile_, false));
-      break;
-    case Action::kStall: stall(*context.message); break;
-    case Action::kInstallMemoryData:
-      need_entry();
-      std::memcpy(array_.data(context.way), context.message->data.data(), geometry_.line_bytes);
-      entry->dirty = false;
-      break;
+    case Action::kAllocate:
+    case Action::kStall:
+    case Action::kCount: break;  // the base's (perform_common)
+    case Action::kInstallMemoryData: install_memory_data(context); break;
+    case Action::kFetchFromMemory: fetch_from_memory(context); break;
     case Action::kRecordRequest:
       need_entry();
       entry->requester = context.message->source;
@@ -144,14 +130,12 @@ void Home::perform(Action action, Context& context) {
     }
     case Action::kSendShdIntervention:
       need_entry();
-      ++statistics_.interventions_sent;
-      send_to_l1(kShdIntervention, static_cast<unsigned>(entry->owner), context, false);
+      send_intervention(kShdIntervention, *entry, context);
       break;
     case Action::kSendExcIntervention:
     case Action::kRecallOwner:
       need_entry();
-      ++statistics_.interventions_sent;
-      send_to_l1(kExcIntervention, static_cast<unsigned>(entry->owner), context, false);
+      send_intervention(kExcIntervention, *entry, context);
       if (action == Action::kRecallOwner) entry->owner = -1;
       break;
     case Action::kCountAck:
@@ -160,9 +144,7 @@ void Home::perform(Action action, Context& context) {
       break;
     case Action::kWriteAckData:
       need_entry();
-      if (!context.message->has_data) fail(HomeMachine::name(state_of(context)), "AckData without data", context);
-      std::memcpy(array_.data(context.way), context.message->data.data(), geometry_.line_bytes);
-      entry->dirty |= context.message->dirty;
+      write_ack_data(context, *entry);
       break;
     case Action::kWriteReplaceData:
       need_entry();
@@ -179,7 +161,6 @@ void Home::perform(Action action, Context& context) {
         send(message_to_memory(kMemoryWrite, context, tile_, true));
       }
       break;
-    case Action::kCount: break;
   }
 }
 
@@ -189,25 +170,9 @@ Home::Event Home::eviction(const Context& evicted) {
   return Event::kEvict;
 }
 
-std::string Home::describe(std::uint64_t line) const {
-  line = geometry_.line_of(line);
-  const int way = array_.find(line);
-  if (way == CacheArray::kNone) return "NP";
-  const Directory& entry = entries_[way];
-  std::ostringstream text;
-  text << HomeMachine::name(static_cast<State>(array_.state(way))) << " sharers 0x" << std::hex << entry.sharers
-       << std::dec << " owner " << entry.owner << (entry.dirty ? " dirty" : " clean");
-  if (entry.acks) text << " (waiting for " << entry.acks << " acks, requester " << entry.requester << ")";
-  const unsigned waiting = waiting_.on_line(line);
-  if (waiting) text << " (" << waiting << " requests waiting)";
-  return text.str();
-}
-
 std::string Home::entry_key(int way) const {
   const Directory& entry = entries_[way];
-  return std::to_string(entry.sharers) + ':' + std::to_string(entry.owner) + ':' + std::to_string(entry.dirty) + ':' +
-         std::to_string(entry.requester) + ':' + std::to_string(entry.request) + ':' + std::to_string(entry.acks) +
-         ':' + std::to_string(array_.lru_rank(way)) + ':';
+  return entry_key_of(entry) + std::to_string(entry.request) + ':' + std::to_string(array_.lru_rank(way)) + ':';
 }
 
 }  // namespace npuvp::coherence::mesi

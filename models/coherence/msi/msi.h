@@ -27,6 +27,7 @@
 #include "coherence/coherence.h"
 #include "coherence/protocol_registry.h"
 #include "coherence/protocol_table.h"
+#include "coherence/sharer_directory.h"
 #include "coherence/table_driven_controller.h"
 
 #include <cstdint>
@@ -190,20 +191,13 @@ class L1 final : public TableDrivenL1<L1, L1Machine> {
   void dispatch_access();
 };
 
-// The directory entry of a line in the LLC.
-struct Directory {
-  std::uint64_t sharers = 0;  // bit t: L1 t holds the line S
-  int owner = -1;             // the L1 holding it M
-  bool dirty = false;         // the LLC data differs from memory's
-  unsigned requester = 0;     // of the transaction in progress
-  int acks = 0;               // Acks still expected
-};
+// The directory entry of a line in the LLC: the sharers (S) and the owner (M).
+using Directory = SharerDirectory;
 
 class Home final : public TableDrivenHome<Home, HomeMachine, Directory> {
  public:
   Home(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment);
 
-  std::string describe(std::uint64_t line) const override;
   std::uint64_t sharers_of(std::uint64_t line) const;  // 0 when absent
   int owner_of(std::uint64_t line) const;              // -1 when none
 
@@ -216,7 +210,8 @@ class Home final : public TableDrivenHome<Home, HomeMachine, Directory> {
   Event eviction(const Context& evicted);
   void retry_waiting();
   void send_to(unsigned type, unsigned destination, Port port, const Context& context, bool with_data);
-  std::string entry_summary(const Directory& entry) const;
+  std::string entry_summary(const Directory& entry) const { return entry_summary_of(entry); }
+  void describe_entry(std::ostream& text, const Directory& entry, State) const { describe_entry_of(text, entry); }
   std::string entry_key(int way) const;
   void serialize_tail(std::string& out) const { waiting_.serialize(out, geometry_.line_bytes); }
 };

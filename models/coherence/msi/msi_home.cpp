@@ -50,12 +50,6 @@ Home::Event Home::classify(const Message& message, const Context& context) const
   }
 }
 
-std::string Home::entry_summary(const Directory& entry) const {
-  std::ostringstream text;
-  text << "sharers 0x" << std::hex << entry.sharers << std::dec << ", owner " << entry.owner;
-  return text.str();
-}
-
 void Home::send_to(unsigned type, unsigned destination, Port port, const Context& context, bool with_data) {
   const Directory* entry = context.way == CacheArray::kNone ? nullptr : &entries_[context.way];
   Message message = port == Port::kMemory
@@ -71,15 +65,13 @@ void Home::perform(Action action, Context& context) {
     throw ProtocolError(name() + ": internal error, action " + HomeMachine::name(action) + " without a way");
   Directory* entry = entry_of(context);
   switch (action) {
-    case Action::kAllocate: allocate(context); break;
+    case Action::kAllocate:
+    case Action::kStall:
+    case Action::kCount: break;  // the base's (perform_common)
+    case Action::kInstallMemoryData: install_memory_data(context); break;
     case Action::kFetchFromMemory:
       ++statistics_.memory_reads;
       send_to(kMemoryRead, geometry_.memory_controller_of(context.line), Port::kMemory, context, false);
-      break;
-    case Action::kStall: stall(*context.message); break;
-    case Action::kInstallMemoryData:
-      std::memcpy(array_.data(context.way), context.message->data.data(), geometry_.line_bytes);
-      entry->dirty = false;
       break;
     case Action::kRecordRequest: entry->requester = context.message->source; break;
     case Action::kSendRepShd: send_to(kRepShd, requester(context), Port::kL1, context, true); break;
@@ -130,7 +122,6 @@ void Home::perform(Action action, Context& context) {
         send_to(kMemoryWrite, geometry_.memory_controller_of(context.line), Port::kMemory, context, true);
       }
       break;
-    case Action::kCount: break;
   }
 }
 
@@ -147,25 +138,8 @@ void Home::retry_waiting() {
   waiting_.retry([&](const Message& waiting) { return process(waiting); }, [](bool served_any) { return served_any; });
 }
 
-std::string Home::describe(std::uint64_t line) const {
-  line = geometry_.line_of(line);
-  const int way = array_.find(line);
-  if (way == CacheArray::kNone) return "NP";
-  const Directory& entry = entries_[way];
-  std::ostringstream text;
-  text << HomeMachine::name(static_cast<State>(array_.state(way))) << " sharers 0x" << std::hex << entry.sharers
-       << std::dec << " owner " << entry.owner << (entry.dirty ? " dirty" : " clean");
-  if (entry.acks) text << " (waiting for " << entry.acks << " acks, requester " << entry.requester << ")";
-  const unsigned waiting = waiting_.on_line(line);
-  if (waiting) text << " (" << waiting << " requests waiting)";
-  return text.str();
-}
-
 std::string Home::entry_key(int way) const {
-  const Directory& entry = entries_[way];
-  return std::to_string(entry.sharers) + ':' + std::to_string(entry.owner) + ':' + std::to_string(entry.dirty) + ':' +
-         std::to_string(entry.requester) + ':' + std::to_string(entry.acks) + ':' +
-         std::to_string(array_.lru_rank(way)) + ':';
+  return entry_key_of(entries_[way]) + std::to_string(array_.lru_rank(way)) + ':';
 }
 
 }  // namespace npuvp::coherence::msi

@@ -321,7 +321,6 @@ class Home final : public TableDrivenHome<Home, HomeMachine, Entry> {
   Home(unsigned tile, const Geometry& geometry, const CacheShape& shape, Environment& environment,
        const HomeTable& table = home_table());
 
-  std::string describe(std::uint64_t line) const override;
   // A Read of a stable LLC line that no request waits for, answered from
   // the LLC (RepExc, RepShd, RepValid*): no intervention, no memory access.
   bool answers_alone(const Message& request) const override;
@@ -336,6 +335,11 @@ class Home final : public TableDrivenHome<Home, HomeMachine, Entry> {
   Event eviction(const Context& evicted);
   void send_to_l1(unsigned type, unsigned tile, const Context& context, bool with_data);
   std::string entry_summary(const Entry& entry) const { return "owner " + std::to_string(entry.owner); }
+  // " owner 3 clean (requester 5)" (the requester while a transaction is in progress).
+  void describe_entry(std::ostream& text, const Entry& entry, State state) const {
+    text << " owner " << entry.owner << (entry.dirty ? " dirty" : " clean");
+    if (!HomeMachine::stable(state)) text << " (requester " << entry.requester << ")";
+  }
   std::string entry_key(int way) const;
   void serialize_tail(std::string& out) const {
     waiting_.serialize(out);

@@ -58,20 +58,14 @@ void Home::send_to_l1(unsigned type, unsigned tile, const Context& context, bool
 
 void Home::perform(Action action, Context& context) {
   Entry* entry = entry_of(context);
-  const auto need_entry = [&] {
-    if (!entry) fail(HomeMachine::name(state_of(context)), HomeMachine::name(action), context);
-  };
+  const auto need_entry = [&] { require_entry(entry, action, context); };
   switch (action) {
-    case Action::kAllocate: allocate(context); break;
-    case Action::kFetchFromMemory:
-      ++statistics_.memory_reads;
-      send(message_to_memory(kMemoryRead, context, context.message ? context.message->source : tile_, false));
-      break;
-    case Action::kStall: stall(*context.message); break;
+    case Action::kAllocate:
+    case Action::kStall:
+    case Action::kCount: break;  // the base's (perform_common)
+    case Action::kFetchFromMemory: fetch_from_memory(context); break;
     case Action::kInstallMemoryData:
-      need_entry();
-      std::memcpy(array_.data(context.way), context.message->data.data(), geometry_.line_bytes);
-      entry->dirty = false;
+      install_memory_data(context);
       entry->owner = -1;
       break;
     case Action::kRecordRequest:
@@ -97,21 +91,17 @@ void Home::perform(Action action, Context& context) {
       break;
     case Action::kSendShdIntervention:
       need_entry();
-      ++statistics_.interventions_sent;
-      send_to_l1(kShdIntervention, static_cast<unsigned>(entry->owner), context, false);
+      send_intervention(kShdIntervention, *entry, context);
       break;
     case Action::kSendExcIntervention:
     case Action::kRecallOwner:
       need_entry();
-      ++statistics_.interventions_sent;
-      send_to_l1(kExcIntervention, static_cast<unsigned>(entry->owner), context, false);
+      send_intervention(kExcIntervention, *entry, context);
       if (action == Action::kRecallOwner) entry->owner = -1;
       break;
     case Action::kWriteAckData:
       need_entry();
-      if (!context.message->has_data) fail(HomeMachine::name(state_of(context)), "AckData without data", context);
-      std::memcpy(array_.data(context.way), context.message->data.data(), geometry_.line_bytes);
-      entry->dirty |= context.message->dirty;
+      write_ack_data(context, *entry);
       break;
     case Action::kWriteReplaceData:
       need_entry();
@@ -127,7 +117,6 @@ void Home::perform(Action action, Context& context) {
         send(message_to_memory(kMemoryWrite, context, context.message ? context.message->source : tile_, true));
       }
       break;
-    case Action::kCount: break;
   }
 }
 
@@ -155,20 +144,6 @@ bool Home::answers_alone(const Message& request) const {
     }
   }
   return true;
-}
-
-std::string Home::describe(std::uint64_t line) const {
-  line = geometry_.line_of(line);
-  const int way = array_.find(line);
-  if (way == CacheArray::kNone) return "INV";
-  const Entry& entry = entries_[way];
-  std::ostringstream text;
-  text << HomeMachine::name(static_cast<State>(array_.state(way))) << " owner " << entry.owner
-       << (entry.dirty ? " dirty" : " clean");
-  if (!HomeMachine::stable(static_cast<State>(array_.state(way)))) text << " (requester " << entry.requester << ")";
-  const unsigned waiting = waiting_.on_line(line);
-  if (waiting) text << " (" << waiting << " requests waiting)";
-  return text.str();
 }
 
 std::string Home::entry_key(int way) const {

@@ -28,6 +28,7 @@ CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
   if (options.streams > 1) hoist_independent_branches(graph);
   fuse_epilogues(graph);
   fold_transposes(graph);
+  fold_conv_windows(graph, options);
   const int conversions = assign_layouts(graph);
 
   Program program = lower_graph(graph, options);

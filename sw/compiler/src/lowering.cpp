@@ -274,7 +274,7 @@ using Lowering = std::uint64_t (*)(LoweringContext&, const Node&);
 
 Lowering lowering_for(const std::string& op) {
   static const std::map<std::string, Lowering> table = {
-      {"Conv", lower_conv}, {"BatchNormalization", lower_batchnorm},
+      {"Conv", lower_conv}, {kWindowFold, lower_window_fold}, {"BatchNormalization", lower_batchnorm},
       {"MaxPool", lower_pool}, {"AveragePool", lower_pool}, {"GlobalAveragePool", lower_pool},
       {"GlobalMaxPool", lower_pool},
       {"MatMul", lower_matmul}, {"Gemm", lower_gemm},

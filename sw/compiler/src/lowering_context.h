@@ -85,6 +85,7 @@ void for_each_index(const Shape& dims, const std::function<void(const Shape&)>& 
 
 // The op families (lower_*.cpp). Each returns the layer's MACs.
 std::uint64_t lower_conv(LoweringContext& context, const Node& node);
+std::uint64_t lower_window_fold(LoweringContext& context, const Node& node);
 std::uint64_t lower_batchnorm(LoweringContext& context, const Node& node);
 std::uint64_t lower_pool(LoweringContext& context, const Node& node);
 std::uint64_t lower_matmul(LoweringContext& context, const Node& node);

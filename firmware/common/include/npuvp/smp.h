@@ -19,12 +19,15 @@
 
 #include <stdint.h>
 
+#include <npuvp/platform.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Harts the runtime can run: one stack/TLS slot each (link.ld's __stack_harts). */
-#define NPUVP_SMP_MAX_HARTS 16
+/* Harts the runtime can run: the default cluster's, one stack/TLS slot each (link.ld's
+ * __stack_harts has the same generated default). */
+#define NPUVP_SMP_MAX_HARTS NPUVP_CLUSTER_HARTS
 
 /* ---- identity ---------------------------------------------------------------------- */
 
