@@ -477,7 +477,8 @@ def sus_report(results, workloads, periods, periodic_default):
              "Shares of the SUS lines created (SHD lines turned suspect by a synchronisation, "
              "`soc.cluster.memory.l1.suspect_*`). \"Never read\" = dropped unread (evicted or written "
              "before any read) + still suspect when the program ended; the thesis's \"never accessed "
-             "before replacement\" is its counterpart.", "",
+             "before replacement\" is its counterpart. Over the region of interest \"at end\" is created "
+             "minus the other fates, negative when lines made suspect before the region are read in it.", "",
              "| workload | NSI variant | synchronisations (periodic) | SUS created | never read (dropped + at end) | "
              "read, current (hit) | read, stale (miss) |",
              "| --- | --- | --- | --- | --- | --- | --- |"]
