@@ -265,15 +265,24 @@ static void load_b_resident(const Conv* c, uint64_t l0b, uint64_t group0, uint64
  * reads the outcome from the tile ring (Conv.tile_panel) instead of keeping its own bitmap. */
 static void take_missing_groups(const Conv* c, Cursor* k, uint64_t* first, uint64_t* last) {
     const uint64_t nb0 = tile_n0(c, k) / 16, nb1 = nb0 + ceil_div(tile_cols(c, k), 16);
-    *first = *last = nb0;
+    /* in registers, the bitmap word loaded and stored once (a block's start runs this
+     * before its first load: ~16 instructions a group through memory took ~190 cycles) */
+    uint64_t lo = nb0, hi = nb0, w = nb0 / 64, word = k->panel_loaded[w];
     for (uint64_t nb = nb0; nb < nb1; ++nb) {
-        uint64_t* word = &k->panel_loaded[nb / 64];
+        if (nb / 64 != w) {
+            k->panel_loaded[w] = word;
+            w = nb / 64;
+            word = k->panel_loaded[w];
+        }
         const uint64_t bit = (uint64_t)1 << (nb % 64);
-        if (*word & bit) continue;
-        *word |= bit;
-        if (*first == *last) *first = nb;
-        *last = nb + 1;
+        if (word & bit) continue;
+        word |= bit;
+        if (lo == hi) lo = nb;
+        hi = nb + 1;
     }
+    k->panel_loaded[w] = word;
+    *first = lo;
+    *last = hi;
 }
 
 static void tile_gm(const Conv* c, const Cursor* k, TileGm* t) {
@@ -604,8 +613,9 @@ void kernel_main(const uint64_t* gm_args) {
     c.l0_uses = 0;
 
     c.ep.act = args[NPUVP_CONV_ACT];
-    c.ep.clip_lo = f32_bits_to_f16(args[NPUVP_CONV_CLIP_MIN]);
-    c.ep.clip_hi = f32_bits_to_f16(args[NPUVP_CONV_CLIP_MAX]);
+    /* the bounds only matter to Clip (the conversion is ~50 cycles of a block's start) */
+    c.ep.clip_lo = c.ep.act == NPUVP_ACT_CLIP ? f32_bits_to_f16(args[NPUVP_CONV_CLIP_MIN]) : 0;
+    c.ep.clip_hi = c.ep.act == NPUVP_ACT_CLIP ? f32_bits_to_f16(args[NPUVP_CONV_CLIP_MAX]) : 0;
     c.ep.alpha = 0;
     c.ep.bias = c.bias;
     c.ep.residual = c.res != 0;
