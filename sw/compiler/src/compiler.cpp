@@ -34,7 +34,10 @@ CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
   Program program = lower_graph(graph, options);
   graph = Graph();  // the host copies of the weights: the constants region has them now
   const int stream_waits = assign_streams(program, options.streams);
-  plan_memory(program);
+  MemoryPlanOptions memory_options;
+  memory_options.soc = options.soc;
+  memory_options.l2 = options.l2_activations;
+  plan_memory(program, memory_options);
 
   CompiledModel model;
   model.package = write_package(program);
@@ -47,8 +50,11 @@ CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
     layer.shapes = record.shapes;
     layer.macs = record.macs;
     layer.min_bytes = record.min_bytes;
+    layer.min_ddr_bytes = record.min_ddr_bytes;
+    layer.min_l2_bytes = record.min_l2_bytes;
     const double compute = double(record.macs) / peak;
-    const double memory = roofline_memory_cycles(double(record.min_bytes), double(record.min_output_bytes), options.soc);
+    const double memory = roofline_memory_cycles(double(record.min_bytes), double(record.min_output_bytes),
+                                                 double(record.min_ddr_bytes), double(record.min_l2_bytes), options.soc);
     layer.roofline_cycles = std::max(compute, memory);
     layer.compute_bound = compute > memory;
     layer.launches = record.launch_count;
@@ -62,6 +68,8 @@ CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
   model.input_shape = program.input_shape;
   model.output_shape = program.output_shape;
   model.arena_bytes = program.arena_bytes;
+  model.l2_arena_bytes = program.l2_arena_bytes;
+  for (const auto& buffer : program.buffers) model.l2_buffers += buffer.home == DeviceBuffer::Home::L2;
   model.activation_bytes_total = program.activation_bytes_total;
   model.constants_bytes = program.constants.size();
   model.layout_conversions = unsigned(conversions);

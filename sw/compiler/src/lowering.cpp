@@ -128,17 +128,28 @@ void LoweringContext::end_layer(const Node& node, std::uint64_t macs) {
   record.macs = macs;
   // Minimum DDR bytes: every activation read and written once, every constant read once.
   std::uint64_t bytes = program.constants.size() - layer_constants_start_;
+  record.min_constant_bytes = bytes;
+  record.activation_bytes.clear();
+  auto count = [&](std::vector<int> buffers, std::uint64_t count_bytes) {
+    record.activation_bytes.push_back({std::move(buffers), count_bytes});
+    return count_bytes;
+  };
   if (bytes_read_ != ~std::uint64_t(0)) {
-    bytes += bytes_read_;
+    std::vector<int> inputs;
+    for (int id : node.inputs)
+      if (id >= 0 && !value(id).is_constant()) inputs.push_back(buffer_of_[id]);
+    bytes += count(inputs, bytes_read_);
   } else {
     for (int id : node.inputs)
-      if (id >= 0 && !value(id).is_constant()) bytes += stored_bytes(id);
+      if (id >= 0 && !value(id).is_constant()) bytes += count({buffer_of_[id]}, stored_bytes(id));
   }
-  if (node.epilogue.residual >= 0) bytes += stored_bytes(node.epilogue.residual);
+  if (node.epilogue.residual >= 0)
+    bytes += count({buffer_of_[node.epilogue.residual]}, stored_bytes(node.epilogue.residual));
   record.min_output_bytes = 0;
   for (int id : node.outputs)
-    if (id >= 0) record.min_output_bytes += stored_bytes(id);
+    if (id >= 0) record.min_output_bytes += count({buffer_of_[id]}, stored_bytes(id));
   record.min_bytes = bytes + record.min_output_bytes;
+  record.min_ddr_bytes = record.min_bytes;
 }
 
 std::uint32_t LoweringContext::eltwise_blocks(std::int64_t elements) const {
