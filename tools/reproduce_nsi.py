@@ -557,7 +557,8 @@ def difference_report(results, workloads, comparisons):
     lines += ["", "The statistics behind them, per comparison: the flits each message type added (+) or saved (−), "
               "the invalidation traffic MESI pays and NSI saves (Invalidation + Ack flits, share of the "
               "baseline's flits), the validations NSI pays instead (SUS lines read again: current / stale), "
-              "synchronisations (of which periodic), L1 misses and executed instructions (spinning included)."]
+              "program synchronisations (in brackets the periodic ones, counted apart), L1 misses and executed "
+              "instructions (spinning included)."]
     for key in dict.fromkeys(sus_flagged):
         lines += ["", f"**SUS lines under {key}**: a suspect line is never read when it is evicted or written "
                   "first (our reading of the thesis's 68.58% never accessed: its inputs overflow its L1s, so most of its suspect lines were evicted unread; the thesis does not break this down). "
