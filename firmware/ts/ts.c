@@ -160,37 +160,40 @@ static int fetch(void)
         set_ts_flags(ts_flags & ~NPU_TS_FLAG_CPL_STALLED);
         fence_rw(); /* index before record */
 
-        struct npu_command cmd = cmd_ring[npu_ring_slot(cmd_head, cmd_entries)];
+        /* Straight into a free entry (one exists: norder < TS_WINDOW), taken only if the
+         * command is good: the TS's data sits in DDR, and a copy through the stack cost
+         * ~16 more accesses per command, which a layer's completion could wait for. */
+        const unsigned index = (unsigned)__builtin_ctz(free_entries);
+        struct entry *e = &entries[index];
+        e->cmd = cmd_ring[npu_ring_slot(cmd_head, cmd_entries)];
+        const struct npu_command *cmd = &e->cmd;
         cmd_head++;
         VWRITE32(queue->cmd_head, cmd_head);
         took = 1;
 
-        uint32_t bad = npu_command_check(&cmd);
-        if (!bad && cmd.opcode == NPU_CMD_WAIT_EVENT && cmd.u.event.count > event_submitted[cmd.u.event.event])
+        uint32_t bad = npu_command_check(cmd);
+        if (!bad && cmd->opcode == NPU_CMD_WAIT_EVENT && cmd->u.event.count > event_submitted[cmd->u.event.event])
             bad = NPU_BAD_WAIT_COUNT;
         if (bad) {
             struct npu_completion c;
-            init_completion(&c, &cmd);
+            init_completion(&c, cmd);
             c.status = NPU_STATUS_BAD_COMMAND;
             c.detail = bad;
             c.start_cycle = c.end_cycle = rdcycle();
-            trace("seq %lu: bad command (%s)\n", (unsigned long)cmd.seq, npu_bad_command_name(bad));
+            trace("seq %lu: bad command (%s)\n", (unsigned long)cmd->seq, npu_bad_command_name(bad));
             write_completion(&c);
             continue;
         }
-        if (cmd.opcode == NPU_CMD_RECORD_EVENT) event_submitted[cmd.u.event.event]++;
+        if (cmd->opcode == NPU_CMD_RECORD_EVENT) event_submitted[cmd->u.event.event]++;
         /* Code may have been written before this launch: no core's instruction cache is
          * trusted any more (commands are fetched in submission order). */
-        if (cmd.opcode == NPU_CMD_LAUNCH && !(cmd.flags & NPU_LAUNCH_CODE_UNCHANGED))
+        if (cmd->opcode == NPU_CMD_LAUNCH && !(cmd->flags & NPU_LAUNCH_CODE_UNCHANGED))
             for (unsigned c = 0; c < NPU_MAX_CORES; c++) cores[c].icache_valid = 0;
 
-        unsigned index = (unsigned)__builtin_ctz(free_entries);
         free_entries &= ~(1u << index);
-        struct entry *e = &entries[index];
-        e->cmd = cmd;
         e->state = ENTRY_WAITING;
         e->next_block = e->running = e->failed = 0;
-        init_completion(&e->cpl, &cmd);
+        init_completion(&e->cpl, cmd);
         order_list.at[norder++] = (uint8_t)index;
     }
     return took;

@@ -3,7 +3,8 @@
 // DDR arena. Seeded random programs never exceed the L2 capacity and never let
 // two buffers alive together overlap in either arena; the cost model keeps
 // activations in DDR when the L2 is slower, never lengthens the modelled memory
-// time, and a compiled model gives the same output with and without the L2 arena.
+// time, a compiled model gives the same output with and without the L2 arena, and the
+// tiling planner prices a Conv's activations in L2 at the L2's bandwidth.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -12,7 +13,9 @@
 #include "compiler_test_support.h"
 #include "memory_plan.h"
 #include "program.h"
+#include "soc_buffers.h"
 #include "streams.h"
+#include "tiling_planner.h"
 
 namespace npuvp::compiler::test {
 namespace {
@@ -208,6 +211,27 @@ TEST(CompilerL2, TheModelledMemoryTimeNeverGrows) {
       }
     }
   }
+}
+
+// ResNet-50's 56x56 64->256 1x1 convolution on 8 AI Cores with the default DDR (memory-bound):
+// with its input and output in L2 the planner models it faster and may use more blocks (they
+// re-read the input from L2, not DDR); with an L2 no faster than the DDR nothing changes.
+TEST(CompilerL2, TheConvPlannerPricesL2BytesAtTheL2sBandwidth) {
+  SocDescription description;
+  description.ai_cores = 8;
+  const ConvProblem in_ddr{1, 4, 56, 56, 256, 1, 1, 56, 56, 1, 1};
+  ConvProblem in_l2 = in_ddr;
+  in_l2.input_in_l2 = in_l2.output_in_l2 = true;
+  const SocBuffers soc = build_soc_buffers(description);
+  const ConvTiling from_ddr = plan_conv(soc, in_ddr, true), from_l2 = plan_conv(soc, in_l2, true);
+  EXPECT_LT(from_l2.cycles, 0.9 * from_ddr.cycles) << from_ddr.text() << " / " << from_l2.text();
+  EXPECT_GE(from_l2.blocks, from_ddr.blocks);
+
+  description.l2_bytes_per_second = description.ddr_bytes_per_second;  // an L2 no faster
+  const SocBuffers slow = build_soc_buffers(description);
+  const ConvTiling ddr_priced = plan_conv(slow, in_ddr, true), l2_priced = plan_conv(slow, in_l2, true);
+  EXPECT_EQ(l2_priced.text(), ddr_priced.text());
+  EXPECT_DOUBLE_EQ(l2_priced.cycles, ddr_priced.cycles);
 }
 
 // A small residual network compiled with and without the L2 arena: the activations

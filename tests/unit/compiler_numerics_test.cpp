@@ -115,6 +115,37 @@ TEST(CompilerNumerics, SmallChannelConvWindowsFoldIntoChannels) {
   }
 }
 
+// The fold with two images and asymmetric pads (top 3, left 2, bottom 1, right 4; stride 2): the
+// folded map's rows come from the top and bottom pads and its columns from the left pad and the
+// right pad the fold computes. Against the reference on the input padded by hand.
+TEST(CompilerNumerics, SmallChannelConvFoldWithAsymmetricPadsAndTwoImages) {
+  const std::int64_t n = 2, c = 3, h = 128, w = 120, cout = 64, k = 7;
+  const std::int64_t pt = 3, pl = 2, pb = 1, pr = 4;
+  OnnxBuilder b;
+  b.input("x", {n, c, h, w});
+  auto weights = b.random_constant("w", {cout, c, k, k}, 0.2f);
+  auto& conv = b.node("Conv", {"x", "w"}, {"y"}, "stem");
+  OnnxBuilder::attr(conv, "strides", Dims{2, 2});
+  OnnxBuilder::attr(conv, "pads", Dims{pt, pl, pb, pr});
+  const std::int64_t ho = (h + pt + pb - k) / 2 + 1, wo = (w + pl + pr - k) / 2 + 1;
+  b.output("y", {n, cout, ho, wo});
+  const auto x = b.random({n, c, h, w});
+  CompileOptions hbm;
+  hbm.soc.ddr_bytes_per_second = hbm.soc.l2_bytes_per_second = 512e9;
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), hbm);
+  int folds = 0;
+  for (const auto& layer : model.layers) folds += layer.op == "WindowFold";
+  EXPECT_EQ(folds, 1);
+  Tensor padded{{n, c, h + pt + pb, w + pl + pr}, {}};
+  padded.data.assign(std::size_t(padded.size()), 0.f);
+  for (std::int64_t i = 0; i < n * c; ++i)
+    for (std::int64_t y = 0; y < h; ++y)
+      for (std::int64_t z = 0; z < w; ++z)
+        padded.data[std::size_t((i * (h + pt + pb) + y + pt) * (w + pl + pr) + z + pl)] = x[std::size_t((i * h + y) * w + z)];
+  PackageEmulator emulator(model.package);
+  expect_close(emulator.run(x), ref::conv2d(padded, weights, {}, cout, k, k, 2, 0));
+}
+
 // Conv-BN-Relu-Conv-BN + identity, Relu, GlobalAveragePool, Flatten, Gemm; 20 channels (padded C1).
 TEST(CompilerNumerics, ResidualBlockWithBatchNorm) {
   OnnxBuilder b;

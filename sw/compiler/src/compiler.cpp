@@ -2,7 +2,9 @@
 // -> streams -> memory plan -> package. docs/compiler.md.
 #include "npuvp/compiler/compiler.h"
 
+#include <algorithm>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "import.h"
@@ -15,6 +17,27 @@
 
 namespace npuvp::compiler {
 namespace {
+
+// The buffers a memory plan puts in the L2 arena, by name, from a first lowering of
+// the graph: the tiling planner of the second then models a Conv's input and output
+// bytes at the L2's bandwidth where they are there. (The buffers, their sizes and
+// lifetimes do not depend on the tiling, so the final plan puts the same ones in L2,
+// except where another tiling changes which layers multi-stream packages overlap.)
+// None without an L2 arena or a Conv.
+std::set<std::string> buffers_planned_in_l2(const Graph& graph, const CompileOptions& options,
+                                            const MemoryPlanOptions& memory_options) {
+  std::set<std::string> names;
+  if (!memory_options.l2 || memory_options.soc.l2_bytes <= 0) return names;
+  // Only the Conv plans use it: a graph without one is lowered once.
+  if (std::none_of(graph.nodes.begin(), graph.nodes.end(), [](const Node& node) { return node.op() == "Conv"; }))
+    return names;
+  Program first = lower_graph(graph, options);
+  assign_streams(first, options.streams);
+  plan_memory(first, memory_options);
+  for (const auto& buffer : first.buffers)
+    if (buffer.home == DeviceBuffer::Home::L2) names.insert(buffer.name);
+  return names;
+}
 
 CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
   remove_identities(graph);
@@ -31,12 +54,12 @@ CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
   fold_conv_windows(graph, options);
   const int conversions = assign_layouts(graph);
 
-  Program program = lower_graph(graph, options);
-  graph = Graph();  // the host copies of the weights: the constants region has them now
-  const int stream_waits = assign_streams(program, options.streams);
   MemoryPlanOptions memory_options;
   memory_options.soc = options.soc;
   memory_options.l2 = options.l2_activations;
+  Program program = lower_graph(graph, options, buffers_planned_in_l2(graph, options, memory_options));
+  graph = Graph();  // the host copies of the weights: the constants region has them now
+  const int stream_waits = assign_streams(program, options.streams);
   plan_memory(program, memory_options);
 
   CompiledModel model;

@@ -163,7 +163,9 @@ std::uint64_t lower_conv(LoweringContext& context, const Node& node) {
         }
     }
   }
-  const ConvTiling tiling = plan_conv(context.soc, {in[0], c1in, in[2], in[3], cout, kh, kw, w.ho, w.wo, w.stride_h, w.dilation_h},
+  const ConvTiling tiling = plan_conv(context.soc,
+                                      {in[0], c1in, in[2], in[3], cout, kh, kw, w.ho, w.wo, w.stride_h, w.dilation_h,
+                                       context.in_l2(node.inputs[0]), context.in_l2(node.outputs[0])},
                                       context.options.double_buffering);
   auto& l = context.launch(NPUVP_OP_KERNEL_CONV, NPUVP_CONV_ARG_COUNT, tiling.blocks);
   const auto bias = channel_bias(context, node, 2, cout, cout16);

@@ -335,8 +335,9 @@ void compute_lifetimes(Program& program) {
 
 bool has_lowering(const std::string& op) { return lowering_for(op) != nullptr; }
 
-Program lower_graph(const Graph& graph, const CompileOptions& options) {
+Program lower_graph(const Graph& graph, const CompileOptions& options, const std::set<std::string>& l2_buffers) {
   LoweringContext context(graph, options);
+  context.l2_buffers = l2_buffers;
   // Reject unsupported ops before emitting anything: the first one is the error.
   for (const auto& node : graph.nodes)
     if (!lowering_for(node.op())) fail(node, "unsupported op");

@@ -94,8 +94,8 @@ struct LayerTraffic {
     return std::max({std::max(ddr_bytes, 0.0) / soc.ddr_bytes_per_second, l2_seconds, ports});
   }
   double seconds(int layer) const { return seconds(layer, ddr[layer], l2[layer]); }
-  // How moving `bytes` of each of `layers` from DDR to L2 changes their time.
-  double gain_of_moving(const std::vector<int>& layers, double bytes) const {
+  // How moving `bytes` of each of `layers` from DDR to L2 changes their time (> 0: slower).
+  double time_change_of_moving(const std::vector<int>& layers, double bytes) const {
     double change = 0;
     for (int layer : layers)
       change += seconds(layer, ddr[layer] - bytes, l2[layer] + bytes) - seconds(layer);
@@ -126,6 +126,33 @@ void split_minimum_bytes(Program& program) {
       else if (l2_buffers == std::ptrdiff_t(term.buffers.size())) layer.min_l2_bytes += term.bytes;
     }
     if (layer.activation_bytes.empty()) layer.min_ddr_bytes = layer.min_bytes;  // built without terms: all in DDR
+  }
+}
+
+// The L2 arena: the buffers that move the most bytes first (their bytes times
+// the layers that name them); each goes there when it fits beside the L2
+// buffers it may be alive with and, with an L2 slower than the DDR, the cost
+// model's memory time of its layers does not grow. (An L2 at least as fast
+// serves every byte at least as soon, and each byte it takes is one the DDR,
+// which every weight must pass, does not move.)
+template <typename L2Arena>
+void place_in_l2(Program& program, const SocDescription& soc, const std::vector<int>& candidates,
+                 const std::vector<std::vector<int>>& users, L2Arena& l2_arena) {
+  const auto layers = buffer_layers(program, users);
+  LayerTraffic traffic(program, soc, layers);
+  const bool l2_slower = soc.l2_bytes_per_second > 0 &&
+                         soc.l2_bytes_per_second < soc.ddr_bytes_per_second;
+  std::vector<int> by_traffic = candidates;
+  auto moved = [&](int b) { return double(program.buffers[b].bytes) * double(layers[b].size()); };
+  std::stable_sort(by_traffic.begin(), by_traffic.end(), [&](int x, int y) { return moved(x) > moved(y); });
+  for (int b : by_traffic) {
+    const double bytes = double(program.buffers[b].bytes);
+    if (l2_slower && traffic.time_change_of_moving(layers[b], bytes) > 0) continue;
+    const std::uint64_t offset = l2_arena.offset_for(b);
+    if (offset + align(program.buffers[b].bytes) > soc.l2_bytes) continue;
+    l2_arena.place(b, offset);
+    program.buffers[b].home = DeviceBuffer::Home::L2;
+    traffic.move(layers[b], bytes);
   }
 }
 
@@ -162,31 +189,8 @@ void plan_memory(Program& program, const MemoryPlanOptions& options) {
     candidates.push_back(b);
   }
 
-  // The L2 arena: the buffers that move the most bytes first (their bytes times
-  // the layers that name them); each goes there when it fits beside the L2
-  // buffers it may be alive with and, with an L2 slower than the DDR, the cost
-  // model's memory time of its layers does not grow. (An L2 at least as fast
-  // serves every byte at least as soon, and each byte it takes is one the DDR,
-  // which every weight must pass, does not move.)
   Arena l2_arena(program, may_share);
-  if (options.l2 && options.soc.l2_bytes > 0) {
-    const auto layers = buffer_layers(program, users);
-    LayerTraffic traffic(program, options.soc, layers);
-    const bool l2_slower = options.soc.l2_bytes_per_second > 0 &&
-                           options.soc.l2_bytes_per_second < options.soc.ddr_bytes_per_second;
-    std::vector<int> by_traffic = candidates;
-    auto moved = [&](int b) { return double(program.buffers[b].bytes) * double(layers[b].size()); };
-    std::stable_sort(by_traffic.begin(), by_traffic.end(), [&](int x, int y) { return moved(x) > moved(y); });
-    for (int b : by_traffic) {
-      const double bytes = double(program.buffers[b].bytes);
-      if (l2_slower && traffic.gain_of_moving(layers[b], bytes) > 0) continue;
-      const std::uint64_t offset = l2_arena.offset_for(b);
-      if (offset + align(program.buffers[b].bytes) > options.soc.l2_bytes) continue;
-      l2_arena.place(b, offset);
-      program.buffers[b].home = DeviceBuffer::Home::L2;
-      traffic.move(layers[b], bytes);
-    }
-  }
+  if (options.l2 && options.soc.l2_bytes > 0) place_in_l2(program, options.soc, candidates, users, l2_arena);
   program.l2_arena_bytes = l2_arena.extent();
   split_minimum_bytes(program);
 
