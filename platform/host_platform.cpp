@@ -13,8 +13,9 @@ namespace npuvp {
 using namespace memory_map;
 
 namespace {
-// The harts the CLINT serves: the host CPU's one, or in cluster mode one per
-// mesh tile (the mesh's shape as configured; the mesh checks it when built).
+// The harts the CLINT and the PLIC serve: the host CPU's one, or in cluster
+// mode one per mesh tile (the mesh's shape as configured; the mesh checks it
+// when built).
 std::uint64_t platform_harts(const MeshNetwork* mesh) {
   return mesh ? std::max<std::uint64_t>(mesh->width.get() * mesh->height.get(), 1) : 1;
 }
@@ -39,7 +40,7 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
       uart0("uart0"),
       mesh(cluster_enabled ? std::make_unique<MeshNetwork>("mesh") : nullptr),
       clint("clint", platform_harts(mesh.get())),
-      plic("plic", kPlicSources, kPlicContexts),
+      plic("plic", kPlicSources, plic_contexts(static_cast<unsigned>(platform_harts(mesh.get())))),
       finisher("finisher"),
       mailbox("mailbox") {
   // Ring stops in ring order: cpu, the first half of the AI Cores, the L2
@@ -163,6 +164,19 @@ void HostPlatform::wire_cluster(unsigned mesh_stop) {
     clint.mtip_irq.at(tile).connect(hart, 7);
     hart.set_time_source([this](const sc_core::sc_time& time) { return clint.mtime_at(time); });
   }
+  wire_cluster_external_interrupts();
+}
+
+void HostPlatform::wire_cluster_external_interrupts() {
+  const unsigned tiles = static_cast<unsigned>(cluster->harts.size());
+  if (plic.contexts.get() < plic_contexts(tiles))
+    throw ConfigError("parameter '" + plic.contexts.name() + "' is " + std::to_string(plic.contexts.get()) +
+                      "; the mesh cluster needs " + std::to_string(kPlicContextsPerHart) +
+                      " PLIC contexts per tile (" + std::to_string(plic_contexts(tiles)) +
+                      ", mesh.width x mesh.height x " + std::to_string(kPlicContextsPerHart) + ")");
+  // Context 0 also reaches the parked host CPU, as CLINT hart 0 does.
+  for (unsigned tile = 0; tile < tiles; ++tile)
+    plic.irq.at(plic_machine_context(tile)).connect(*cluster->harts[tile], 11);
 }
 
 std::size_t HostPlatform::write_memory(std::uint64_t address, const std::uint8_t* data, std::size_t size) {

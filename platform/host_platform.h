@@ -116,6 +116,9 @@ class HostPlatform : public sc_core::sc_module {
   // the ring at the mesh bridge's stop, hart i's software and timer
   // interrupts from CLINT hart i, the CLINT's mtime as the harts' time.
   void wire_cluster(unsigned mesh_stop);
+  // Hart i's machine external interrupt from PLIC context 2i (QEMU virt's
+  // order, memory_map::plic_machine_context).
+  void wire_cluster_external_interrupts();
   // Boot ROM code: a0 = mhartid, a1 = 0 (no device tree), jump to `entry`.
   void set_boot_entry(std::uint64_t entry);
   struct MemoryRegion {

@@ -157,6 +157,7 @@ int run_infer(const InferOptions& infer, const RunOptions& options) {
     compiler::CompileOptions compile_options;
     compile_options.soc = soc_description(soc);
     compile_options.double_buffering = infer.double_buffering;
+    compile_options.l2_activations = infer.l2_activations;
     compile_options.streams = infer.streams;
     try {
       compiled = compiler::compile_onnx_file(infer.model_path, compile_options);
@@ -216,6 +217,7 @@ int run_infer_scenario(const Scenario& scenario, const RunOptions& options) {
   infer.reference_path = section.reference;
   infer.cosine_min = section.cosine_min;
   infer.top1 = section.top1;
+  infer.streams = section.streams;
   infer.parameters = scenario.parameters;
   return run_infer(infer, options);
 }

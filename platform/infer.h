@@ -23,6 +23,7 @@ struct InferOptions {
   bool top1 = false;                 // fail when the top-1 index differs from the reference's
   std::string profile_path;    // --profile FILE.csv
   bool double_buffering = true;  // --no-double-buffering: the compiler's serial tiling (benchmarks)
+  bool l2_activations = true;    // --no-l2: every activation in DDR (benchmarks)
   unsigned streams = 1;          // --streams N: the compiler's CompileOptions::streams
   std::string name;            // run name (scenario name; default: the model's file stem)
   std::vector<Scenario::Setting> parameters;  // a scenario's params:

@@ -4,6 +4,7 @@
 // the option it goes with); Boost.Program_options parses them, and the help
 // text and the errors (exit status 125) are generated from the declarations.
 #include "core/simulation.h"
+#include "npuvp/compiler/compiler.h"
 #include "platform/infer.h"
 #include "platform/scenario.h"
 #include "platform/simulator.h"
@@ -41,7 +42,7 @@ usage:
                                       -M virt -smp 16 -bios none) on the 16-core mesh cluster
   npuvp infer MODEL.onnx --input X.npy [--output Y.npy] [--reference R.npy]
               [--profile LAYERS.csv] [--set ...] [--trace T.json] [--stats S.json] [--quiet]
-              [--no-double-buffering] [--streams N]
+              [--no-double-buffering] [--no-l2] [--streams N]
                                       compile an ONNX model for the configured SoC, run it
                                       through the driver and the AI Cores, write its output
                                       and print a per-layer report (docs/networks.md)
@@ -213,6 +214,7 @@ struct CommandLine {
   npuvp::StatsDiffOptions diff;
   bool markdown = false;
   bool no_double_buffering = false;
+  bool no_l2 = false;
   bool no_wait = false;
   std::vector<std::string> operands;
 };
@@ -285,15 +287,18 @@ OptionTable declare_options(CommandLine& line) {
            checked<unsigned>("N", infer.streams,
                              [](const std::string& text, unsigned& streams) {
                                unsigned long long value = 0;
-                               if (!parse_count(text, value) || value < 1 || value > 15) return false;
+                               if (!parse_count(text, value) || value < 1 || value > npuvp::compiler::kMaxStreams) return false;
                                streams = static_cast<unsigned>(value);
                                return true;
                              },
-                             "--streams expects a number of streams 1 .. 15"),
+                             "--streams expects a number of streams 1 .. " +
+                                 std::to_string(npuvp::compiler::kMaxStreams)),
            "replay the layers on up to N streams: independent branches run concurrently, joined by events "
            "(default 1)")
       .flag(kInfer, "no-double-buffering", line.no_double_buffering,
-            "compile without double buffering (for measuring what it gains)");
+            "compile without double buffering (for measuring what it gains)")
+      .flag(kInfer, "no-l2", line.no_l2,
+            "compile with every activation in DDR, none in the L2 buffer (for measuring what it gains)");
   table.flag(kParams, "markdown", line.markdown, "print the table of docs/parameters.md");
   npuvp::StatsDiffOptions& diff = line.diff;
   table.add(kStatsDiff, "match", each("PATTERN", diff.patterns), "keep statistics whose name matches PATTERN (repeatable)")
@@ -359,6 +364,7 @@ int dispatch(const std::string& command, const std::vector<std::string>& argumen
     table.parse(command, {kConfiguration, kOutput, kInfer}, arguments, line.operands);
     line.infer.model_path = single_operand(line.operands);
     line.infer.double_buffering = !line.no_double_buffering;
+    line.infer.l2_activations = !line.no_l2;
     if (line.infer.model_path.empty()) throw UsageError("`npuvp infer` needs a model (MODEL.onnx)");
     if (line.infer.input_path.empty()) throw UsageError("`npuvp infer` needs --input X.npy");
     return npuvp::run_infer(line.infer, run);

@@ -36,8 +36,22 @@ constexpr std::uint64_t kNpuControl = 0x2000'0000, kNpuControlSize = 16ull << 20
 constexpr std::uint64_t kNpuMailbox = kNpuControl;  // host <-> task scheduler doorbells
 constexpr std::uint64_t kAiCoreControl = kNpuControl + 0x10'0000;
 constexpr unsigned kTsDoorbellSource = 20, kTsHostIrqSource = 21;  // PLIC sources
-// PLIC contexts: each one a hart's machine external interrupt.
-constexpr unsigned kPlicContextHost = 0, kPlicContextTaskScheduler = 1, kPlicContexts = 2;
+// PLIC contexts, each one a hart's external interrupt, in QEMU virt's order:
+// context 2h is host hart h's machine mode, 2h+1 its supervisor mode. Host hart 0
+// is the host CPU, or in cluster mode cluster hart 0 (the host CPU is parked), and
+// cluster hart h takes context 2h, so SMP programs find their context where QEMU
+// has it. No hart here wires a supervisor-mode external interrupt, and context 1
+// (hart 0's S-mode on QEMU) is the task scheduler's machine mode.
+constexpr unsigned kPlicContextsPerHart = 2;
+constexpr unsigned plic_machine_context(unsigned hart) { return kPlicContextsPerHart * hart; }
+constexpr unsigned kPlicContextHost = plic_machine_context(0), kPlicContextTaskScheduler = 1;
+// The contexts the platform wires for `harts` host harts (1, or the cluster's
+// harts): the default of soc.plic.contexts.
+constexpr unsigned plic_contexts(unsigned harts) {
+  return kPlicContextsPerHart * (harts > 1 ? harts : 1);
+}
+static_assert(kPlicContextTaskScheduler < plic_contexts(1) && kPlicContextTaskScheduler != kPlicContextHost,
+              "the task scheduler's context lies beside the host's");
 
 // PLIC source IDs 0..kPlicSources-1 (0 reserved), as QEMU virt; the default of soc.plic.sources.
 constexpr unsigned kPlicSources = 96;

@@ -61,8 +61,9 @@ SocFigures soc_figures(const HostPlatform& platform) {
   soc.ddr_bytes_per_second = static_cast<double>(parameter_value<std::uint64_t>("soc.ddr.channels")) *
                              static_cast<double>(parameter_value<std::uint64_t>("soc.ddr.bus_width")) *
                              static_cast<double>(parameter_value<std::uint64_t>("soc.ddr.data_rate")) * 1e6;
-  soc.l2_bytes_per_second = memory_map::kL2BufferBandwidth;
-  soc.l2_bytes = static_cast<double>(memory_map::kL2BufferSize);
+  // The L2 buffer as configured (0: unlimited bandwidth); at most the window the driver's L2 pool manages.
+  soc.l2_bytes_per_second = parameter_value<double>("soc.l2.bandwidth");
+  soc.l2_bytes = static_cast<double>(std::min(parameter_value<std::uint64_t>("soc.l2.size"), memory_map::kL2BufferSize));
   soc.ddr_base = memory_map::kDdr;
   soc.ddr_bytes = platform.ddr.size;
   return soc;
@@ -185,14 +186,17 @@ double roofline_compute_cycles(std::uint64_t macs, const SocFigures& soc) {
   return static_cast<double>(macs) / (soc.cube_macs_per_cycle * std::max(1u, soc.ai_cores));
 }
 
-double roofline_memory_cycles(std::uint64_t min_bytes, std::uint64_t output_bytes, const SocFigures& soc) {
+double roofline_memory_cycles(const npuvp_package_layer& layer, const SocFigures& soc) {
   compiler::SocDescription d;
   d.ai_cores = std::max(1u, soc.ai_cores);
   d.aicore_clock_hz = soc.aicore_clock_hz;
   d.ddr_bytes_per_second = soc.ddr_bytes_per_second;
   d.mte2_bytes_per_cycle = soc.mte2_bytes_per_cycle;
   d.mte3_bytes_per_cycle = soc.mte3_bytes_per_cycle;
-  return compiler::roofline_memory_cycles(static_cast<double>(min_bytes), static_cast<double>(output_bytes), d);
+  d.l2_bytes_per_second = soc.l2_bytes_per_second;
+  return compiler::roofline_memory_cycles(static_cast<double>(layer.min_bytes), static_cast<double>(layer.min_output_bytes),
+                                          static_cast<double>(layer.min_ddr_bytes),
+                                          static_cast<double>(layer.min_l2_bytes), d);
 }
 
 ModelReport make_model_report(const PackageView& package, const SocFigures& soc, const LayerProfiler* profiler) {
@@ -237,7 +241,7 @@ ModelReport make_model_report(const PackageView& package, const SocFigures& soc,
     row.cycles = static_cast<double>(row.ts_end - row.ts_start) * aicore_per_ts_cycle;
     if (row.cycles > 0)
       row.cube_utilisation = static_cast<double>(row.macs) / (row.cycles * soc.cube_macs_per_cycle * row.cores_used);
-    const double compute = roofline_compute_cycles(row.macs, soc), memory = roofline_memory_cycles(row.min_bytes, layer.min_output_bytes, soc);
+    const double compute = roofline_compute_cycles(row.macs, soc), memory = roofline_memory_cycles(layer, soc);
     row.roofline_cycles = std::max(compute, memory);
     row.compute_bound = compute > memory;  // as the compiler's LayerSummary (sw/compiler/src/compiler.cpp)
     if (profiler && i < profiler->layers().size()) {

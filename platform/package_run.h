@@ -86,8 +86,10 @@ struct ModelReport {
 // The roofline of one layer on the SoC: the larger of its MACs at the Cube's
 // peak on every AI Core and its minimum bytes at the DDR bandwidth, in AI Core cycles.
 double roofline_compute_cycles(std::uint64_t macs, const SocFigures& soc);
-// The compiler's roofline_memory_cycles (sw/compiler) for the SoC as configured.
-double roofline_memory_cycles(std::uint64_t min_bytes, std::uint64_t output_bytes, const SocFigures& soc);
+// The compiler's roofline_memory_cycles (sw/compiler) for the SoC as configured: the layer's
+// minimum bytes through the cores' ports, those that must be in DDR at the DDR's bandwidth and
+// those that must be in the L2 buffer at the L2's.
+double roofline_memory_cycles(const npuvp_package_layer& layer, const SocFigures& soc);
 
 // `profiler` (may be null) adds the measured bytes and MACs of each layer.
 ModelReport make_model_report(const PackageView& package, const SocFigures& soc,

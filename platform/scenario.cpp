@@ -2,10 +2,12 @@
 
 #include "core/simulation.h"
 #include "core/text.h"
+#include "npuvp/compiler/compiler.h"
 
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
+#include <cctype>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -59,6 +61,18 @@ std::vector<std::string> strings(const std::string& path, const YAML::Node& node
     bad(path, node, what + " must be a string or a list of strings");
   }
   return out;
+}
+
+// `infer: streams: N`, as `npuvp infer --streams N`: 1 .. the compiler's kMaxStreams.
+unsigned infer_streams(const std::string& path, const YAML::Node& node) {
+  const std::string text = scalar(path, node, "streams");
+  char* end = nullptr;
+  const unsigned long value = std::strtoul(text.c_str(), &end, 10);
+  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0])) || *end || value < 1 ||
+      value > compiler::kMaxStreams)
+    bad(path, node, "streams must be a whole number of streams 1 .. " + std::to_string(compiler::kMaxStreams) +
+                        ", not '" + text + "'");
+  return static_cast<unsigned>(value);
 }
 
 // Bounds on a scenario's shape. yaml-cpp shares an aliased node instead of
@@ -299,7 +313,7 @@ Scenario Scenario::from_file(const std::string& path) {
   }
   if (root["infer"]) {
     const auto& node = root["infer"];
-    check_keys(path, node, {"model", "input", "reference", "cosine_min", "top1"}, "infer");
+    check_keys(path, node, {"model", "input", "reference", "cosine_min", "top1", "streams"}, "infer");
     if (!node["model"] || !node["input"]) bad(path, node, "infer needs 'model' (.onnx) and 'input' (.npy)");
     if (root["images"] || root["aicore_launch"] || root["memory"])
       bad(path, node, "an infer scenario runs host/infer.elf itself: leave out 'images', 'aicore_launch' and 'memory'");
@@ -324,6 +338,7 @@ Scenario Scenario::from_file(const std::string& path) {
       infer.top1 = text == "true";
     }
     if (!node["reference"]) infer.top1 = false;
+    if (node["streams"]) infer.streams = infer_streams(path, node["streams"]);
     scenario.infer = std::move(infer);
   }
   if (!scenario.kernel_launch && !scenario.infer && (!root["images"] || !root["images"].IsSequence() || root["images"].size() == 0))

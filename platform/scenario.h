@@ -58,6 +58,7 @@ struct Scenario {
     std::string model, input, reference;  // resolved paths (reference may be empty)
     std::optional<double> cosine_min;     // default 0.999 when a reference is given
     bool top1 = true;                     // the output's top-1 (argmax over the last axis) as the reference's
+    unsigned streams = 1;                 // streams the package is compiled for (npuvp infer --streams)
   };
 
   std::string name = "run";

@@ -146,12 +146,19 @@ std::string platform_header() {
       .define("NPUVP_PLIC_CLAIM(ctx)", "(" + plus("NPUVP_PLIC_BASE", Plic::kContextBase + Plic::kClaimOffset, "ul") +
                                            " + " + c_hex(Plic::kContextStride, 1, "ul") + " * (ctx))")
       .define("NPUVP_PLIC_CONTEXT_HOST", decimal(kPlicContextHost, "u"), "the host CPU's machine mode")
+      .define("NPUVP_PLIC_CONTEXT_MACHINE(h)", "(" + decimal(kPlicContextsPerHart, "u") + " * (h))",
+              "host hart h's machine mode (cluster hart h; QEMU virt's order)")
       .define("NPUVP_UART0_PLIC_SOURCE", decimal(kUart0PlicSource, "u"))
       .blank()
       .comment("UART0, ns16550a with byte-wide registers")
       .define("NPUVP_UART0_BASE", c_hex(kUart0, 8, "ul"))
       .define("UART_RBR", decimal(Uart16550::kRbrThrDll), "receive buffer (read)")
       .define("UART_THR", decimal(Uart16550::kRbrThrDll), "transmit holding (write)")
+      .define("UART_IER", decimal(Uart16550::kIerDlm), "interrupt enable")
+      .define("UART_IER_THRE", c_hex(Uart16550::kIerThre, 2), "interrupt when THR is empty")
+      .define("UART_IIR", decimal(Uart16550::kIirFcr), "interrupt identification (read)")
+      .define("UART_IIR_ID_MASK", c_hex(Uart16550::kIirIdMask, 2), "its interrupt identification bits")
+      .define("UART_IIR_THRE", c_hex(Uart16550::kIirThre, 2), "THR empty")
       .define("UART_LSR", decimal(Uart16550::kLsr), "line status")
       .define("UART_LSR_DR", c_hex(Uart16550::kLsrDr, 2), "receive data ready")
       .define("UART_LSR_THRE", c_hex(Uart16550::kLsrThre, 2), "transmit holding register empty")
@@ -328,7 +335,8 @@ std::string address_map_table() {
           doc_hex(Plic::kEnableStride) + "·ctx, threshold/claim +" + doc_hex(Plic::kContextBase) + " + " +
           doc_hex(Plic::kContextStride) + "·ctx; " + std::to_string(kPlicSources) + " sources; context " +
           std::to_string(kPlicContextHost) + " = the host CPU's M-mode, " + std::to_string(kPlicContextTaskScheduler) +
-          " = the task scheduler's M-mode");
+          " = the task scheduler's M-mode; in cluster mode context " + std::to_string(plic_machine_context(1)) +
+          "·h = cluster hart h's M-mode");
   row(kUart0, doc_size(Uart16550::kWindowSize), "UART0, ns16550a", "PLIC source " + std::to_string(kUart0PlicSource));
   row(kNpuControl, doc_size(kNpuControlSize), "NPU control",
       "AI Core N's control registers at `" + plain_address(kAiCoreControl) + " + N·" + doc_hex(AiCore::kControlSize) +
@@ -358,6 +366,7 @@ std::string interrupt_table() {
     << "| CLINT `mtimecmp[0]` ≤ `mtime` | — | machine timer (mip bit 7) |\n"
     << "| PLIC context " << host << " | — | host CPU machine external (mip bit 11) |\n"
     << "| PLIC context " << ts << " | — | task scheduler machine external (mip bit 11) |\n"
+    << "| PLIC context " << plic_machine_context(1) << "h (cluster mode) | — | cluster hart h machine external (mip bit 11) |\n"
     << "| UART0 | PLIC source " << kUart0PlicSource << " | via PLIC |\n"
     << "| mailbox DOORBELL pending (host → task scheduler) | PLIC source " << kTsDoorbellSource
     << " | via PLIC (enable it in context " << ts << ") |\n"

@@ -92,6 +92,7 @@ class PackageBuilder {
   }
 
   void set_arena_bytes(std::uint64_t bytes) { header_.arena_bytes = bytes; }
+  void set_l2_arena_bytes(std::uint64_t bytes) { header_.l2_arena_bytes = bytes; }
   void set_ai_cores(std::uint32_t cores) { header_.ai_cores = cores; }
 
   std::vector<std::uint8_t> build() const {

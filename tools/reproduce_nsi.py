@@ -450,19 +450,20 @@ def speed_report(results, workloads):
     runs = [r for (w, _), r in results.items() if w in workloads and r.get("host_seconds")]
     if not runs:
         return []
-    instructions = sum(r["instructions"] for r in runs)
+    # Whole runs: the host time covers start-up and the self-checks too, not only the region.
+    instructions = sum(r["run_instructions"] for r in runs)
     seconds = sum(r["host_seconds"] for r in runs)
     lines = ["", "### Simulation speed", "",
-             f"{len(runs)} workload runs: {instructions / 1e9:.2f} G instructions (all harts, spinning included) "
-             f"in {seconds:.0f} host seconds, **{instructions / seconds / 1e6:.1f} MIPS** aggregate "
-             "(two runs at a time on a shared machine: each run's own wall time). Per variant:", "",
+             f"{len(runs)} workload runs: {instructions / 1e9:.2f} G instructions (whole runs, all harts) "
+             f"in {seconds:.0f} host seconds, **{instructions / seconds / 1e6:.1f} MIPS** per run "
+             "(each run's own wall time; two runs at a time on a shared machine). Per variant:", "",
              "| variant | runs | instructions | host seconds | MIPS |", "| --- | --- | --- | --- | --- |"]
     by_variant = {}
     for (w, variant), r in results.items():
         if w in workloads and r.get("host_seconds"):
             by_variant.setdefault(variant, []).append(r)
     for variant, rs in by_variant.items():
-        i, t = sum(r["instructions"] for r in rs), sum(r["host_seconds"] for r in rs)
+        i, t = sum(r["run_instructions"] for r in rs), sum(r["host_seconds"] for r in rs)
         lines.append(f"| {variant} | {len(rs)} | {i / 1e9:.2f} G | {t:.0f} | {i / t / 1e6:.1f} |")
     if "nsi" in by_variant and "mesi" in by_variant:
         host = {v: sum(r["host_seconds"] for r in by_variant[v]) for v in ("nsi", "mesi")}
@@ -476,7 +477,8 @@ def sus_report(results, workloads, periods, periodic_default):
              "Shares of the SUS lines created (SHD lines turned suspect by a synchronisation, "
              "`soc.cluster.memory.l1.suspect_*`). \"Never read\" = dropped unread (evicted or written "
              "before any read) + still suspect when the program ended; the thesis's \"never accessed "
-             "before replacement\" is its counterpart.", "",
+             "before replacement\" is its counterpart. Over the region of interest \"at end\" is created "
+             "minus the other fates, negative when lines made suspect before the region are read in it.", "",
              "| workload | NSI variant | synchronisations (periodic) | SUS created | never read (dropped + at end) | "
              "read, current (hit) | read, stale (miss) |",
              "| --- | --- | --- | --- | --- | --- | --- |"]
@@ -557,7 +559,8 @@ def difference_report(results, workloads, comparisons):
     lines += ["", "The statistics behind them, per comparison: the flits each message type added (+) or saved (−), "
               "the invalidation traffic MESI pays and NSI saves (Invalidation + Ack flits, share of the "
               "baseline's flits), the validations NSI pays instead (SUS lines read again: current / stale), "
-              "synchronisations (of which periodic), L1 misses and executed instructions (spinning included)."]
+              "program synchronisations (in brackets the periodic ones, counted apart), L1 misses and executed "
+              "instructions (spinning included)."]
     for key in dict.fromkeys(sus_flagged):
         lines += ["", f"**SUS lines under {key}**: a suspect line is never read when it is evicted or written "
                   "first (our reading of the thesis's 68.58% never accessed: its inputs overflow its L1s, so most of its suspect lines were evicted unread; the thesis does not break this down). "
@@ -886,6 +889,7 @@ def collect(rows, sweep_dir, clock_hz):
                              re.MULTILINE)
             m["console"] = line.group(1) if line else ""
             m["host_seconds"] = data["npuvp"].get("wall_seconds")
+            m["run_instructions"] = data["npuvp"]["instructions"]  # the whole run's, as its host time
             workload_results[(workload, variant_of(row))] = m
             continue
         protocol = row["soc.mesh.coherence"]

@@ -71,7 +71,14 @@ struct entry {
 };
 
 static struct entry entries[TS_WINDOW];
-static uint8_t order[TS_WINDOW]; /* entries in command order; the first norder are live */
+/* entries in command order; the first norder are live. Two words, so that removing one moves
+ * the rest with two loads and two stores (the TS's data sits in DDR, ~25 cycles a load: moving
+ * them byte by byte took ~600 cycles between one layer's end and the next one's start). */
+static union {
+    uint8_t at[TS_WINDOW];
+    uint64_t words[TS_WINDOW / 8];
+} order_list;
+_Static_assert(TS_WINDOW == 16, "order_remove moves the window as two 64-bit words");
 static unsigned norder;
 static uint32_t free_entries = (1u << TS_WINDOW) - 1;
 
@@ -153,38 +160,41 @@ static int fetch(void)
         set_ts_flags(ts_flags & ~NPU_TS_FLAG_CPL_STALLED);
         fence_rw(); /* index before record */
 
-        struct npu_command cmd = cmd_ring[npu_ring_slot(cmd_head, cmd_entries)];
+        /* Straight into a free entry (one exists: norder < TS_WINDOW), taken only if the
+         * command is good: the TS's data sits in DDR, and a copy through the stack cost
+         * ~16 more accesses per command, which a layer's completion could wait for. */
+        const unsigned index = (unsigned)__builtin_ctz(free_entries);
+        struct entry *e = &entries[index];
+        e->cmd = cmd_ring[npu_ring_slot(cmd_head, cmd_entries)];
+        const struct npu_command *cmd = &e->cmd;
         cmd_head++;
         VWRITE32(queue->cmd_head, cmd_head);
         took = 1;
 
-        uint32_t bad = npu_command_check(&cmd);
-        if (!bad && cmd.opcode == NPU_CMD_WAIT_EVENT && cmd.u.event.count > event_submitted[cmd.u.event.event])
+        uint32_t bad = npu_command_check(cmd);
+        if (!bad && cmd->opcode == NPU_CMD_WAIT_EVENT && cmd->u.event.count > event_submitted[cmd->u.event.event])
             bad = NPU_BAD_WAIT_COUNT;
         if (bad) {
             struct npu_completion c;
-            init_completion(&c, &cmd);
+            init_completion(&c, cmd);
             c.status = NPU_STATUS_BAD_COMMAND;
             c.detail = bad;
             c.start_cycle = c.end_cycle = rdcycle();
-            trace("seq %lu: bad command (%s)\n", (unsigned long)cmd.seq, npu_bad_command_name(bad));
+            trace("seq %lu: bad command (%s)\n", (unsigned long)cmd->seq, npu_bad_command_name(bad));
             write_completion(&c);
             continue;
         }
-        if (cmd.opcode == NPU_CMD_RECORD_EVENT) event_submitted[cmd.u.event.event]++;
+        if (cmd->opcode == NPU_CMD_RECORD_EVENT) event_submitted[cmd->u.event.event]++;
         /* Code may have been written before this launch: no core's instruction cache is
          * trusted any more (commands are fetched in submission order). */
-        if (cmd.opcode == NPU_CMD_LAUNCH && !(cmd.flags & NPU_LAUNCH_CODE_UNCHANGED))
+        if (cmd->opcode == NPU_CMD_LAUNCH && !(cmd->flags & NPU_LAUNCH_CODE_UNCHANGED))
             for (unsigned c = 0; c < NPU_MAX_CORES; c++) cores[c].icache_valid = 0;
 
-        unsigned index = (unsigned)__builtin_ctz(free_entries);
         free_entries &= ~(1u << index);
-        struct entry *e = &entries[index];
-        e->cmd = cmd;
         e->state = ENTRY_WAITING;
         e->next_block = e->running = e->failed = 0;
-        init_completion(&e->cpl, &cmd);
-        order[norder++] = (uint8_t)index;
+        init_completion(&e->cpl, cmd);
+        order_list.at[norder++] = (uint8_t)index;
     }
     return took;
 }
@@ -194,24 +204,44 @@ static int fetch(void)
  * a barrier needs all earlier commands gone. */
 static int may_start(unsigned pos)
 {
-    const struct entry *e = &entries[order[pos]];
+    const struct entry *e = &entries[order_list.at[pos]];
     if (e->cmd.opcode == NPU_CMD_BARRIER) return pos == 0;
     for (unsigned i = 0; i < pos; i++) {
-        const struct entry *earlier = &entries[order[i]];
+        const struct entry *earlier = &entries[order_list.at[i]];
         if (earlier->cmd.opcode == NPU_CMD_BARRIER || earlier->cmd.stream == e->cmd.stream) return 0;
     }
     return 1;
 }
 
+/* Removes window position pos (little-endian: position i is byte i of the 128 bits), moving
+ * the later ones down one; the last byte becomes garbage beyond norder. */
+static void order_remove(unsigned pos)
+{
+    uint64_t lo = order_list.words[0], hi = order_list.words[1];
+    const unsigned bit = 8u * (pos % 8u);
+    if (pos < 8) {
+        const uint64_t below = bit ? lo & ((1ull << bit) - 1) : 0; /* positions before pos */
+        const uint64_t above = bit < 56 ? (lo >> (bit + 8)) << bit : 0;
+        lo = below | above | (hi << 56);
+        hi >>= 8;
+    } else {
+        const uint64_t below = bit ? hi & ((1ull << bit) - 1) : 0;
+        const uint64_t above = bit < 56 ? (hi >> (bit + 8)) << bit : 0;
+        hi = below | above;
+    }
+    order_list.words[0] = lo;
+    order_list.words[1] = hi;
+}
+
 static void finish(unsigned pos)
 {
-    unsigned index = order[pos];
+    unsigned index = order_list.at[pos];
     struct entry *e = &entries[index];
     if (e->cpl.start_cycle == 0) e->cpl.start_cycle = rdcycle();
     e->cpl.end_cycle = rdcycle();
     trace("seq %lu: done, status %u\n", (unsigned long)e->cmd.seq, e->cpl.status);
     write_completion(&e->cpl);
-    for (unsigned i = pos; i + 1 < norder; i++) order[i] = order[i + 1];
+    order_remove(pos);
     norder--;
     free_entries |= 1u << index;
 }
@@ -293,9 +323,9 @@ static int dispatch(void)
         if (!d.e || d.next_block == d.block_dim) {
             if (d.e) dispatching_put_back(&d);
             d.e = 0;
-            while (pos < norder && !has_blocks_to_start(&entries[order[pos]])) pos++;
+            while (pos < norder && !has_blocks_to_start(&entries[order_list.at[pos]])) pos++;
             if (pos == norder) break;
-            dispatching_take(&d, order[pos]);
+            dispatching_take(&d, order_list.at[pos]);
         }
         start_block(core, &d);
         started = 1;
@@ -308,20 +338,25 @@ static int dispatch(void)
  * idle cores work. Returns whether anything changed (run it again then). */
 static int step(void)
 {
-    int changed = fetch();
+    int changed = 0;
     for (unsigned pos = 0; pos < norder;) {
         /* An interrupt (a core's block ended, a doorbell) ends the pass: the main loop
          * handles it and passes again. A pass over a full window costs ~200 ns an entry
          * (the TS's data sits in DDR), and a block's completion that arrived during one
          * used to wait for it: up to ~5 us added to a layer. (mip, a CSR: no memory access.) */
         if (read_csr(mip) & MIE_MEIE) return 1; /* MEIP: the same bit as MEIE */
-        struct entry *e = &entries[order[pos]];
+        struct entry *e = &entries[order_list.at[pos]];
         int done = 0;
         if (e->state == ENTRY_WAITING && may_start(pos)) {
             switch (e->cmd.opcode) {
             case NPU_CMD_LAUNCH:
                 e->state = ENTRY_RUNNING;
                 changed = 1;
+                /* Its blocks go to the idle cores now, not after the rest of the pass: the
+                 * later entries of a full window cost ~200 ns each (the TS's data sits in
+                 * DDR), ~3 k cycles between one layer's end and the next one's start. The
+                 * pass's own dispatch() below still serves what starts later in it. */
+                dispatch();
                 break;
             case NPU_CMD_RECORD_EVENT:
                 event_count[e->cmd.u.event.event]++;
@@ -347,6 +382,9 @@ static int step(void)
         }
     }
     if (dispatch()) changed = 1;
+    /* New commands after the window's completions and starts: copying one from the ring
+     * costs ~2 k cycles, which a layer's completion and the next one's start waited for. */
+    if (fetch()) changed = 1;
     return changed;
 }
 

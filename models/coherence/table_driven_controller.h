@@ -578,6 +578,17 @@ class TableDrivenHome : public HomeController {
     ++statistics_.memory_reads;
     send(message_to_memory(kMemoryRead, context, context.message ? context.message->source : tile_, false));
   }
+  // An intervention of `type` (a forward) to the line's owner, counted.
+  void send_intervention(unsigned type, const Entry& entry, const Context& context) {
+    ++statistics_.interventions_sent;
+    derived().send_to_l1(type, static_cast<unsigned>(entry.owner), context, false);
+  }
+  // The owner's AckData fills the way (a protocol error without data); dirty when it was.
+  void write_ack_data(Context& context, Entry& entry) {
+    if (!context.message->has_data) fail(Machine::name(state_of(context)), "AckData without data", context);
+    std::memcpy(array_.data(context.way), context.message->data.data(), geometry_.line_bytes);
+    entry.dirty |= context.message->dirty;
+  }
   // Memory's data fills the way; the LLC's copy is clean.
   void install_memory_data(Context& context) {
     Entry* entry = entry_of(context);

@@ -11,7 +11,8 @@ Plic::Plic(sc_core::sc_module_name name, std::uint64_t default_sources, std::uin
       sources(child_name(*this, "sources"), default_sources, "",
               "interrupt source IDs including the reserved ID 0 (QEMU virt: 96, i.e. sources 1..95)"),
       contexts(child_name(*this, "contexts"), default_contexts, "",
-               "interrupt targets; QEMU order: 2*hart = M-mode, 2*hart+1 = S-mode") {
+               "interrupt targets; QEMU order: 2*hart = M-mode, 2*hart+1 = S-mode (default: two per hart the "
+               "platform wires, so 2 x the tiles in cluster mode)") {
   auto check = [](const ParameterBase& parameter, std::uint64_t value, std::uint64_t low, std::uint64_t high) {
     if (value < low || value > high) {
       std::ostringstream text;

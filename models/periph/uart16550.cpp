@@ -7,12 +7,8 @@
 namespace npuvp {
 
 namespace {
-// IER bits.
-constexpr std::uint8_t kIerRda = 0x01, kIerThre = 0x02, kIerRls = 0x04, kIerMsi = 0x08;
 // LCR / MCR bits.
 constexpr std::uint8_t kLcrDlab = 0x80;
-// IIR identifications.
-constexpr std::uint8_t kIirNone = 0x1, kIirMsi = 0x0, kIirThre = 0x2, kIirRda = 0x4, kIirRls = 0x6, kIirTimeout = 0xC;
 // MSR status when not in loopback: a connected terminal (DCD, DSR, CTS), as QEMU reports.
 constexpr std::uint8_t kMsrConnected = 0xB0;
 

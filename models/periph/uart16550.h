@@ -64,6 +64,10 @@ class Uart16550 : public MmioDevice {
                             kScr = 7;
   // LSR bits.
   static constexpr std::uint8_t kLsrDr = 0x01, kLsrOe = 0x02, kLsrThre = 0x20, kLsrTemt = 0x40;
+  // IER bits and IIR interrupt identifications (IIR bits 3:0).
+  static constexpr std::uint8_t kIerRda = 0x01, kIerThre = 0x02, kIerRls = 0x04, kIerMsi = 0x08;
+  static constexpr std::uint8_t kIirNone = 0x1, kIirMsi = 0x0, kIirThre = 0x2, kIirRda = 0x4, kIirRls = 0x6,
+                                kIirTimeout = 0xC, kIirIdMask = 0x0F;
 
   explicit Uart16550(sc_core::sc_module_name name);
 

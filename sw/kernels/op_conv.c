@@ -121,6 +121,7 @@ typedef struct {
     uint64_t first_kf_issued; /* K fractal rows whose slice parts the first tile has issued (~0: all) */
     uint64_t desc_n0[4], desc_cols[4]; /* columns of the tiles issued last (ring by tile number) */
     uint8_t tile_panel[TILE_RING];      /* the tile loads resident weights (ring by tile number) */
+    uint8_t tile_slice_piece[TILE_RING]; /* the tile loads a piece of its slice (ring by tile number) */
     Epilogue ep;
 } Conv;
 
@@ -147,6 +148,12 @@ typedef struct {
     uint64_t panel_loaded[MAX_GROUPS / 64]; /* resident 16-column groups handled (loaded or waited for) */
 } Cursor;
 
+/* a / b for the plan's and cursors' divisors, which are mostly 1 or 2 (images, blocks,
+ * strides, splits): the scalar unit takes 20 cycles for a division, and a block's start
+ * made ~15 of them before its first load. */
+static inline uint64_t div_fast(uint64_t a, uint64_t b) { return b == 1 ? a : b == 2 ? a >> 1 : a / b; }
+static inline uint64_t ceil_div_fast(uint64_t a, uint64_t b) { return div_fast(a + b - 1, b); }
+
 /* Geometry of unit u = ((img * n_st) + st) * n_cg + cg, without divisions: the scalar
  * unit takes 20 cycles for one, and the cursors step to a new unit at every C tile of
  * small-band layers. */
@@ -163,7 +170,7 @@ static void unit_at(const Conv* c, uint64_t u, uint64_t img, uint64_t st, uint64
     g->span = min_u64(c->u_end, (img * c->n_st + st + 1) * c->n_cg) - u;
     g->c0 = g->cg * c->group;
     g->channels = min_u64((g->cg + g->span) * c->group, c->cout16) - g->c0;
-    g->cols = ceil_div(g->channels, c->tn);
+    g->cols = ceil_div(g->channels, MAX_TN); /* c->tn: a constant divisor, a shift */
     /* input rows of the window, in map coordinates (may lie in the padding) */
     const int64_t top = (int64_t)(g->oh0 * c->sh) - (int64_t)c->pt;
     const int64_t last = top + (int64_t)((g->tho - 1) * c->sh + (c->kh - 1) * c->dh);
@@ -182,7 +189,8 @@ static void unit_at(const Conv* c, uint64_t u, uint64_t img, uint64_t st, uint64
 }
 
 static void unit_of(const Conv* c, uint64_t u, Unit* g) {
-    unit_at(c, u, u / c->n_cg / c->n_st, u / c->n_cg % c->n_st, u % c->n_cg, g);
+    const uint64_t rows_unit = div_fast(u, c->n_cg), img = div_fast(rows_unit, c->n_st);
+    unit_at(c, u, img, rows_unit - img * c->n_st, u - rows_unit * c->n_cg, g);
 }
 
 /* Slice rows [0, rows_needed(j)) are needed by M chunks 0..j. */
@@ -226,7 +234,10 @@ static void cursor_next(const Conv* c, Cursor* k) {
     k->new_slice = k->first_pass = 1;
 }
 
-static uint64_t slice_l1(const Conv* c, const Cursor* k) { return k->slice % c->slice_slots * c->slice_slot_bytes; }
+/* (1 or 2 slots: no remainder, which the scalar unit takes 20 cycles for, at every C tile) */
+static uint64_t slice_l1(const Conv* c, const Cursor* k) {
+    return c->slice_slots > 1 && (k->slice & 1) ? c->slice_slot_bytes : 0;
+}
 static uint64_t tile_n0(const Conv* c, const Cursor* k) { return k->g.c0 + k->ct * c->tn; }
 static uint64_t tile_cols(const Conv* c, const Cursor* k) {
     return min_u64(c->tn, k->g.c0 + k->g.channels - tile_n0(c, k));
@@ -261,15 +272,24 @@ static void load_b_resident(const Conv* c, uint64_t l0b, uint64_t group0, uint64
  * reads the outcome from the tile ring (Conv.tile_panel) instead of keeping its own bitmap. */
 static void take_missing_groups(const Conv* c, Cursor* k, uint64_t* first, uint64_t* last) {
     const uint64_t nb0 = tile_n0(c, k) / 16, nb1 = nb0 + ceil_div(tile_cols(c, k), 16);
-    *first = *last = nb0;
+    /* in registers, the bitmap word loaded and stored once (a block's start runs this
+     * before its first load: ~16 instructions a group through memory took ~190 cycles) */
+    uint64_t lo = nb0, hi = nb0, w = nb0 / 64, word = k->panel_loaded[w];
     for (uint64_t nb = nb0; nb < nb1; ++nb) {
-        uint64_t* word = &k->panel_loaded[nb / 64];
+        if (nb / 64 != w) {
+            k->panel_loaded[w] = word;
+            w = nb / 64;
+            word = k->panel_loaded[w];
+        }
         const uint64_t bit = (uint64_t)1 << (nb % 64);
-        if (*word & bit) continue;
-        *word |= bit;
-        if (*first == *last) *first = nb;
-        *last = nb + 1;
+        if (word & bit) continue;
+        word |= bit;
+        if (lo == hi) lo = nb;
+        hi = nb + 1;
     }
+    k->panel_loaded[w] = word;
+    *first = lo;
+    *last = hi;
 }
 
 static void tile_gm(const Conv* c, const Cursor* k, TileGm* t) {
@@ -341,8 +361,11 @@ static int issue_step(Conv* c, Cursor* k) {
     const Unit* g = &k->g;
     const uint64_t q = k->step;
     if (q == 0) {
-        k->r0 = k->first_pass && k->j ? rows_needed(c, g, k->j - 1) : 0;
+        /* M chunk j - 1 was the cursor's previous tile (same unit and column): its r1 (one
+         * division per tile instead of two) */
+        k->r0 = k->first_pass && k->j ? k->r1 : 0;
         k->r1 = k->first_pass ? rows_needed(c, g, k->j) : 0;
+        c->tile_slice_piece[k->i % TILE_RING] = k->r1 > k->r0;
         if (k->first_pass && k->new_slice && k->j == 0) wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID2);
         if (!c->resident) { /* its weights stream in chunks (issue_chunks) */
             c->desc_n0[k->i & 3] = tile_n0(c, k);
@@ -416,7 +439,7 @@ static void compute_tile(Conv* c, Cursor* k, Cursor* issue, uint64_t lookahead) 
     const uint64_t slice = slice_l1(c, k);
     const int slice_done = last_of_slice(c, k);
     const int panel = c->tile_panel[k->i % TILE_RING]; /* set when its loads were issued */
-    const int slice_piece = k->first_pass && rows_needed(c, g, k->j) > (k->j ? rows_needed(c, g, k->j - 1) : 0);
+    const int slice_piece = c->tile_slice_piece[k->i % TILE_RING]; /* likewise */
     /* EVENT_ID2 tokens still to wait for, one per part (part q holds channel groups from q * part_groups) */
     const uint64_t tokens = slice_tokens(c, k, slice_piece, panel);
     const uint64_t part_groups = tokens == 1 ? c->c1in : c->part_groups;
@@ -507,7 +530,7 @@ static int plan(Conv* c, uint64_t tile_ho, uint64_t tile_cout, uint64_t blocks) 
 
     const uint64_t image_bytes = c->c1in * c->h * c->w_ * 32;
     uint64_t splits = 1, n_cg = 1;
-    if (c->n_img < blocks) splits = ceil_div(blocks, c->n_img);
+    if (c->n_img < blocks) splits = ceil_div_fast(blocks, c->n_img);
     if (tile_cout) {
         c->group = min_u64(round16(tile_cout), c->cout16);
     } else {
@@ -515,9 +538,9 @@ static int plan(Conv* c, uint64_t tile_ho, uint64_t tile_cout, uint64_t blocks) 
             n_cg = min_u64(c->cout16 / 16, splits);
             splits = 1;
         }
-        c->group = round16(ceil_div(c->cout16, n_cg));
+        c->group = round16(ceil_div_fast(c->cout16, n_cg));
     }
-    c->n_cg = ceil_div(c->cout16, c->group);
+    c->n_cg = ceil_div_fast(c->cout16, c->group);
     c->tn = tn_limit;
     if (c->resident && c->cout16 / 16 > MAX_GROUPS) return 0;
     c->n_chunks = ceil_div(c->kcf, CHUNK_KF);
@@ -543,9 +566,9 @@ static int plan(Conv* c, uint64_t tile_ho, uint64_t tile_cout, uint64_t blocks) 
         c->sw > 255 || c->dh > 255 || c->dw > 255 || c->sh == 0 || c->sw == 0 || c->dh == 0 || c->dw == 0)
         return 0;
     const uint64_t rows_fit = min_u64(budget / row_bytes, c->h);
-    uint64_t tho_fit = rows_fit >= window ? (rows_fit - window) / c->sh + 1 : 1;
+    uint64_t tho_fit = rows_fit >= window ? div_fast(rows_fit - window, c->sh) + 1 : 1;
     if (rows_fit >= c->h) tho_fit = c->ho;
-    c->tile_ho = tile_ho ? tile_ho : ceil_div(c->ho, splits);
+    c->tile_ho = tile_ho ? tile_ho : ceil_div_fast(c->ho, splits);
     c->tile_ho = min_u64(min_u64(c->tile_ho, tho_fit), c->ho);
     /* a band whose window lies wholly in the padding is read with a top pad
      * of the window's height (unit_of), which must fit 8 bits */
@@ -553,7 +576,7 @@ static int plan(Conv* c, uint64_t tile_ho, uint64_t tile_cout, uint64_t blocks) 
         if (window > 255) return 0;
         c->tile_ho = min_u64(c->tile_ho, (255 - window) / c->sh + 1);
     }
-    c->n_st = ceil_div(c->ho, c->tile_ho);
+    c->n_st = ceil_div_fast(c->ho, c->tile_ho);
     const uint64_t slice_rows = min_u64(c->h, (c->tile_ho - 1) * c->sh + window);
     c->slice_slot_bytes = (slice_rows * row_bytes + FRACTAL - 1) / FRACTAL * FRACTAL;
     c->slice_slots = c->db && 2 * c->slice_slot_bytes <= budget ? 2 : 1;
@@ -589,16 +612,17 @@ void kernel_main(const uint64_t* gm_args) {
     c.dw = args[NPUVP_CONV_DILATION_W];
     c.db = (args[NPUVP_CONV_FLAGS] & 1) != 0;
     if (c.n_img == 0 || c.c1in == 0 || c.cout == 0) return;
-    c.ho = (c.h + c.pt + c.pb - c.dh * (c.kh - 1) - 1) / c.sh + 1;
-    c.wo = (c.w_ + c.pl + c.pr - c.dw * (c.kw - 1) - 1) / c.sw + 1;
+    c.ho = div_fast(c.h + c.pt + c.pb - c.dh * (c.kh - 1) - 1, c.sh) + 1;
+    c.wo = div_fast(c.w_ + c.pl + c.pr - c.dw * (c.kw - 1) - 1, c.sw) + 1;
     c.kc = c.c1in * c.kh * c.kw * 16;
     c.kcf = c.kc / 16;
     c.window = xd_pack_img2col_window(c.sw, c.sh, c.kw, c.kh, c.dw, c.dh, c.c1in);
     c.l0_uses = 0;
 
     c.ep.act = args[NPUVP_CONV_ACT];
-    c.ep.clip_lo = f32_bits_to_f16(args[NPUVP_CONV_CLIP_MIN]);
-    c.ep.clip_hi = f32_bits_to_f16(args[NPUVP_CONV_CLIP_MAX]);
+    /* the bounds only matter to Clip (the conversion is ~50 cycles of a block's start) */
+    c.ep.clip_lo = c.ep.act == NPUVP_ACT_CLIP ? f32_bits_to_f16(args[NPUVP_CONV_CLIP_MIN]) : 0;
+    c.ep.clip_hi = c.ep.act == NPUVP_ACT_CLIP ? f32_bits_to_f16(args[NPUVP_CONV_CLIP_MAX]) : 0;
     c.ep.alpha = 0;
     c.ep.bias = c.bias;
     c.ep.residual = c.res != 0;
@@ -615,8 +639,8 @@ void kernel_main(const uint64_t* gm_args) {
         return;
     }
     const uint64_t units = c.n_img * c.n_st * c.n_cg;
-    c.u_begin = units * b / blocks;
-    c.u_end = units * (b + 1) / blocks;
+    c.u_begin = div_fast(units * b, blocks);
+    c.u_end = div_fast(units * (b + 1), blocks);
     if (c.u_begin >= c.u_end) return;
 
     for (uint64_t i = 0; i < c.slice_slots; ++i) set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID2);

@@ -27,14 +27,34 @@ static int set_message(struct npuvp_model *model, int status, const char *format
 
 const char *npuvp_model_message(const struct npuvp_model *model) { return model ? model->message : ""; }
 
-static uint64_t region_address(const struct npuvp_model *model, unsigned relocation)
+static uint64_t region_address(const struct npuvp_model *model, unsigned relocation, int in_l2)
 {
     switch (relocation) {
     case NPUVP_RELOC_CONSTANTS: return model->constants_address;
-    case NPUVP_RELOC_ARENA: return model->arena_address;
+    case NPUVP_RELOC_ARENA: return in_l2 ? model->l2_arena_address : model->arena_address;
     case NPUVP_RELOC_IO: return model->io_address;
     default: return 0;
     }
+}
+
+/* An activation arena of `bytes` (none when 0) from the driver's pool of `kind`. */
+static int allocate_arena(struct npuvp_model *model, enum npuvp_mem_kind kind, uint64_t bytes, uint64_t *address,
+                          uint64_t *allocated)
+{
+    if (!bytes) return NPUVP_MODEL_OK;
+    const int status = npuvp_malloc(kind, bytes, NPUVP_PACKAGE_ALIGN, address);
+    if (status != NPUVP_OK) {
+        struct npuvp_dm_stats stats;
+        memset(&stats, 0, sizeof stats);
+        npuvp_mem_stats(kind, &stats);
+        const char *memory = kind == NPUVP_MEM_L2 ? "L2" : "DDR";
+        return set_message(model, status == NPUVP_ERR_OUT_OF_MEMORY ? NPUVP_MODEL_ERR_OUT_OF_MEMORY : NPUVP_MODEL_ERR_DRIVER,
+                           "model '%s': %s activation arena of %llu bytes: %s (largest free %s block %llu bytes)",
+                           npuvp_model_string(model, model->header->model_name), memory, (unsigned long long)bytes,
+                           npuvp_status_name(status), memory, (unsigned long long)stats.largest_free);
+    }
+    *allocated = bytes;
+    return NPUVP_MODEL_OK;
 }
 
 int npuvp_model_open(struct npuvp_model *model, const void *package, uint64_t available)
@@ -56,18 +76,14 @@ int npuvp_model_open(struct npuvp_model *model, const void *package, uint64_t av
     for (uint32_t i = 0; i < h->launch_count; i++) model->kernels_used |= 1u << model->launches[i].kernel;
     memset(model->profile, 0, (size_t)h->launch_count * sizeof *model->profile);
 
-    if (h->arena_bytes) {
-        status = npuvp_malloc(NPUVP_MEM_DDR, h->arena_bytes, NPUVP_PACKAGE_ALIGN, &model->arena_address);
-        if (status != NPUVP_OK) {
-            struct npuvp_dm_stats stats;
-            memset(&stats, 0, sizeof stats);
-            npuvp_mem_stats(NPUVP_MEM_DDR, &stats);
-            return set_message(model, status == NPUVP_ERR_OUT_OF_MEMORY ? NPUVP_MODEL_ERR_OUT_OF_MEMORY : NPUVP_MODEL_ERR_DRIVER,
-                               "model '%s': activation arena of %llu bytes: %s (largest free DDR block %llu bytes)",
-                               npuvp_model_string(model, h->model_name), (unsigned long long)h->arena_bytes,
-                               npuvp_status_name(status), (unsigned long long)stats.largest_free);
-        }
-        model->arena_allocated = h->arena_bytes;
+    status = allocate_arena(model, NPUVP_MEM_DDR, h->arena_bytes, &model->arena_address, &model->arena_allocated);
+    if (status != NPUVP_MODEL_OK) return status;
+    status = allocate_arena(model, NPUVP_MEM_L2, h->l2_arena_bytes, &model->l2_arena_address,
+                            &model->l2_arena_allocated);
+    if (status != NPUVP_MODEL_OK) {
+        if (model->arena_allocated) npuvp_free(model->arena_address);
+        model->arena_address = model->arena_allocated = 0;
+        return status;
     }
     model->opened = 1;
     return NPUVP_MODEL_OK;
@@ -223,7 +239,7 @@ static int submit_launch(struct replay *r, uint32_t index)
     }
 
     uint64_t args[NPUVP_PACKAGE_MAX_ARGS];
-    for (unsigned a = 0; a < l->nargs; a++) args[a] = l->args[a] + region_address(m, NPUVP_RELOC_OF(l->relocation, a));
+    for (unsigned a = 0; a < l->nargs; a++) args[a] = l->args[a] + region_address(m, NPUVP_RELOC_OF(l->relocation, a), (l->l2_args >> a) & 1u);
     uint32_t nargs = l->nargs;
     if (nargs <= NPUVP_OP_ARG_TAG) {
         for (unsigned a = nargs; a < NPUVP_OP_ARG_TAG; a++) args[a] = 0;
@@ -312,6 +328,8 @@ void npuvp_model_close(struct npuvp_model *model)
 {
     if (!model || !model->opened) return;
     if (model->arena_allocated) npuvp_free(model->arena_address);
+    if (model->l2_arena_allocated) npuvp_free(model->l2_arena_address);
     model->arena_address = model->arena_allocated = 0;
+    model->l2_arena_address = model->l2_arena_allocated = 0;
     model->opened = 0;
 }

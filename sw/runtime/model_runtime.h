@@ -53,7 +53,7 @@ enum npuvp_model_status {
     NPUVP_MODEL_ERR_PROFILE = -117,       /* profile area smaller than launch_count profile records */
     /* loading and running */
     NPUVP_MODEL_ERR_ARGUMENT = -120,      /* NULL model or package, or a call out of order */
-    NPUVP_MODEL_ERR_OUT_OF_MEMORY = -121, /* the activation arena does not fit the driver's DDR pool */
+    NPUVP_MODEL_ERR_OUT_OF_MEMORY = -121, /* an activation arena does not fit the driver's DDR or L2 pool */
     NPUVP_MODEL_ERR_MISSING_KERNEL = -122,/* the package needs a kernel the host program does not embed */
     NPUVP_MODEL_ERR_BAD_KERNEL = -123,    /* an embedded kernel image the driver refused */
     NPUVP_MODEL_ERR_DRIVER = -124,        /* a driver call failed (its status in the message) */
@@ -105,6 +105,7 @@ struct npuvp_model {
     struct npuvp_package_profile *profile;
     uint64_t constants_address, io_address;     /* device addresses of the regions */
     uint64_t arena_address, arena_allocated;    /* 0 while not allocated (arena_bytes 0) */
+    uint64_t l2_arena_address, l2_arena_allocated; /* the L2 arena (l2_arena_bytes), likewise */
     uint32_t kernels_used;                      /* bit k: the package launches kernel k */
     uint32_t kernels_loaded;                    /* bit k: kernels[k] is loaded */
     int opened;
@@ -118,7 +119,8 @@ struct npuvp_model {
 };
 
 /* Checks the package (npuvp_package_check with `available` bytes) and allocates its
- * activation arena (header.arena_bytes) from the driver's DDR pool; needs npuvp_init.
+ * activation arenas (header.arena_bytes from the driver's DDR pool, header.l2_arena_bytes
+ * from its L2 pool); needs npuvp_init.
  * Clears the profile area. */
 int npuvp_model_open(struct npuvp_model *model, const void *package, uint64_t available);
 
@@ -139,7 +141,7 @@ int npuvp_model_load_kernels(struct npuvp_model *model, const struct npuvp_model
  * and the queue drained. */
 int npuvp_model_run(struct npuvp_model *model, npuvp_model_progress_fn progress, void *context);
 
-/* Frees the arena. */
+/* Frees the arenas. */
 void npuvp_model_close(struct npuvp_model *model);
 
 /* The last error's one-line message ("" after success). */

@@ -145,19 +145,22 @@ static int check_layers(const uint8_t *base, const struct npuvp_package_header *
     return NPUVP_MODEL_OK;
 }
 
-/* Bytes of the region an argument relocated with `relocation` is relative to. */
-static uint64_t region_bytes(const struct npuvp_package_header *h, unsigned relocation)
+/* Bytes of the region an argument relocated with `relocation` is relative to
+ * (`in_l2`: its l2_args bit, the arena being the L2 one). */
+static uint64_t region_bytes(const struct npuvp_package_header *h, unsigned relocation, int in_l2)
 {
     switch (relocation) {
     case NPUVP_RELOC_CONSTANTS: return h->constants_bytes;
-    case NPUVP_RELOC_ARENA: return h->arena_bytes;
+    case NPUVP_RELOC_ARENA: return in_l2 ? h->l2_arena_bytes : h->arena_bytes;
     default: return h->io_bytes;
     }
 }
 
-static const char *region_name(unsigned relocation)
+static const char *region_name(unsigned relocation, int in_l2)
 {
-    return relocation == NPUVP_RELOC_CONSTANTS ? "constants" : relocation == NPUVP_RELOC_ARENA ? "arena" : "io area";
+    return relocation == NPUVP_RELOC_CONSTANTS ? "constants"
+           : relocation == NPUVP_RELOC_ARENA   ? (in_l2 ? "L2 arena" : "arena")
+                                               : "io area";
 }
 
 static int check_launch(const uint8_t *base, const struct npuvp_package_header *h, uint32_t i,
@@ -186,18 +189,22 @@ static int check_launch(const uint8_t *base, const struct npuvp_package_header *
                     (unsigned)i, (int)l->record_event, NPUVP_MODEL_MAX_EVENTS - 1);
     for (unsigned a = 0; a < NPUVP_PACKAGE_MAX_ARGS; a++) {
         const unsigned relocation = NPUVP_RELOC_OF(l->relocation, a);
+        const int in_l2 = (l->l2_args >> a) & 1u;
+        if (in_l2 && relocation != NPUVP_RELOC_ARENA)
+            return fail(message, size, NPUVP_MODEL_ERR_RELOCATION,
+                        "package: launch %u: argument %u is marked L2 but is not relative to an arena", (unsigned)i, a);
         if (relocation == NPUVP_RELOC_NONE) continue;
         if (a >= l->nargs)
             return fail(message, size, NPUVP_MODEL_ERR_RELOCATION,
                         "package: launch %u: argument %u is relocated but the launch has %u arguments", (unsigned)i,
                         a, (unsigned)l->nargs);
-        if (l->args[a] >= region_bytes(h, relocation))
+        if (l->args[a] >= region_bytes(h, relocation, in_l2))
             return fail(message, size, NPUVP_MODEL_ERR_RELOCATION,
                         "package: launch %u (layer '%s'): argument %u = offset %llu outside the %s (%llu bytes)",
                         (unsigned)i, (const char *)(base + h->strings_offset +
                                                     ((const struct npuvp_package_layer *)(base + h->layers_offset))[l->layer].name),
-                        a, (unsigned long long)l->args[a], region_name(relocation),
-                        (unsigned long long)region_bytes(h, relocation));
+                        a, (unsigned long long)l->args[a], region_name(relocation, in_l2),
+                        (unsigned long long)region_bytes(h, relocation, in_l2));
     }
     return NPUVP_MODEL_OK;
 }

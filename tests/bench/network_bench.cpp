@@ -11,6 +11,8 @@
 //   * DoubleBuffering/NAME: simulated latency with --no-double-buffering against the default;
 //   * Streams/NAME/MEMORY/CORES: simulated latency compiled for kStreams streams (--streams)
 //     against one stream, at 2, 8 and 16 AI Cores;
+//   * L2/NAME/MEMORY/CORES: simulated latency and DDR bytes (the profile's layers) with every
+//     activation in DDR (--no-l2) against the default L2 arena, at 2, 8 and 16 AI Cores;
 //   * Hbm/resnet50: an HBM-class configuration (kHbm, 2 AI Cores), where most layers become
 //     compute-bound: their Cube utilisation.
 // Every run's output is checked against the PyTorch fp32 reference (cosine >= 0.999 and, for
@@ -393,10 +395,17 @@ void BM_Network(benchmark::State& state, const std::string& name) {
   state.counters["load_avg"] = figures.load_before;
 }
 
+// The DDR bytes served while the layers ran (the profile's ddr_bytes column).
+double ddr_bytes_of(const Profile& profile) {
+  double bytes = 0;
+  for (const auto& layer : profile.layers) bytes += layer.ddr_bytes;
+  return bytes;
+}
+
 // ---- Scaling/NAME/CORES --------------------------------------------------------------------
 
 struct ScalingFigures {
-  double latency_seconds = 0, geomean = 0;
+  double latency_seconds = 0, geomean = 0, ddr_bytes = 0;
   int compute_bound = 0, layers = 0;
 };
 // (network, "default" or "hbm", cores) -> figures
@@ -411,6 +420,7 @@ void BM_Scaling(benchmark::State& state, const std::string& name, const std::str
       const Inference run = infer(name, options);
       figures.latency_seconds = run.profile.latency_seconds;
       figures.geomean = roofline_geomean(run.profile);
+      figures.ddr_bytes = ddr_bytes_of(run.profile);
       for (const auto& l : run.profile.layers) {
         figures.layers += l.ran();
         figures.compute_bound += l.bound == "compute";
@@ -484,6 +494,46 @@ void BM_Streams(benchmark::State& state, const std::string& name, const std::str
   state.counters["latency_1_stream_ms"] = figures.one_seconds * 1e3;
   state.counters["latency_streams_ms"] = figures.several_seconds * 1e3;
   state.counters["speedup"] = figures.one_seconds / figures.several_seconds;
+}
+
+// ---- L2/NAME/MEMORY/CORES --------------------------------------------------------------------
+
+struct L2Figures {
+  double ddr_only_seconds = 0, l2_seconds = 0, ddr_only_bytes = 0, l2_ddr_bytes = 0;
+};
+std::map<std::tuple<std::string, std::string, int>, L2Figures> g_l2;
+
+void BM_L2(benchmark::State& state, const std::string& name, const std::string& memory, int cores) {
+  L2Figures figures;
+  try {
+    for (auto _ : state) {
+      std::vector<std::string> options = {"soc.ai_cores=" + std::to_string(cores)};
+      if (memory == "hbm") options.insert(options.end(), kHbm.begin(), kHbm.end());
+      // The L2 arena is the default: the Scaling row's run when it ran, else its own.
+      auto scaled = g_scaling.find({name, memory, cores});
+      if (scaled != g_scaling.end()) {
+        figures.l2_seconds = scaled->second.latency_seconds;
+        figures.l2_ddr_bytes = scaled->second.ddr_bytes;
+      } else {
+        const Profile with_l2 = infer(name, options).profile;
+        figures.l2_seconds = with_l2.latency_seconds;
+        figures.l2_ddr_bytes = ddr_bytes_of(with_l2);
+      }
+      options.push_back("--no-l2");
+      const Inference ddr_only = infer(name, options);
+      figures.ddr_only_seconds = ddr_only.profile.latency_seconds;
+      figures.ddr_only_bytes = ddr_bytes_of(ddr_only.profile);
+      state.SetIterationTime(ddr_only.child.wall_seconds);
+    }
+  } catch (const std::exception& error) {
+    state.SkipWithError(error.what());
+    return;
+  }
+  g_l2[{name, memory, cores}] = figures;
+  state.counters["latency_ddr_only_ms"] = figures.ddr_only_seconds * 1e3;
+  state.counters["latency_l2_ms"] = figures.l2_seconds * 1e3;
+  state.counters["ddr_mb_ddr_only"] = figures.ddr_only_bytes / 1e6;
+  state.counters["ddr_mb_l2"] = figures.l2_ddr_bytes / 1e6;
 }
 
 // ---- Hbm/resnet50 ----------------------------------------------------------------------------
@@ -601,6 +651,14 @@ void print_summary() {
                 << f.one_seconds * 1e3 << " ms / " << std::setw(9) << f.several_seconds * 1e3 << " ms  speed-up "
                 << std::setprecision(3) << f.one_seconds / f.several_seconds << "x\n";
   }
+  if (!g_l2.empty()) {
+    std::cout << "\n== L2 buffer: simulated latency and DDR bytes, every activation in DDR -> the L2 arena ==\n";
+    for (const auto& [key, f] : g_l2)
+      std::cout << "  " << std::left << std::setw(10) << std::get<0>(key) << std::setw(8) << std::get<1>(key)
+                << std::right << std::setw(3) << std::get<2>(key) << " cores: " << std::setprecision(4) << std::setw(9)
+                << f.ddr_only_seconds * 1e3 << " -> " << std::setw(9) << f.l2_seconds * 1e3 << " ms, DDR "
+                << std::setw(8) << f.ddr_only_bytes / 1e6 << " -> " << std::setw(8) << f.l2_ddr_bytes / 1e6 << " MB\n";
+  }
   if (g_hbm) {
     std::cout << "\n== resnet50 with HBM-class DDR (";
     for (const auto& s : kHbm) std::cout << s << " ";
@@ -635,6 +693,11 @@ void register_benchmarks() {
     for (int cores : kStreamCoreCounts)
       benchmark::RegisterBenchmark(("Streams/" + name + "/" + memory + "/" + std::to_string(cores)).c_str(), BM_Streams,
                                    name, memory, cores)
+          ->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
+  for (const auto& [name, memory] : kScaledConfigurations)
+    for (int cores : kStreamCoreCounts)
+      benchmark::RegisterBenchmark(("L2/" + name + "/" + memory + "/" + std::to_string(cores)).c_str(), BM_L2, name,
+                                   memory, cores)
           ->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
   benchmark::RegisterBenchmark("Hbm/resnet50", BM_Hbm, std::string("resnet50"))
       ->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);

@@ -74,6 +74,78 @@ TEST(CompilerNumerics, LeNetClass) {
   expect_close(compile_and_run(b, x, serial), t);
 }
 
+// Few input channels: fold_conv_windows splits the Conv into a WindowFold (kernel rows, and a
+// stride's columns, moved into channels) and a Conv with a 1-row kernel when the planner's model
+// says so: ResNet's 7x7 stride-2 stem (columns folded too, f = 2) and a 9x9 stride-2 window with
+// dilation 2 on one channel (rows only, f = 1). The pair must compute the same Conv.
+TEST(CompilerNumerics, SmallChannelConvWindowsFoldIntoChannels) {
+  struct Case {
+    std::int64_t c, h, cout, k, stride, pad, dilation;
+  };
+  // With HBM-class memory (docs/networks.md): with the default DDR these layers are
+  // memory-bound and the fold's extra traffic would cost more than the Cube time it saves.
+  CompileOptions hbm;
+  hbm.soc.ddr_bytes_per_second = hbm.soc.l2_bytes_per_second = 512e9;
+  for (const Case& k : {Case{3, 128, 64, 7, 2, 3, 1}, Case{1, 128, 64, 9, 2, 8, 2}}) {
+    SCOPED_TRACE(std::to_string(k.c) + " channels, " + std::to_string(k.k) + "x" + std::to_string(k.k));
+    OnnxBuilder b;
+    b.input("x", {1, k.c, k.h, k.h});
+    auto w = b.random_constant("w", {k.cout, k.c, k.k, k.k}, 0.2f), bias = b.random_constant("b", {k.cout}, 0.1f);
+    auto& conv = b.node("Conv", {"x", "w", "b"}, {"c"}, "stem");
+    OnnxBuilder::attr(conv, "strides", Dims{k.stride, k.stride});
+    OnnxBuilder::attr(conv, "pads", Dims{k.pad, k.pad, k.pad, k.pad});
+    OnnxBuilder::attr(conv, "dilations", Dims{k.dilation, k.dilation});
+    b.node("Relu", {"c"}, {"y"});
+    const std::int64_t ho = (k.h + 2 * k.pad - k.dilation * (k.k - 1) - 1) / k.stride + 1;
+    b.output("y", {1, k.cout, ho, ho});
+    const auto x = b.random({1, k.c, k.h, k.h});
+
+    const CompiledModel model = compile_onnx_bytes(b.bytes(), hbm);
+    int folds = 0;
+    for (const auto& layer : model.layers) folds += layer.op == "WindowFold";
+    EXPECT_EQ(folds, 1);
+    // The Conv still reports the model's MACs (not the folded weights' zero taps).
+    for (const auto& layer : model.layers)
+      if (layer.op == "Conv+Relu") EXPECT_EQ(layer.macs, std::uint64_t(k.cout * ho * ho * k.c * k.k * k.k));
+    const Tensor expected = ref::map(ref::conv2d({{1, k.c, k.h, k.h}, x}, w, bias, k.cout, k.k, k.k, k.stride, k.pad,
+                                                 1, k.dilation),
+                                     [](float v) { return std::max(v, 0.f); });
+    PackageEmulator emulator(model.package);
+    expect_close(emulator.run(x), expected);
+  }
+}
+
+// The fold with two images and asymmetric pads (top 3, left 2, bottom 1, right 4; stride 2): the
+// folded map's rows come from the top and bottom pads and its columns from the left pad and the
+// right pad the fold computes. Against the reference on the input padded by hand.
+TEST(CompilerNumerics, SmallChannelConvFoldWithAsymmetricPadsAndTwoImages) {
+  const std::int64_t n = 2, c = 3, h = 128, w = 120, cout = 64, k = 7;
+  const std::int64_t pt = 3, pl = 2, pb = 1, pr = 4;
+  OnnxBuilder b;
+  b.input("x", {n, c, h, w});
+  auto weights = b.random_constant("w", {cout, c, k, k}, 0.2f);
+  auto& conv = b.node("Conv", {"x", "w"}, {"y"}, "stem");
+  OnnxBuilder::attr(conv, "strides", Dims{2, 2});
+  OnnxBuilder::attr(conv, "pads", Dims{pt, pl, pb, pr});
+  const std::int64_t ho = (h + pt + pb - k) / 2 + 1, wo = (w + pl + pr - k) / 2 + 1;
+  b.output("y", {n, cout, ho, wo});
+  const auto x = b.random({n, c, h, w});
+  CompileOptions hbm;
+  hbm.soc.ddr_bytes_per_second = hbm.soc.l2_bytes_per_second = 512e9;
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), hbm);
+  int folds = 0;
+  for (const auto& layer : model.layers) folds += layer.op == "WindowFold";
+  EXPECT_EQ(folds, 1);
+  Tensor padded{{n, c, h + pt + pb, w + pl + pr}, {}};
+  padded.data.assign(std::size_t(padded.size()), 0.f);
+  for (std::int64_t i = 0; i < n * c; ++i)
+    for (std::int64_t y = 0; y < h; ++y)
+      for (std::int64_t z = 0; z < w; ++z)
+        padded.data[std::size_t((i * (h + pt + pb) + y + pt) * (w + pl + pr) + z + pl)] = x[std::size_t((i * h + y) * w + z)];
+  PackageEmulator emulator(model.package);
+  expect_close(emulator.run(x), ref::conv2d(padded, weights, {}, cout, k, k, 2, 0));
+}
+
 // Conv-BN-Relu-Conv-BN + identity, Relu, GlobalAveragePool, Flatten, Gemm; 20 channels (padded C1).
 TEST(CompilerNumerics, ResidualBlockWithBatchNorm) {
   OnnxBuilder b;

@@ -24,6 +24,7 @@ class PackageEmulator {
     constants_.assign(package_.begin() + h.constants_offset, package_.begin() + h.constants_offset + h.constants_bytes);
     io_.assign(h.io_bytes, 0);
     arena_.assign(h.arena_bytes + 64, 0xff);  // garbage: nothing may rely on a zeroed arena
+    l2_arena_.assign(h.l2_arena_bytes + 64, 0xff);
   }
 
   std::vector<float> run(const std::vector<float>& input) {
@@ -63,7 +64,7 @@ class PackageEmulator {
     const unsigned relocation = relocation_of(l, a);
     const std::uint64_t offset = l.args[a];
     std::vector<std::uint8_t>* region = relocation == NPUVP_RELOC_CONSTANTS ? &constants_
-                                        : relocation == NPUVP_RELOC_ARENA   ? &arena_
+                                        : relocation == NPUVP_RELOC_ARENA   ? ((l.l2_args >> a) & 1u ? &l2_arena_ : &arena_)
                                         : relocation == NPUVP_RELOC_IO      ? &io_
                                                                             : nullptr;
     if (!region) {
@@ -318,7 +319,7 @@ class PackageEmulator {
 
   std::vector<std::uint8_t> package_;
   PackageView view_;
-  std::vector<std::uint8_t> constants_, io_, arena_;
+  std::vector<std::uint8_t> constants_, io_, arena_, l2_arena_;
 };
 
 }  // namespace npuvp::compiler::test

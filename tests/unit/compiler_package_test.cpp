@@ -61,6 +61,8 @@ TEST(CompilerPackage, HeaderAndSections) {
   EXPECT_GE(h.constants_offset - h.tensors_offset, h.tensor_count * sizeof(npuvp_package_tensor));
   EXPECT_EQ(h.profile_bytes, h.launch_count * sizeof(npuvp_package_profile));
   EXPECT_EQ(h.arena_bytes, model.arena_bytes);
+  EXPECT_EQ(h.l2_arena_bytes, model.l2_arena_bytes);
+  EXPECT_LE(h.l2_arena_bytes, options.soc.l2_bytes);
   EXPECT_EQ(h.layer_count, model.layers.size());
   for (std::uint64_t k = h.profile_offset; k < h.profile_offset + h.profile_bytes; ++k) ASSERT_EQ(model.package[k], 0);
 
@@ -118,9 +120,16 @@ TEST(CompilerPackage, RelocatedArgumentsStayInTheirRegions) {
   for (std::uint32_t k = 0; k < p.header.launch_count; ++k) {
     const auto launch = p.launch(k);
     for (unsigned a = 0; a < NPUVP_PACKAGE_MAX_ARGS; ++a) {
+      const bool in_l2 = (launch.l2_args >> a) & 1u;
+      if (in_l2) {
+        EXPECT_EQ(relocation_of(launch, a), unsigned(NPUVP_RELOC_ARENA));
+      }
       switch (relocation_of(launch, a)) {
         case NPUVP_RELOC_CONSTANTS: ++constants; EXPECT_LT(launch.args[a], p.header.constants_bytes); break;
-        case NPUVP_RELOC_ARENA: ++arena; EXPECT_LT(launch.args[a], p.header.arena_bytes); break;
+        case NPUVP_RELOC_ARENA:
+          ++arena;
+          EXPECT_LT(launch.args[a], in_l2 ? p.header.l2_arena_bytes : p.header.arena_bytes);
+          break;
         case NPUVP_RELOC_IO: ++io; EXPECT_LT(launch.args[a], p.header.io_bytes); break;
         default: break;
       }
@@ -169,9 +178,17 @@ TEST(CompilerPackage, LivenessReusesTheArena) {
     previous = next;
   }
   b.output("y", {1, 512, 1024});
-  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
+  CompileOptions in_ddr;
+  in_ddr.l2_activations = false;
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), in_ddr);
   EXPECT_EQ(model.activation_bytes_total, 7u * 1024 * 1024);  // t0..t6 in the arena, y in the io area
   EXPECT_EQ(model.arena_bytes, 2u * 1024 * 1024);
+  EXPECT_EQ(model.l2_arena_bytes, 0u);
+  // The same two live buffers in the L2 buffer (8 MiB, 5x the DDR's bandwidth): nothing left in DDR.
+  const CompiledModel in_l2 = compile_onnx_bytes(b.bytes(), {});
+  EXPECT_EQ(in_l2.l2_arena_bytes, 2u * 1024 * 1024);
+  EXPECT_EQ(in_l2.l2_buffers, 7u);
+  EXPECT_EQ(in_l2.arena_bytes, 0u);
 }
 
 TEST(CompilerPackage, NoTwoLiveBuffersOverlap) {

@@ -22,16 +22,18 @@ using ::testing::Not;
 
 constexpr std::uint32_t kRelu = 3;
 
-// Two layers, three launches on two streams with an event, a constant, an input and an output.
+// Two layers, three launches on two streams with an event, a constant, an input and an output;
+// the Relu reads its input from the L2 arena.
 std::vector<std::uint8_t> good_package() {
   PackageBuilder b("good");
   const std::uint64_t in = b.add_tensor("x", NPUVP_TENSOR_INPUT, {1, 3, 8, 8});
   const std::uint64_t out = b.add_tensor("y", NPUVP_TENSOR_OUTPUT, {1, 192});
   const std::uint64_t constant = b.add_constant(std::vector<std::uint16_t>(192, 0x3c00));
   b.set_arena_bytes(4096);
+  b.set_l2_arena_bytes(2048);
   b.add_layer("conv1", "Conv+Relu", "1x3x8x8 -> 1x192", 1000, 2000);
   b.add_launch(NPUVP_OP_KERNEL_CONV, 4, {{in, NPUVP_RELOC_IO}, {constant, NPUVP_RELOC_CONSTANTS}, {0}, {0}, {0, NPUVP_RELOC_ARENA}}, 1, 0, 5);
-  b.add_launch(kRelu, 2, {{0, NPUVP_RELOC_ARENA}, {1024, NPUVP_RELOC_ARENA}, {192}}, 1);
+  b.add_launch(kRelu, 2, {{0, NPUVP_RELOC_ARENA}, {1024, NPUVP_RELOC_ARENA}, {192}}, 1).l2_args = 1u << 0;
   b.add_layer("fc", "Gemm", "1x192 -> 1x192");
   b.add_launch(NPUVP_OP_KERNEL_MATMUL, 1, {{1024, NPUVP_RELOC_ARENA}, {out, NPUVP_RELOC_IO}}, 0, PackageBuilder::event_bit(5), -1);
   return b.build();
@@ -98,10 +100,13 @@ TEST(PackageCheck, MagicAndVersion) {
   expect_refused([](auto& p) { header_of(p).version = 7; }, NPUVP_MODEL_ERR_VERSION, "format version 7");
   // A version 1 package (one wait event per launch, before multi-stream packages) is refused
   // with what to do, not misread.
-  static_assert(NPUVP_PACKAGE_VERSION == 2, "the format changed: add the previous version here");
+  static_assert(NPUVP_PACKAGE_VERSION == 3, "the format changed: add the previous version here");
   expect_refused([](auto& p) { header_of(p).version = 1; }, NPUVP_MODEL_ERR_VERSION,
-                 "package: format version 1, this runtime reads version 2 only (compile the model again with this "
+                 "package: format version 1, this runtime reads version 3 only (compile the model again with this "
                  "build's compiler)");
+  // Nor a version 2 package (no L2 arena: its header is shorter).
+  expect_refused([](auto& p) { header_of(p).version = 2; }, NPUVP_MODEL_ERR_VERSION,
+                 "package: format version 2, this runtime reads version 3 only");
 }
 
 TEST(PackageCheck, EveryRegionInsideTotalBytes) {
@@ -167,6 +172,14 @@ TEST(PackageCheck, RelocatedArgumentsStayInTheirRegion) {
                  "outside the io area");
   expect_refused([](auto& p) { launch_of(p, 1).relocation |= std::uint64_t{NPUVP_RELOC_IO} << (2 * 5); },
                  NPUVP_MODEL_ERR_RELOCATION, "argument 5 is relocated but the launch has 3 arguments");
+  // An argument in the L2 arena stays inside the L2 arena's bytes, not the DDR arena's.
+  expect_refused([](auto& p) { launch_of(p, 1).args[0] = 2048; }, NPUVP_MODEL_ERR_RELOCATION,
+                 "launch 1 (layer 'conv1'): argument 0 = offset 2048 outside the L2 arena (2048 bytes)");
+  expect_refused([](auto& p) { header_of(p).l2_arena_bytes = 0; }, NPUVP_MODEL_ERR_RELOCATION,
+                 "argument 0 = offset 0 outside the L2 arena (0 bytes)");
+  // Only an arena argument can be in the L2 arena.
+  expect_refused([](auto& p) { launch_of(p, 1).l2_args |= 1u << 2; }, NPUVP_MODEL_ERR_RELOCATION,
+                 "launch 1: argument 2 is marked L2 but is not relative to an arena");
 }
 
 TEST(PackageCheck, Tensors) {

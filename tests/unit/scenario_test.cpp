@@ -534,6 +534,12 @@ TEST_F(InferScenarioTest, ModelInputAndReferenceWithChecks) {
   Scenario unchecked = Scenario::from_file(write("plain.yaml", "infer:\n  model: nets/tiny.onnx\n  input: nets/tiny.input.npy\n"));
   EXPECT_FALSE(unchecked.infer->cosine_min.has_value());
   EXPECT_FALSE(unchecked.infer->top1);
+  EXPECT_EQ(unchecked.infer->streams, 1u) << "one stream unless the scenario asks for more";
+  for (unsigned streams : {1u, 4u, 15u}) {
+    Scenario several = Scenario::from_file(write("streams.yaml", "infer:\n  model: nets/tiny.onnx\n  input: nets/tiny.input.npy\n"
+                                                                 "  streams: " + std::to_string(streams) + "\n"));
+    EXPECT_EQ(several.infer->streams, streams);
+  }
   unsetenv("NPUVP_NETWORKS_DIR");
 }
 
@@ -553,6 +559,11 @@ TEST_F(InferScenarioTest, Mistakes) {
                   "leave out 'images'");
   EXPECT_CONTAINS(load_error(write("g.yaml", "infer:\n  model: m.onnx\n  input: x.npy\n  refrence: x.npy\n")),
                   "did you mean 'reference'");
+  for (const char* streams : {"0", "16", "-1", "two", "2.5", "+3", "[1, 2]"})
+    EXPECT_CONTAINS(load_error(write("h.yaml", std::string("infer:\n  model: m.onnx\n  input: x.npy\n  streams: ") + streams + "\n")),
+                    streams[0] == '[' ? "h.yaml:4: streams must be a single value"
+                                      : std::string("h.yaml:4: streams must be a whole number of streams 1 .. 15, not '") +
+                                            streams + "'");
 }
 
 }  // namespace

@@ -58,6 +58,9 @@ def check_parameters(study, points, registry):
             if name.startswith(study_format.PATCH_PREFIX):
                 check_patch(where, name, value, scenario)
                 continue
+            if name == study_format.INFER_STREAMS:
+                check_infer_streams(where, value, scenario)
+                continue
             parameter = registry.find(scenario, name)
             if parameter is None:
                 raise StudyError(f"{where}: unknown parameter '{name}' (`npuvp params"
@@ -87,6 +90,20 @@ def check_patch(where, name, value, scenario):
                          f"not {value!r}")
 
 
+def check_infer_streams(where, value, scenario):
+    """infer.streams: a whole number of streams, for a base that compiles a model."""
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= study_format.MAX_STREAMS:
+        raise StudyError(f"{where}: {study_format.INFER_STREAMS} expects a whole number of streams "
+                         f"1 .. {study_format.MAX_STREAMS}, not {value!r}")
+    if scenario is None:
+        return
+    with open(scenario) as handle:
+        document = yaml.safe_load(handle) or {}
+    if not isinstance(document.get("infer"), dict):
+        raise StudyError(f"{where}: '{study_format.INFER_STREAMS}' needs a model: {shown(scenario)} has no "
+                         "'infer' section")
+
+
 def probe_commands(runs, npuvp):
     """The first and the last run of each base: their platforms' statistics are what the runs report."""
     chosen = {}
@@ -97,7 +114,7 @@ def probe_commands(runs, npuvp):
     for first, last in chosen.values():
         for run in ([first] if first is last else [first, last]):
             if run.infer:
-                command = [npuvp, "infer", run.infer["model"], "--input", run.infer["input"]]
+                command = [npuvp, "infer", run.infer["model"], "--input", run.infer["input"]] + run.streams_option()
             else:
                 command = [npuvp, "run", run.scenario]
             for name, text in run.settings:

@@ -16,7 +16,7 @@ import time
 import yaml
 
 from .registry import set_text
-from .study import PATCH_PREFIX, SCENARIO_PARAMETER
+from .study import INFER_STREAMS, PATCH_PREFIX, SCENARIO_PARAMETER
 
 RESULT_FILE = "result.json"
 STATS_FILE = "stats.json"
@@ -51,7 +51,7 @@ def version_digest(npuvp, firmware_dir):
 class Run:
     """One simulation of the study: a point of the space and a repetition."""
 
-    def __init__(self, point, part, repetition, parameters, scenario, patches, settings, infer):
+    def __init__(self, point, part, repetition, parameters, scenario, patches, settings, infer, streams=None):
         self.point = point                  # index of the point in the expanded space
         self.part = part                    # name of the space part it comes from
         self.repetition = repetition
@@ -60,17 +60,35 @@ class Run:
         self.patches = patches              # {symbol: value} for the scenario's images
         self.settings = settings            # [(parameter, text)] passed with --set
         self.infer = infer                  # {"model": path, "input": path} or None
+        self.streams = streams              # infer.streams (None: the base's)
         self.key = None
         self.folder = None
 
+    def rewrites_scenario(self):
+        """Whether the run boots its own copy of the base scenario (patched, or other streams)."""
+        return not self.infer and bool(self.patches or self.streams is not None)
+
+    def streams_option(self):
+        """`npuvp infer`'s --streams for this run (an infer base), or nothing."""
+        return ["--streams", str(self.streams)] if self.streams is not None else []
+
     def scenario_text(self):
-        """The scenario the run boots: the base with its images' patch entries replaced."""
+        """The scenario the run boots: the base with its images' patch entries replaced and its
+        infer section's streams set."""
         with open(self.scenario) as handle:
             text = handle.read()
-        if not self.patches:
+        if not self.rewrites_scenario():
             return text
         document = yaml.safe_load(text)
         scenario_folder = os.path.dirname(self.scenario)
+        if self.streams is not None:
+            infer = document["infer"]
+            infer["streams"] = self.streams
+            for role in ("model", "input", "reference"):
+                # As an image's elf below: files found beside the base stay found from the run's folder.
+                path = infer.get(role)
+                if path and not os.path.isabs(path) and os.path.exists(os.path.join(scenario_folder, path)):
+                    infer[role] = os.path.join(scenario_folder, path)
         for image in document.get("images", []):
             elf = image.get("elf")
             # The patched copy lives in the run's folder: keep files found beside the base.
@@ -86,6 +104,8 @@ class Run:
         inputs = {"settings": sorted(self.settings), "repetition": self.repetition, "version": version}
         if self.infer:
             inputs["infer"] = {name: file_digest(path).hexdigest() for name, path in sorted(self.infer.items())}
+            if self.streams is not None:
+                inputs["streams"] = self.streams
         else:
             inputs["scenario"] = self.scenario_text()
         text = json.dumps(inputs, sort_keys=True)
@@ -95,9 +115,9 @@ class Run:
     def command(self, npuvp):
         """The npuvp command line of this run (absolute paths: any node, any folder)."""
         if self.infer:
-            command = [npuvp, "infer", self.infer["model"], "--input", self.infer["input"]]
+            command = [npuvp, "infer", self.infer["model"], "--input", self.infer["input"]] + self.streams_option()
         else:
-            scenario = os.path.join(self.folder, "scenario.yaml") if self.patches else self.scenario
+            scenario = os.path.join(self.folder, "scenario.yaml") if self.rewrites_scenario() else self.scenario
             command = [npuvp, "run", scenario]
         for name, text in self.settings:
             command += ["--set", f"{name}={text}"]
@@ -106,7 +126,7 @@ class Run:
     def prepare(self):
         """Writes what the run needs into its folder (before it is handed to an engine)."""
         os.makedirs(self.folder, exist_ok=True)
-        if self.patches and not self.infer:
+        if self.rewrites_scenario():
             write_atomically(os.path.join(self.folder, "scenario.yaml"), self.scenario_text())
 
     def description(self, varying=None):
@@ -127,14 +147,15 @@ def build_runs(study, points, settings_of, repetitions):
         # The point's values win over the base's (and --set's).
         merged = dict(base_settings, **{k: v for k, v in values.items() if k != SCENARIO_PARAMETER})
         patches = {name[len(PATCH_PREFIX):]: value for name, value in merged.items() if name.startswith(PATCH_PREFIX)}
+        streams = merged.get(INFER_STREAMS)
         settings = [(settings_of(name), set_text(value)) for name, value in merged.items()
-                    if not name.startswith(PATCH_PREFIX)]
+                    if not name.startswith(PATCH_PREFIX) and name != INFER_STREAMS]
         infer = None
         if "infer" in study.base:
             infer = {"model": study.resolve(study.base["infer"]["model"]),
                      "input": study.resolve(study.base["infer"]["input"])}
         for repetition in range(repetitions):
-            runs.append(Run(index, part, repetition, values, scenario, patches, settings, infer))
+            runs.append(Run(index, part, repetition, values, scenario, patches, settings, infer, streams))
     return runs
 
 

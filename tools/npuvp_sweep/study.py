@@ -20,6 +20,11 @@ PLOT_KEYS = {
 SCENARIO_PARAMETER = "scenario"
 # Parameters that patch a symbol of the scenario's images (its `patch:` entries).
 PATCH_PREFIX = "patch."
+# The streams a model is compiled for: `npuvp infer --streams N` for an infer base, the
+# scenario's `infer: streams:` for a scenario base with an infer section.
+INFER_STREAMS = "infer.streams"
+# Its values, 1 .. the compiler's kMaxStreams (sw/compiler/include/npuvp/compiler/compiler.h).
+MAX_STREAMS = 15
 
 
 class Study:

@@ -91,21 +91,17 @@ void Home::perform(Action action, Context& context) {
       break;
     case Action::kSendShdIntervention:
       need_entry();
-      ++statistics_.interventions_sent;
-      send_to_l1(kShdIntervention, static_cast<unsigned>(entry->owner), context, false);
+      send_intervention(kShdIntervention, *entry, context);
       break;
     case Action::kSendExcIntervention:
     case Action::kRecallOwner:
       need_entry();
-      ++statistics_.interventions_sent;
-      send_to_l1(kExcIntervention, static_cast<unsigned>(entry->owner), context, false);
+      send_intervention(kExcIntervention, *entry, context);
       if (action == Action::kRecallOwner) entry->owner = -1;
       break;
     case Action::kWriteAckData:
       need_entry();
-      if (!context.message->has_data) fail(HomeMachine::name(state_of(context)), "AckData without data", context);
-      std::memcpy(array_.data(context.way), context.message->data.data(), geometry_.line_bytes);
-      entry->dirty |= context.message->dirty;
+      write_ack_data(context, *entry);
       break;
     case Action::kWriteReplaceData:
       need_entry();

@@ -2,7 +2,9 @@
 // -> streams -> memory plan -> package. docs/compiler.md.
 #include "npuvp/compiler/compiler.h"
 
+#include <algorithm>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "import.h"
@@ -16,6 +18,27 @@
 namespace npuvp::compiler {
 namespace {
 
+// The buffers a memory plan puts in the L2 arena, by name, from a first lowering of
+// the graph: the tiling planner of the second then models a Conv's input and output
+// bytes at the L2's bandwidth where they are there. (The buffers, their sizes and
+// lifetimes do not depend on the tiling, so the final plan puts the same ones in L2,
+// except where another tiling changes which layers multi-stream packages overlap.)
+// None without an L2 arena or a Conv.
+std::set<std::string> buffers_planned_in_l2(const Graph& graph, const CompileOptions& options,
+                                            const MemoryPlanOptions& memory_options) {
+  std::set<std::string> names;
+  if (!memory_options.l2 || memory_options.soc.l2_bytes <= 0) return names;
+  // Only the Conv plans use it: a graph without one is lowered once.
+  if (std::none_of(graph.nodes.begin(), graph.nodes.end(), [](const Node& node) { return node.op() == "Conv"; }))
+    return names;
+  Program first = lower_graph(graph, options);
+  assign_streams(first, options.streams);
+  plan_memory(first, memory_options);
+  for (const auto& buffer : first.buffers)
+    if (buffer.home == DeviceBuffer::Home::L2) names.insert(buffer.name);
+  return names;
+}
+
 CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
   remove_identities(graph);
   fold_constants(graph);
@@ -28,12 +51,16 @@ CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
   if (options.streams > 1) hoist_independent_branches(graph);
   fuse_epilogues(graph);
   fold_transposes(graph);
+  fold_conv_windows(graph, options);
   const int conversions = assign_layouts(graph);
 
-  Program program = lower_graph(graph, options);
+  MemoryPlanOptions memory_options;
+  memory_options.soc = options.soc;
+  memory_options.l2 = options.l2_activations;
+  Program program = lower_graph(graph, options, buffers_planned_in_l2(graph, options, memory_options));
   graph = Graph();  // the host copies of the weights: the constants region has them now
   const int stream_waits = assign_streams(program, options.streams);
-  plan_memory(program);
+  plan_memory(program, memory_options);
 
   CompiledModel model;
   model.package = write_package(program);
@@ -46,8 +73,11 @@ CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
     layer.shapes = record.shapes;
     layer.macs = record.macs;
     layer.min_bytes = record.min_bytes;
+    layer.min_ddr_bytes = record.min_ddr_bytes;
+    layer.min_l2_bytes = record.min_l2_bytes;
     const double compute = double(record.macs) / peak;
-    const double memory = roofline_memory_cycles(double(record.min_bytes), double(record.min_output_bytes), options.soc);
+    const double memory = roofline_memory_cycles(double(record.min_bytes), double(record.min_output_bytes),
+                                                 double(record.min_ddr_bytes), double(record.min_l2_bytes), options.soc);
     layer.roofline_cycles = std::max(compute, memory);
     layer.compute_bound = compute > memory;
     layer.launches = record.launch_count;
@@ -61,6 +91,8 @@ CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
   model.input_shape = program.input_shape;
   model.output_shape = program.output_shape;
   model.arena_bytes = program.arena_bytes;
+  model.l2_arena_bytes = program.l2_arena_bytes;
+  for (const auto& buffer : program.buffers) model.l2_buffers += buffer.home == DeviceBuffer::Home::L2;
   model.activation_bytes_total = program.activation_bytes_total;
   model.constants_bytes = program.constants.size();
   model.layout_conversions = unsigned(conversions);

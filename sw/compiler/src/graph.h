@@ -50,6 +50,9 @@ struct Node {
   std::vector<int> inputs, outputs;  // value ids; -1: an absent optional input
   Epilogue epilogue;
   std::vector<std::string> fused_ops;  // ops fused into this one, in order ("Add", "Relu")
+  // A Conv fold_conv_windows rewrote: the model's products per output (C x kh x kw of the
+  // original window), which its folded weights' zero taps exceed (0: its weights' own).
+  std::int64_t window_products = 0;
   bool removed = false;
   const std::string& op() const { return proto.op_type(); }
   const std::string& name() const { return proto.name(); }

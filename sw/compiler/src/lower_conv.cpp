@@ -142,7 +142,8 @@ std::uint64_t lower_conv(LoweringContext& context, const Node& node) {
     fail_attribute(node, "group", std::to_string(group));
   const Window w = window_of(node, in, kh, kw, false);
   const std::int64_t cout16 = ceil_div(cout, 16) * 16;
-  const std::uint64_t macs = std::uint64_t(in[0] * cout * w.ho * w.wo * cin_g * kh * kw);
+  const std::int64_t products = node.window_products ? node.window_products : cin_g * kh * kw;
+  const std::uint64_t macs = std::uint64_t(in[0] * cout * w.ho * w.wo * products);
   context.set_bytes_read(touched_input_bytes(in, w));
   if (group > 1 && group == cin && cout == cin) {
     return lower_depthwise(context, node, w, weights, channel_bias(context, node, 2, cout, cout16)), macs;
@@ -162,7 +163,9 @@ std::uint64_t lower_conv(LoweringContext& context, const Node& node) {
         }
     }
   }
-  const ConvTiling tiling = plan_conv(context.soc, {in[0], c1in, in[2], in[3], cout, kh, kw, w.ho, w.wo, w.stride_h, w.dilation_h},
+  const ConvTiling tiling = plan_conv(context.soc,
+                                      {in[0], c1in, in[2], in[3], cout, kh, kw, w.ho, w.wo, w.stride_h, w.dilation_h,
+                                       context.in_l2(node.inputs[0]), context.in_l2(node.outputs[0])},
                                       context.options.double_buffering);
   auto& l = context.launch(NPUVP_OP_KERNEL_CONV, NPUVP_CONV_ARG_COUNT, tiling.blocks);
   const auto bias = channel_bias(context, node, 2, cout, cout16);
@@ -180,6 +183,13 @@ std::uint64_t lower_conv(LoweringContext& context, const Node& node) {
   l.args[NPUVP_CONV_FLAGS] = LoweringContext::literal(context.options.double_buffering ? 1 : 0);
   context.layer().tiling = tiling.text() + (group > 1 ? " block-diagonal groups=" + std::to_string(group) : "");
   return macs;
+}
+
+// The selection Conv of fold_conv_windows: a CONV launch that moves data (exact products with
+// 1.0), so the layer has no MACs of the model's and its roofline bound is its bytes.
+std::uint64_t lower_window_fold(LoweringContext& context, const Node& node) {
+  lower_conv(context, node);
+  return 0;
 }
 
 std::uint64_t lower_batchnorm(LoweringContext& context, const Node& node) {

@@ -128,17 +128,28 @@ void LoweringContext::end_layer(const Node& node, std::uint64_t macs) {
   record.macs = macs;
   // Minimum DDR bytes: every activation read and written once, every constant read once.
   std::uint64_t bytes = program.constants.size() - layer_constants_start_;
+  record.min_constant_bytes = bytes;
+  record.activation_bytes.clear();
+  auto count = [&](std::vector<int> buffers, std::uint64_t count_bytes) {
+    record.activation_bytes.push_back({std::move(buffers), count_bytes});
+    return count_bytes;
+  };
   if (bytes_read_ != ~std::uint64_t(0)) {
-    bytes += bytes_read_;
+    std::vector<int> inputs;
+    for (int id : node.inputs)
+      if (id >= 0 && !value(id).is_constant()) inputs.push_back(buffer_of_[id]);
+    bytes += count(inputs, bytes_read_);
   } else {
     for (int id : node.inputs)
-      if (id >= 0 && !value(id).is_constant()) bytes += stored_bytes(id);
+      if (id >= 0 && !value(id).is_constant()) bytes += count({buffer_of_[id]}, stored_bytes(id));
   }
-  if (node.epilogue.residual >= 0) bytes += stored_bytes(node.epilogue.residual);
+  if (node.epilogue.residual >= 0)
+    bytes += count({buffer_of_[node.epilogue.residual]}, stored_bytes(node.epilogue.residual));
   record.min_output_bytes = 0;
   for (int id : node.outputs)
-    if (id >= 0) record.min_output_bytes += stored_bytes(id);
+    if (id >= 0) record.min_output_bytes += count({buffer_of_[id]}, stored_bytes(id));
   record.min_bytes = bytes + record.min_output_bytes;
+  record.min_ddr_bytes = record.min_bytes;
 }
 
 std::uint32_t LoweringContext::eltwise_blocks(std::int64_t elements) const {
@@ -274,7 +285,7 @@ using Lowering = std::uint64_t (*)(LoweringContext&, const Node&);
 
 Lowering lowering_for(const std::string& op) {
   static const std::map<std::string, Lowering> table = {
-      {"Conv", lower_conv}, {"BatchNormalization", lower_batchnorm},
+      {"Conv", lower_conv}, {kWindowFold, lower_window_fold}, {"BatchNormalization", lower_batchnorm},
       {"MaxPool", lower_pool}, {"AveragePool", lower_pool}, {"GlobalAveragePool", lower_pool},
       {"GlobalMaxPool", lower_pool},
       {"MatMul", lower_matmul}, {"Gemm", lower_gemm},
@@ -324,8 +335,9 @@ void compute_lifetimes(Program& program) {
 
 bool has_lowering(const std::string& op) { return lowering_for(op) != nullptr; }
 
-Program lower_graph(const Graph& graph, const CompileOptions& options) {
+Program lower_graph(const Graph& graph, const CompileOptions& options, const std::set<std::string>& l2_buffers) {
   LoweringContext context(graph, options);
+  context.l2_buffers = l2_buffers;
   // Reject unsupported ops before emitting anything: the first one is the error.
   for (const auto& node : graph.nodes)
     if (!lowering_for(node.op())) fail(node, "unsupported op");

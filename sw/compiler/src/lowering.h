@@ -3,13 +3,18 @@
 // region and the tiling planner's choices in the arguments.
 #pragma once
 
+#include <set>
+#include <string>
+
 #include "graph.h"
 #include "npuvp/compiler/compiler.h"
 #include "program.h"
 
 namespace npuvp::compiler {
 
-Program lower_graph(const Graph& graph, const CompileOptions& options);
+// `l2_buffers`: the names of the buffers a first memory plan put in the L2 arena (the
+// tiling planner then models their bytes at the L2's bandwidth).
+Program lower_graph(const Graph& graph, const CompileOptions& options, const std::set<std::string>& l2_buffers = {});
 
 // True when nodes of this op type have a lowering (a kernel to run them).
 bool has_lowering(const std::string& op);

@@ -41,6 +41,14 @@ class LoweringContext {
   void alias_buffer(int value_id, int source_id); // a free view
   bool has_buffer(int value_id) const { return buffer_of_[value_id] >= 0; }
   ArgWord address(int value_id, std::uint64_t byte_offset = 0) const;
+  // The value's (or an address argument's) buffer is one the memory plan keeps in the
+  // L2 arena (`l2_buffers`, by name, from a first plan of the same graph): the tiling
+  // planner counts its bytes at the L2's bandwidth instead of the DDR's.
+  bool in_l2(int value_id) const {
+    const ArgWord arg = address(value_id);
+    return arg.kind == ArgWord::Kind::Buffer && l2_buffers.count(program.buffers[arg.buffer].name) > 0;
+  }
+  std::set<std::string> l2_buffers;
   static ArgWord literal(std::uint64_t v) { return {ArgWord::Kind::Literal, v, -1}; }
   static ArgWord literal_float(float v);
   static ArgWord constant(std::uint64_t byte_offset) { return {ArgWord::Kind::Constant, byte_offset, -1}; }
@@ -85,6 +93,7 @@ void for_each_index(const Shape& dims, const std::function<void(const Shape&)>& 
 
 // The op families (lower_*.cpp). Each returns the layer's MACs.
 std::uint64_t lower_conv(LoweringContext& context, const Node& node);
+std::uint64_t lower_window_fold(LoweringContext& context, const Node& node);
 std::uint64_t lower_batchnorm(LoweringContext& context, const Node& node);
 std::uint64_t lower_pool(LoweringContext& context, const Node& node);
 std::uint64_t lower_matmul(LoweringContext& context, const Node& node);

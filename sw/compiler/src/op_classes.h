@@ -15,5 +15,7 @@ bool is_view_op(const std::string& op);
 // The layout conversions the layout pass inserts (op types of their nodes).
 inline const std::string kToNC1HWC0 = "ToNC1HWC0";
 inline const std::string kToND = "ToND";
+// The selection Conv fold_conv_windows inserts before a small-channel Conv (data movement).
+inline const std::string kWindowFold = "WindowFold";
 
 }  // namespace npuvp::compiler

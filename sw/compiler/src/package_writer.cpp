@@ -66,6 +66,8 @@ std::vector<std::uint8_t> write_package(const Program& program) {
     layer.launch_count = record.launch_count;
     layer.macs = record.macs;
     layer.min_bytes = record.min_bytes;
+    layer.min_ddr_bytes = record.min_ddr_bytes;
+    layer.min_l2_bytes = record.min_l2_bytes;
     layer.min_output_bytes = std::uint32_t(std::min<std::uint64_t>(record.min_output_bytes, UINT32_MAX));
     layers.push_back(layer);
   }
@@ -88,7 +90,9 @@ std::vector<std::uint8_t> write_package(const Program& program) {
         relocation = NPUVP_RELOC_CONSTANTS;
       } else if (arg.kind == ArgWord::Kind::Buffer) {
         const DeviceBuffer& buffer = program.buffers[arg.buffer];
-        relocation = buffer.home == DeviceBuffer::Home::Arena ? NPUVP_RELOC_ARENA : NPUVP_RELOC_IO;
+        const bool in_l2 = buffer.home == DeviceBuffer::Home::L2;
+        relocation = buffer.home == DeviceBuffer::Home::Arena || in_l2 ? NPUVP_RELOC_ARENA : NPUVP_RELOC_IO;
+        if (in_l2) launch.l2_args |= 1u << a;
         word = buffer.offset + arg.value;
       }
       launch.args[a] = word;
@@ -129,6 +133,7 @@ std::vector<std::uint8_t> write_package(const Program& program) {
   at = align(at + header.profile_bytes);
   header.total_bytes = at;
   header.arena_bytes = program.arena_bytes;
+  header.l2_arena_bytes = program.l2_arena_bytes;
   header.layer_count = std::uint32_t(layers.size());
   header.launch_count = std::uint32_t(launches.size());
   header.tensor_count = std::uint32_t(tensors.size());

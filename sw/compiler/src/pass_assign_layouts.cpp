@@ -6,7 +6,7 @@
 namespace npuvp::compiler {
 
 bool is_spatial_op(const std::string& op) {
-  return op == "Conv" || op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" ||
+  return op == "Conv" || op == kWindowFold || op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" ||
          op == "GlobalMaxPool" || op == "BatchNormalization";
 }
 

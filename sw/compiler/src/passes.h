@@ -3,6 +3,7 @@
 #pragma once
 
 #include "graph.h"
+#include "npuvp/compiler/compiler.h"
 
 namespace npuvp::compiler {
 
@@ -45,6 +46,13 @@ int fuse_epilogues(Graph& graph);
 // last axis, and one consuming the result that keeps the last axis, disappear.
 // Transpose(Transpose(x)) becomes one. Returns the transposes removed.
 int fold_transposes(Graph& graph);
+
+// A Conv with fewer than 16 input channels becomes a WindowFold (a selection Conv moving its
+// kernel rows, and possibly a stride's columns, into channels) and a Conv with a 1-row kernel
+// on the folded map, when the tiling planner's model says the pair is faster (the Cube's K is
+// no longer 16 lanes per tap for a few real channels). After fuse_epilogues: the epilogue
+// stays on the Conv. Returns the Convs folded.
+int fold_conv_windows(Graph& graph, const CompileOptions& options);
 
 // Chooses ND or NC1HWC0 for every activation and inserts layout conversions
 // (LayoutConvert nodes) at the boundaries. Returns the conversions inserted.

@@ -33,17 +33,28 @@ struct LayerRecord {
   std::string name, op, shapes, tiling;
   std::uint64_t macs = 0, min_bytes = 0;
   std::uint64_t min_output_bytes = 0;  // of min_bytes, the outputs
+  std::uint64_t min_constant_bytes = 0;  // of min_bytes, the constants (weights, biases: in DDR)
+  // The rest of min_bytes: bytes of activations, each term read from or written to one of its
+  // buffers (several when a read spans the node's inputs).
+  struct ActivationBytes {
+    std::vector<int> buffers;
+    std::uint64_t bytes = 0;
+  };
+  std::vector<ActivationBytes> activation_bytes;
+  // Of min_bytes, those that must be in DDR and those that must be in L2, whichever way
+  // the activations named are read (set by the memory plan: min_bytes all in DDR before).
+  std::uint64_t min_ddr_bytes = 0, min_l2_bytes = 0;
   std::uint32_t first_launch = 0, launch_count = 0;
 };
 
-// An activation's storage: in the arena (placed by the memory planner) or
-// the io area (the model input / output).
+// An activation's storage: in the DDR arena or the L2 arena (the memory planner
+// chooses and places) or the io area (the model input / output).
 struct DeviceBuffer {
   std::string name;
   std::uint64_t bytes = 0;
   int first_launch = -1, last_launch = -1;  // lifetime (inclusive)
-  enum class Home { Arena, Input, Output } home = Home::Arena;
-  std::uint64_t offset = 0;  // in the arena or the io area
+  enum class Home { Arena, L2, Input, Output } home = Home::Arena;
+  std::uint64_t offset = 0;  // in its arena or the io area
 };
 
 struct Program {
@@ -55,6 +66,7 @@ struct Program {
   std::string input_name, output_name;
   std::vector<std::int64_t> input_shape, output_shape;
   std::uint64_t arena_bytes = 0, activation_bytes_total = 0;
+  std::uint64_t l2_arena_bytes = 0;  // the arena in the L2 buffer
   unsigned ai_cores = 1;
   unsigned streams = 1;  // streams the launches use
   std::string model_name;

@@ -8,12 +8,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "npuvp/compiler/compiler.h"
 #include "program.h"
 
 namespace npuvp::compiler {
 
-// The most streams a package may use (model_package.h: header.streams 1 .. 15).
-constexpr unsigned kMaxStreams = 15;
 // Package events 0 .. 63 (the runtime's NPUVP_MODEL_MAX_EVENTS).
 constexpr unsigned kPackageEvents = 64;
 

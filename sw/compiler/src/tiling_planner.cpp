@@ -40,12 +40,19 @@ double write_back_cycles(const SocBuffers& soc, double elements, double ddr_shar
 // worth per core: its loads before the Cube starts and its results after it stops).
 // Serial, they add up. Each tile pays the DDR latency once (DLIR's seg / B + L per
 // load) and the kernels' fixed cost of a tile (kTileOverheadCycles).
-double modelled_cycles(const SocBuffers& soc, const CoreLoad& core, double ddr_bytes, std::int64_t units,
-                       std::uint32_t blocks, bool double_buffering, double fill = -1) {
+// `l2_bytes` of the traffic come from the L2 buffer instead, in parallel with the DDR,
+// when the L2 is the faster; with an L2 no faster (the HBM-class SoC: both 512 GB/s) they
+// are priced as DDR bytes, as calibrated (priced at the L2's, ResNet-50 on 16 HBM-class
+// AI Cores chose plans that ran 8 % slower).
+double modelled_cycles(const SocBuffers& soc, const CoreLoad& core, double ddr_bytes, double l2_bytes,
+                       std::int64_t units, std::uint32_t blocks, bool double_buffering, double fill = -1) {
   // Concurrent streams beyond the DDR's channels cost row misses and bank conflicts.
   const double channels = std::max(2.0, std::round(soc.ddr_bytes_per_cycle * soc.clock_hz / kDdrChannelBytesPerSecond));
   const double contention = 1 + kDdrStreamPenalty * std::max(0.0, double(blocks) - channels);
-  const double memory = std::max(ddr_bytes / soc.ddr_bytes_per_cycle * contention, core.port);
+  const double l2_bandwidth = soc.get("L2").bytes_per_cycle;
+  if (l2_bandwidth > 0 && l2_bandwidth <= soc.ddr_bytes_per_cycle) l2_bytes = 0;
+  const double l2 = l2_bandwidth > 0 ? l2_bytes / l2_bandwidth : 0;
+  const double memory = std::max({(ddr_bytes - l2_bytes) / soc.ddr_bytes_per_cycle * contention, l2, core.port});
   // A given fill (op_conv.c's first part and last write-back) and C tile count stand for a
   // pipelined core whose Cube (or what feeds it inside the core) is the limit. A DDR-bound
   // plan keeps a unit's worth of fill per core and the units as tiles: its loads and stores
@@ -134,7 +141,9 @@ ConvTiling plan_conv(const SocBuffers& soc, const ConvProblem& p, bool double_bu
       const double panel = double(kc) * tile_cout * 2;
       const double weights = resident ? double(blocks) * double(std::min(n_co, per_block + 1)) * panel
                                       : double(units) * panel;
-      const double ddr = double(p.n) * n_ho * slice * input_reads + weights + out_bytes;
+      const double input_bytes = double(p.n) * n_ho * slice * input_reads;
+      const double ddr = input_bytes + weights + out_bytes;
+      const double l2 = (p.input_in_l2 ? input_bytes : 0) + (p.output_in_l2 ? out_bytes : 0);
       // The Cube computes each unit's positions rounded up to 16 (M chunks of 256).
       const std::int64_t last_rows = p.ho - (n_ho - 1) * tile_ho;
       const double padded_rows = double((n_ho - 1) * round16(tile_ho * p.wo) + round16(last_rows * p.wo));
@@ -173,7 +182,7 @@ ConvTiling plan_conv(const SocBuffers& soc, const ConvProblem& p, bool double_bu
       const double fill = first_part / std::min(soc.get("L1").bytes_per_cycle, ddr_share) +
                           soc.get("DDR").latency_cycles +
                           write_back_cycles(soc, double(round16(std::min(kConvTilePositions, tile_ho * p.wo)) * tn), ddr_share);
-      const double cycles = modelled_cycles(soc, busiest, ddr, units, blocks, double_buffering, fill);
+      const double cycles = modelled_cycles(soc, busiest, ddr, l2, units, blocks, double_buffering, fill);
       if (best.tile_ho == 0 || cycles < best.cycles * 0.995) {
         const int candidates = best.candidates;
         best = {tile_ho, tile_cout, blocks, sets * slice + panel_area, 0, std::uint64_t(ddr), cycles,
@@ -220,7 +229,10 @@ MatmulTiling plan_matmul(const SocBuffers& soc, const MatmulProblem& p, bool dou
       const double share = double(ceil_div(units, blocks)) / double(units);
       const CoreLoad busiest{share * compute_cycles(soc, padded_macs, mte1),
                              share * (ddr - double(p.batch) * p.m * p.n * 2) / soc.get("L1").bytes_per_cycle};
-      const double cycles = modelled_cycles(soc, busiest, ddr, units, blocks, double_buffering);
+      // Its operands' bytes are modelled at the DDR's bandwidth wherever they are: with A's
+      // re-reads priced at the L2's, BERT-base's K = 3072 FFN projection chose tiles that ran
+      // 1.8x slower (docs/compiler.md "Memory planning").
+      const double cycles = modelled_cycles(soc, busiest, ddr, 0, units, blocks, double_buffering);
       if (best.tile_m == 0 || cycles < best.cycles * 0.995) {
         const int candidates = best.candidates;
         best = {tile_m, tile_n, blocks, l1_use, l0c_use, std::uint64_t(ddr), cycles,

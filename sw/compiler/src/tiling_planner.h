@@ -14,6 +14,9 @@ namespace npuvp::compiler {
 
 struct ConvProblem {
   std::int64_t n, c1in, h, w, cout, kh, kw, ho, wo, stride_h, dilation_h;
+  // The input and the output are in the L2 arena (memory_plan.cpp): their bytes pass the
+  // L2's port, not the DDR.
+  bool input_in_l2 = false, output_in_l2 = false;
 };
 struct ConvTiling {
   std::int64_t tile_ho = 0, tile_cout = 0;  // cout a multiple of 16

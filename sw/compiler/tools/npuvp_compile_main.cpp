@@ -1,4 +1,4 @@
-// npuvp-compile model.onnx -o model.pkg [--ai-cores N] [--ddr-gbps G] [--l2-gbps G] [--no-double-buffering] [--streams N]:
+// npuvp-compile model.onnx -o model.pkg [--ai-cores N] [--ddr-gbps G] [--l2-gbps G] [--no-double-buffering] [--no-l2] [--streams N]:
 // compiles an ONNX model into a model package and prints the layer summary.
 // Exit status: 0 done, 1 compile error, 2 usage error.
 #include <cstdio>
@@ -12,7 +12,7 @@
 namespace {
 
 int usage(const char* why) {
-  std::fprintf(stderr, "npuvp-compile: %s\nusage: npuvp-compile model.onnx -o model.pkg [--ai-cores N] [--ddr-gbps G] [--l2-gbps G] [--no-double-buffering] [--streams N]\n", why);
+  std::fprintf(stderr, "npuvp-compile: %s\nusage: npuvp-compile model.onnx -o model.pkg [--ai-cores N] [--ddr-gbps G] [--l2-gbps G] [--no-double-buffering] [--no-l2] [--streams N]\n", why);
   return 2;
 }
 
@@ -38,10 +38,12 @@ int main(int argc, char** argv) {
       (arg == "--ddr-gbps" ? options.soc.ddr_bytes_per_second : options.soc.l2_bytes_per_second) = gbps * 1e9;
     } else if (arg == "--streams" && k + 1 < argc) {
       const long streams = std::strtol(argv[++k], nullptr, 10);
-      if (streams < 1 || streams > 15) return usage("--streams takes 1 .. 15");
+      if (streams < 1 || streams > long(kMaxStreams)) return usage(("--streams takes 1 .. " + std::to_string(kMaxStreams)).c_str());
       options.streams = unsigned(streams);
     } else if (arg == "--no-double-buffering") {
       options.double_buffering = false;
+    } else if (arg == "--no-l2") {
+      options.l2_activations = false;
     } else if (!arg.empty() && arg[0] != '-' && input.empty()) {
       input = arg;
     } else {
@@ -67,11 +69,11 @@ int main(int argc, char** argv) {
       if (model.streams > 1) std::printf("%sstream %u", l.tiling.empty() ? "" : " ", l.stream);
       std::printf("\n");
     }
-    std::printf("%zu layers, package %zu bytes (constants %llu), arena %llu bytes (activations without reuse %llu), "
-                "%u layout conversions\n",
+    std::printf("%zu layers, package %zu bytes (constants %llu), arena %llu bytes in DDR and %llu in L2 (%u buffers; "
+                "activations without reuse %llu), %u layout conversions\n",
                 model.layers.size(), model.package.size(), (unsigned long long)model.constants_bytes,
-                (unsigned long long)model.arena_bytes, (unsigned long long)model.activation_bytes_total,
-                model.layout_conversions);
+                (unsigned long long)model.arena_bytes, (unsigned long long)model.l2_arena_bytes, model.l2_buffers,
+                (unsigned long long)model.activation_bytes_total, model.layout_conversions);
     if (model.streams > 1) std::printf("%u streams, %u cross-stream waits\n", model.streams, model.stream_waits);
   } catch (const CompileError& error) {
     std::fprintf(stderr, "npuvp-compile: %s\n", error.what());

@@ -8,10 +8,13 @@
  *   constants (fp16 weights, f32 biases; 64-byte aligned) |
  *   io area (model inputs and outputs) | profile area (written by the runtime)
  *
- * Activations live in an arena of header.arena_bytes that the runtime allocates
- * through the driver. A launch's argument word i is an address relative to one
- * of the regions named by its 2-bit field in `relocation` (NPUVP_RELOC_*): the
- * runtime adds that region's device address before the launch.
+ * Activations live in two arenas the runtime allocates through the driver: one
+ * of header.arena_bytes in DDR and one of header.l2_arena_bytes in the L2 buffer
+ * (on-chip, shared by the AI Cores; the compiler chose which activations go
+ * there). A launch's argument word i is an address relative to one of the
+ * regions named by its 2-bit field in `relocation` (NPUVP_RELOC_*), the arena
+ * being the L2 one when bit i of `l2_args` is set: the runtime adds that
+ * region's device address before the launch.
  */
 #pragma once
 
@@ -19,8 +22,10 @@
 
 #define NPUVP_PACKAGE_MAGIC 0x4b50504eu /* "NPPK" */
 /* 2: launches wait for a set of events (wait_events, a bit mask) instead of one
- * (issue 19's multi-stream packages); version 1 packages are refused. */
-#define NPUVP_PACKAGE_VERSION 2u
+ * (issue 19's multi-stream packages).
+ * 3: an activation arena in the L2 buffer (header.l2_arena_bytes, launch.l2_args).
+ * Other versions are refused. */
+#define NPUVP_PACKAGE_VERSION 3u
 /* Where `npuvp infer` preloads the package (docs/memory-map.md): DDR above the
  * driver's default device pool; infer runs with soc.ddr.size = 2 GiB. */
 #define NPUVP_PACKAGE_ADDRESS 0xC0000000ull
@@ -53,6 +58,7 @@ struct npuvp_package_header {
     uint32_t streams;                       /* streams the launches use (1 .. 15)        */
     uint32_t ai_cores;                      /* the AI Core count the model was compiled for */
     uint32_t model_name;                    /* string offset                             */
+    uint64_t l2_arena_bytes;                /* activation arena in the L2 buffer (0: none) */
 };
 
 /* One layer of the compiled graph (after fusion), for reports. */
@@ -64,6 +70,8 @@ struct npuvp_package_layer {
     uint32_t min_output_bytes; /* of min_bytes, the outputs (AI Cores write them)      */
     uint64_t macs;             /* multiply-accumulates                                 */
     uint64_t min_bytes;        /* inputs + weights + outputs once: the roofline bytes  */
+    uint64_t min_ddr_bytes;    /* of min_bytes, those that must come from or go to DDR */
+    uint64_t min_l2_bytes;     /* of min_bytes, those that must be in the L2 buffer    */
 };
 
 /* One kernel launch. */
@@ -77,7 +85,8 @@ struct npuvp_package_launch {
                                   event e earlier in the table (0: no wait)   */
     int16_t record_event;      /* event to record after it, -1: none         */
     uint16_t reserved0;
-    uint32_t reserved1;
+    uint32_t l2_args;          /* bit i: argument i (relocation NPUVP_RELOC_ARENA)
+                                  is relative to the L2 arena instead      */
     uint64_t relocation;       /* 2 bits per argument: enum npuvp_relocation */
     uint64_t args[NPUVP_PACKAGE_MAX_ARGS];
 };

@@ -43,12 +43,18 @@
 #define NPUVP_PLIC_THRESHOLD(ctx)   (NPUVP_PLIC_BASE + 0x200000ul + 0x1000ul * (ctx))
 #define NPUVP_PLIC_CLAIM(ctx)       (NPUVP_PLIC_BASE + 0x200004ul + 0x1000ul * (ctx))
 #define NPUVP_PLIC_CONTEXT_HOST     0u              /* the host CPU's machine mode */
+#define NPUVP_PLIC_CONTEXT_MACHINE(h) (2u * (h))    /* host hart h's machine mode (cluster hart h; QEMU virt's order) */
 #define NPUVP_UART0_PLIC_SOURCE     10u
 
 /* UART0, ns16550a with byte-wide registers */
 #define NPUVP_UART0_BASE            0x10000000ul
 #define UART_RBR                    0               /* receive buffer (read) */
 #define UART_THR                    0               /* transmit holding (write) */
+#define UART_IER                    1               /* interrupt enable */
+#define UART_IER_THRE               0x02            /* interrupt when THR is empty */
+#define UART_IIR                    2               /* interrupt identification (read) */
+#define UART_IIR_ID_MASK            0x0F            /* its interrupt identification bits */
+#define UART_IIR_THRE               0x02            /* THR empty */
 #define UART_LSR                    5               /* line status */
 #define UART_LSR_DR                 0x01            /* receive data ready */
 #define UART_LSR_THRE               0x20            /* transmit holding register empty */

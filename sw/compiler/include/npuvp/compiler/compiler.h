@@ -36,27 +36,42 @@ struct SocDescription {
 // have that many ports. (With HBM-class memory the ports, not the DDR, limit layers such as
 // ResNet-50's 7x7 3x3 convolutions, 4.7 MB of weights.) One definition for the compiler's layer
 // summary and the platform's report.
-inline double roofline_memory_cycles(double min_bytes, double output_bytes, const SocDescription& soc) {
-  const double ddr = min_bytes / soc.ddr_bytes_per_second * soc.aicore_clock_hz;
+// With activations in the L2 buffer (docs/compiler.md "Memory planning") only `ddr_bytes` of
+// them must pass the DDR, and `l2_bytes` must pass the L2's port (soc.l2.bandwidth, 0 =
+// unlimited) instead; the two serve in parallel.
+inline double roofline_memory_cycles(double min_bytes, double output_bytes, double ddr_bytes, double l2_bytes,
+                                     const SocDescription& soc) {
+  const double ddr = ddr_bytes / soc.ddr_bytes_per_second * soc.aicore_clock_hz;
+  const double l2 = soc.l2_bytes_per_second > 0 ? l2_bytes / soc.l2_bytes_per_second * soc.aicore_clock_hz : 0;
   const double cores = soc.ai_cores ? double(soc.ai_cores) : 1.0;
   const double in_port = (min_bytes - output_bytes) / (cores * soc.mte2_bytes_per_cycle);
   const double out_port = output_bytes / (cores * soc.mte3_bytes_per_cycle);
-  return std::max(ddr, std::max(in_port, out_port));
+  return std::max(std::max(ddr, l2), std::max(in_port, out_port));
 }
+inline double roofline_memory_cycles(double min_bytes, double output_bytes, const SocDescription& soc) {
+  return roofline_memory_cycles(min_bytes, output_bytes, min_bytes, 0, soc);
+}
+
+// The most streams a package may use (model_package.h: header.streams 1 .. 15).
+constexpr unsigned kMaxStreams = 15;
 
 struct CompileOptions {
   SocDescription soc;
   bool double_buffering = true;
-  // Streams the runtime replays the layers on, 1 .. 15: independent layers
+  // Streams the runtime replays the layers on, 1 .. kMaxStreams: independent layers
   // (graph branches) run concurrently, joined by events (docs/compiler.md
   // "Streams"). 1: every layer in order on one stream.
   unsigned streams = 1;
+  // Keep activations in the L2 buffer where the cost model finds it pays (docs/compiler.md
+  // "Memory planning"); false: every activation in DDR (for measuring what the L2 gains).
+  bool l2_activations = true;
 };
 
 // One layer of the compiled graph (after fusion), as in the package's layer table.
 struct LayerSummary {
   std::string name, op, shapes;
   std::uint64_t macs = 0, min_bytes = 0;
+  std::uint64_t min_ddr_bytes = 0, min_l2_bytes = 0;  // of min_bytes, those that must be in DDR / in L2
   double roofline_cycles = 0;  // max(macs / cube peak, roofline_memory_cycles), AI Core cycles
   bool compute_bound = false;
   unsigned launches = 0;       // kernel launches of this layer
@@ -71,7 +86,9 @@ struct CompiledModel {
   std::string input_name, output_name;
   std::vector<std::int64_t> input_shape, output_shape;
   // Memory plan figures.
-  std::uint64_t arena_bytes = 0;              // activation arena after liveness reuse
+  std::uint64_t arena_bytes = 0;              // activation arena in DDR after liveness reuse
+  std::uint64_t l2_arena_bytes = 0;           // activation arena in the L2 buffer (<= soc.l2_bytes)
+  unsigned l2_buffers = 0;                    // activation buffers placed in the L2 arena
   std::uint64_t activation_bytes_total = 0;   // sum of all activation buffers (no reuse)
   std::uint64_t constants_bytes = 0;
   unsigned layout_conversions = 0;            // COPY launches inserted for ND <-> 5HD
