@@ -7,7 +7,7 @@
 // bit and match PyTorch's. With a 1 MiB L2 (soc.l2.size) ResNet-18's 3.2 MB arena does not
 // fit: part of it stays in DDR, and the run stays correct (an L2 arena past the buffer's end
 // would fault), its DDR traffic between the two.
-#include "integration/run_npuvp.h"
+#include "integration/network_runs.h"
 
 #include <gtest/gtest.h>
 
@@ -19,8 +19,6 @@
 using namespace npuvp::test_support;
 
 namespace {
-
-const std::string kNetworks = NPUVP_NETWORKS_DIR;
 
 struct Inference {
   std::string output;  // the .npy bytes
@@ -36,15 +34,12 @@ Inference infer(const std::string& model, unsigned cores, bool l2, const std::st
   const std::string tag = model + (l2 ? "_l2" : "_ddr") + (settings.empty() ? "" : "_set");
   const std::string output = temp_path(tag + ".npy"), stats = temp_path(tag + ".json");
   const CommandResult result =
-      run_npuvp("infer " + kNetworks + "/" + model + ".onnx --input " + kNetworks + "/" + model + ".input.npy" +
-                " --reference " + kNetworks + "/" + model + ".reference.npy --output " + output + " --stats " + stats +
-                " --set soc.ai_cores=" + std::to_string(cores) + (l2 ? "" : " --no-l2") + settings + " --quiet");
+      infer_generated_network(model, " --output " + output + " --stats " + stats + " --set soc.ai_cores=" +
+                                         std::to_string(cores) + (l2 ? "" : " --no-l2") + settings + " --quiet");
   EXPECT_EQ(result.status, 0) << result.err;
   Inference run;
   run.output = read_file(output);
-  const auto cosine = result.out.find(": cosine ");
-  EXPECT_NE(cosine, std::string::npos) << result.out;
-  if (cosine != std::string::npos) run.cosine = std::atof(result.out.c_str() + cosine + 9);
+  run.cosine = reported_cosine(result);
   const nlohmann::json statistics = nlohmann::json::parse(read_file(stats)).at("statistics");
   run.ddr_bytes = statistic(statistics, "ddr", "bytes_read") + statistic(statistics, "ddr", "bytes_written");
   run.l2_bytes = statistic(statistics, "l2", "bytes_read") + statistic(statistics, "l2", "bytes_written");

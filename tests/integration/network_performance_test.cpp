@@ -9,7 +9,7 @@
 //  * with HBM-class memory the 3-channel 7x7 stem keeps the Cube busy (its window folded into
 //    channels, not 3 channels padded to 16).
 #include "csv_fields.h"
-#include "integration/run_npuvp.h"
+#include "integration/network_runs.h"
 
 #include <gtest/gtest.h>
 
@@ -23,18 +23,9 @@ using namespace npuvp::test_support;
 
 namespace {
 
-const std::string kNetworks = NPUVP_NETWORKS_DIR;
-const std::string kResNet18 = "infer " + kNetworks + "/resnet18.onnx --input " + kNetworks + "/resnet18.input.npy";
-
-std::size_t column(const std::vector<std::string>& header, const std::string& name) {
-  const auto at = std::find(header.begin(), header.end(), name);
-  EXPECT_NE(at, header.end()) << "the profile has no column " << name;
-  return static_cast<std::size_t>(at - header.begin());
-}
-
 TEST(NetworkRoofline, EveryResNet18LayerTakesAtLeastItsRooflineBound) {
   const std::string profile = temp_path("resnet18.csv");
-  const CommandResult result = run_npuvp(kResNet18 + " --profile " + profile + " --quiet");
+  const CommandResult result = infer_generated_network("resnet18", " --profile " + profile + " --quiet");
   ASSERT_EQ(result.status, 0) << result.err;
 
   std::ifstream in(profile);
@@ -74,18 +65,13 @@ struct Timed {
 // and the cosine infer prints.
 Timed run_resnet18(const std::string& options) {
   const std::string profile = temp_path("resnet18_db.csv");
-  const CommandResult result = run_npuvp(kResNet18 + " --reference " + kNetworks + "/resnet18.reference.npy --profile " +
-                                         profile + " --quiet " + options);
+  const CommandResult result = infer_generated_network("resnet18", " --profile " + profile + " --quiet " + options);
   EXPECT_EQ(result.status, 0) << result.err;
   Timed timed;
   const std::string text = read_file(profile);
   std::remove(profile.c_str());
-  const auto latency = text.find("latency_seconds=");
-  const auto cosine = result.out.find(": cosine ");
-  EXPECT_NE(latency, std::string::npos) << "no latency in the profile";
-  EXPECT_NE(cosine, std::string::npos) << "no comparison line: " << result.out;
-  if (latency != std::string::npos) timed.latency_seconds = std::atof(text.c_str() + latency + 16);
-  if (cosine != std::string::npos) timed.cosine = std::atof(result.out.c_str() + cosine + 9);
+  timed.latency_seconds = profile_latency(text);
+  timed.cosine = reported_cosine(result);
   return timed;
 }
 
@@ -111,12 +97,9 @@ const std::string kHbm =
 // (a WindowFold layer before it, K = 192): 0.571. The network's answer must not change.
 TEST(NetworkCubeUtilisation, ResNet18StemFoldsItsWindowOnHbm) {
   const std::string profile = temp_path("resnet18_hbm.csv");
-  const CommandResult result = run_npuvp(kResNet18 + " --reference " + kNetworks + "/resnet18.reference.npy --profile " +
-                                         profile + " --quiet" + kHbm);
+  const CommandResult result = infer_generated_network("resnet18", " --profile " + profile + " --quiet" + kHbm);
   ASSERT_EQ(result.status, 0) << result.err;
-  const auto cosine = result.out.find(": cosine ");
-  ASSERT_NE(cosine, std::string::npos) << "no comparison line: " << result.out;
-  EXPECT_GE(std::atof(result.out.c_str() + cosine + 9), 0.999);
+  EXPECT_GE(reported_cosine(result), 0.999);
 
   std::ifstream in(profile);
   ASSERT_TRUE(in) << "no profile written to " << profile;

@@ -8,7 +8,7 @@
 //  * the streams really run at the same time: layers of different streams overlap;
 //  * the 2-layer BERT encoder, a chain, stays on one stream.
 #include "csv_fields.h"
-#include "integration/run_npuvp.h"
+#include "integration/network_runs.h"
 
 #include <gtest/gtest.h>
 
@@ -23,8 +23,6 @@ using namespace npuvp::test_support;
 
 namespace {
 
-const std::string kNetworks = NPUVP_NETWORKS_DIR;
-
 struct Layer {
   std::string name;
   unsigned stream = 0;
@@ -38,29 +36,18 @@ struct Inference {
   std::vector<Layer> layers;
 };
 
-std::size_t column(const std::vector<std::string>& header, const std::string& name) {
-  const auto at = std::find(header.begin(), header.end(), name);
-  EXPECT_NE(at, header.end()) << "the profile has no column " << name;
-  return static_cast<std::size_t>(at - header.begin());
-}
-
 Inference infer(const std::string& model, unsigned streams) {
   const std::string tag = model + "_s" + std::to_string(streams);
   const std::string output = temp_path(tag + ".npy"), profile = temp_path(tag + ".csv");
-  const CommandResult result =
-      run_npuvp("infer " + kNetworks + "/" + model + ".onnx --input " + kNetworks + "/" + model + ".input.npy" +
-                " --reference " + kNetworks + "/" + model + ".reference.npy --output " + output + " --profile " +
-                profile + " --set soc.ai_cores=8 --streams " + std::to_string(streams) + " --quiet");
+  const CommandResult result = infer_generated_network(
+      model, " --output " + output + " --profile " + profile + " --set soc.ai_cores=8 --streams " +
+                 std::to_string(streams) + " --quiet");
   EXPECT_EQ(result.status, 0) << result.err;
   Inference run;
   run.output = read_file(output);
-  const auto cosine = result.out.find(": cosine ");
-  EXPECT_NE(cosine, std::string::npos) << result.out;
-  if (cosine != std::string::npos) run.cosine = std::atof(result.out.c_str() + cosine + 9);
+  run.cosine = reported_cosine(result);
   const std::string csv = read_file(profile);
-  const auto latency = csv.find("latency_seconds=");
-  EXPECT_NE(latency, std::string::npos);
-  if (latency != std::string::npos) run.latency_seconds = std::atof(csv.c_str() + latency + 16);
+  run.latency_seconds = profile_latency(csv);
   std::istringstream in(csv);
   std::remove(output.c_str());
   std::remove(profile.c_str());
