@@ -7,7 +7,6 @@
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
-#include <cctype>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -66,13 +65,11 @@ std::vector<std::string> strings(const std::string& path, const YAML::Node& node
 // `infer: streams: N`, as `npuvp infer --streams N`: 1 .. the compiler's kMaxStreams.
 unsigned infer_streams(const std::string& path, const YAML::Node& node) {
   const std::string text = scalar(path, node, "streams");
-  char* end = nullptr;
-  const unsigned long value = std::strtoul(text.c_str(), &end, 10);
-  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0])) || *end || value < 1 ||
-      value > compiler::kMaxStreams)
+  const auto value = parse_unsigned(text);
+  if (!value || *value < 1 || *value > compiler::kMaxStreams)
     bad(path, node, "streams must be a whole number of streams 1 .. " + std::to_string(compiler::kMaxStreams) +
                         ", not '" + text + "'");
-  return static_cast<unsigned>(value);
+  return static_cast<unsigned>(*value);
 }
 
 // Bounds on a scenario's shape. yaml-cpp shares an aliased node instead of

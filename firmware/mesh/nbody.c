@@ -12,7 +12,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "mesh_common.h"
+#include "mesh_workload.h"
 
 #define BODIES 256
 #define STEPS 3
@@ -107,8 +107,7 @@ int main(void)
     if (me == 0)
         momentum(p_start, &scale_start);
     smp_barrier();      /* hart 0's sequential momentum is outside the region */
-    roi_begin();
-    mesh_count_begin();
+    mesh_parallel_begin();
 
     double energy_start = total_energy(begin, end);
 
@@ -139,8 +138,7 @@ int main(void)
     }
     double energy_end = total_energy(begin, end);
 
-    mesh_count_end();
-    roi_end();
+    mesh_parallel_end();
     smp_barrier();
     if (me != 0)
         return 0;

@@ -5,12 +5,12 @@
 namespace npuvp {
 
 RegionOfInterest::RegionOfInterest(std::string prefix, std::vector<std::string> measured)
-    : prefix_(std::move(prefix)), measured_(std::move(measured)) {}
+    : prefix_(std::move(prefix)), own_statistics_(prefix_ + "."), measured_(std::move(measured)) {}
 
 RegionOfInterest::~RegionOfInterest() = default;
 
 bool RegionOfInterest::measured(const std::string& name) const {
-  if (name.compare(0, prefix_.size() + 1, prefix_ + ".") == 0) return false;  // our own figures
+  if (name.compare(0, own_statistics_.size(), own_statistics_) == 0) return false;
   for (const std::string& start : measured_)
     if (name.compare(0, start.size(), start) == 0) return true;
   return false;

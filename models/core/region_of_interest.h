@@ -65,6 +65,7 @@ class RegionOfInterest {
   void register_statistics();
 
   std::string prefix_;
+  std::string own_statistics_;  // "<prefix>.": the names of our own figures start so
   std::vector<std::string> measured_;
   std::map<std::string, Quantity> quantities_;  // key: statistic name, or "<histogram>.count" / ".sum"
   std::map<std::string, const Histogram*> histograms_;

@@ -81,19 +81,20 @@ class Run:
             return text
         document = yaml.safe_load(text)
         scenario_folder = os.path.dirname(self.scenario)
+
+        def beside_base(entry, key):
+            # The patched copy lives in the run's folder: a file found beside the base stays found.
+            path = entry.get(key)
+            if path and not os.path.isabs(path) and os.path.exists(os.path.join(scenario_folder, path)):
+                entry[key] = os.path.join(scenario_folder, path)
+
         if self.streams is not None:
             infer = document["infer"]
             infer["streams"] = self.streams
             for role in ("model", "input", "reference"):
-                # As an image's elf below: files found beside the base stay found from the run's folder.
-                path = infer.get(role)
-                if path and not os.path.isabs(path) and os.path.exists(os.path.join(scenario_folder, path)):
-                    infer[role] = os.path.join(scenario_folder, path)
+                beside_base(infer, role)
         for image in document.get("images", []):
-            elf = image.get("elf")
-            # The patched copy lives in the run's folder: keep files found beside the base.
-            if elf and not os.path.isabs(elf) and os.path.exists(os.path.join(scenario_folder, elf)):
-                image["elf"] = os.path.join(scenario_folder, elf)
+            beside_base(image, "elf")
             patch = image.get("patch") or {}
             for symbol in self.patches:
                 if symbol in patch:

@@ -23,11 +23,13 @@ namespace {
 // bytes at the L2's bandwidth where they are there. (The buffers, their sizes and
 // lifetimes do not depend on the tiling, so the final plan puts the same ones in L2,
 // except where another tiling changes which layers multi-stream packages overlap.)
-// None without an L2 arena or a Conv.
+// None without an L2 arena, a Conv, or an L2 faster than the DDR (the planner prices
+// L2 bytes as DDR bytes then, so the first lowering would change nothing).
 std::set<std::string> buffers_planned_in_l2(const Graph& graph, const CompileOptions& options,
                                             const MemoryPlanOptions& memory_options) {
   std::set<std::string> names;
   if (!memory_options.l2 || memory_options.soc.l2_bytes <= 0) return names;
+  if (build_soc_buffers(options.soc).l2_priced_as_ddr()) return names;
   // Only the Conv plans use it: a graph without one is lowered once.
   if (std::none_of(graph.nodes.begin(), graph.nodes.end(), [](const Node& node) { return node.op() == "Conv"; }))
     return names;

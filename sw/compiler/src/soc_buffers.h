@@ -29,6 +29,13 @@ struct SocBuffers {
   double clock_hz = 0;              // AI Core clock
   // The write-back of a Cube tile: L0C -> UB (f32 read) and UB -> GM (MTE3), bytes per cycle.
   double cc_to_ub_bytes_per_cycle = 0, mte3_bytes_per_cycle = 0;
+
+  // Whether the tiling planner prices bytes in the L2 buffer as DDR bytes: an L2 no
+  // faster than the DDR (the HBM-class SoC), as calibrated (tiling_planner.cpp).
+  bool l2_priced_as_ddr() const {
+    const double l2 = get("L2").bytes_per_cycle;
+    return l2 > 0 && l2 <= ddr_bytes_per_cycle;
+  }
 };
 
 SocBuffers build_soc_buffers(const SocDescription& soc);

@@ -50,7 +50,7 @@ double modelled_cycles(const SocBuffers& soc, const CoreLoad& core, double ddr_b
   const double channels = std::max(2.0, std::round(soc.ddr_bytes_per_cycle * soc.clock_hz / kDdrChannelBytesPerSecond));
   const double contention = 1 + kDdrStreamPenalty * std::max(0.0, double(blocks) - channels);
   const double l2_bandwidth = soc.get("L2").bytes_per_cycle;
-  if (l2_bandwidth > 0 && l2_bandwidth <= soc.ddr_bytes_per_cycle) l2_bytes = 0;
+  if (soc.l2_priced_as_ddr()) l2_bytes = 0;
   const double l2 = l2_bandwidth > 0 ? l2_bytes / l2_bandwidth : 0;
   const double memory = std::max({(ddr_bytes - l2_bytes) / soc.ddr_bytes_per_cycle * contention, l2, core.port});
   // A given fill (op_conv.c's first part and last write-back) and C tile count stand for a
