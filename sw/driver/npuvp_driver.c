@@ -161,6 +161,8 @@ static void fill_result(struct npuvp_result *r, const struct slot *s)
     r->kernel_cycles = c->kernel_cycles;
     r->ts_start_cycle = c->start_cycle;
     r->ts_end_cycle = c->end_cycle;
+    r->core_start_cycle = c->core_start_cycle;
+    r->core_end_cycle = c->core_end_cycle;
     r->host_submit_cycle = s->submit_cycle;
 }
 
