@@ -104,19 +104,31 @@ static int notify_host;
 
 /* ---- completions ------------------------------------------------------------------ */
 
-/* Space is guaranteed: a command is only taken when the completion ring has room for
- * it and for every command already held (fetch()). */
-static void write_completion(const struct npu_completion *c)
+/* Writes record number `index` of the completion ring. Space is guaranteed: a command is
+ * only taken when the completion ring has room for it and for every command already held
+ * (fetch()). */
+static void write_record(uint32_t index, const struct npu_completion *c)
 {
     /* The defined fields only, a word at a time: the TS's data and the ring sit in DDR, ~25
      * cycles an access (a memcpy call of 80 bytes copies bytes: ~3 k cycles more). */
-    uint64_t *to = (uint64_t *)&cpl_ring[npu_ring_slot(cpl_tail, cpl_entries)];
+    uint64_t *to = (uint64_t *)&cpl_ring[npu_ring_slot(index, cpl_entries)];
     const uint64_t *from = (const uint64_t *)c;
     for (unsigned i = 0; i < NPU_COMPLETION_WRITTEN_BYTES / 8u; i++) to[i] = from[i];
-    fence_rw(); /* record before index */
-    cpl_tail++;
+}
+
+/* Publishes `count` records written after the last published one. */
+static void publish_records(uint32_t count)
+{
+    fence_rw(); /* records before index */
+    cpl_tail += count;
     VWRITE32(queue->cpl_tail, cpl_tail);
     notify_host = 1;
+}
+
+static void write_completion(const struct npu_completion *c)
+{
+    write_record(cpl_tail, c);
+    publish_records(1);
 }
 
 static void init_completion(struct npu_completion *c, const struct npu_command *cmd)
@@ -238,6 +250,18 @@ static void order_remove(unsigned pos)
     order_list.words[1] = hi;
 }
 
+/* Completed commands whose records are not written yet, in completion order: entry indices,
+ * 4 bits each (a window of 16 entries). Their entries stay taken until then. */
+static struct {
+    uint64_t indices;
+    uint32_t count;
+} unwritten;
+_Static_assert(TS_WINDOW <= 16, "unwritten holds 16 entry indices of 4 bits");
+
+/* The command at window position pos has completed: it leaves the window, so the next one
+ * of its stream may start at once; its record is written by write_unwritten() at the end of
+ * the pass, after the starts (the record's 10 words and the index cost ~0.5 k cycles, which the
+ * next layer's first block used to wait for; the host sees records only after the pass). */
 static void finish(unsigned pos)
 {
     unsigned index = order_list.at[pos];
@@ -245,10 +269,29 @@ static void finish(unsigned pos)
     if (e->cpl.start_cycle == 0) e->cpl.start_cycle = rdcycle();
     e->cpl.end_cycle = rdcycle();
     trace("seq %lu: done, status %u\n", (unsigned long)e->cmd.seq, e->cpl.status);
-    write_completion(&e->cpl);
     order_remove(pos);
     norder--;
-    free_entries |= 1u << index;
+    unwritten.indices |= (uint64_t)index << (4u * unwritten.count);
+    unwritten.count++;
+}
+
+/* Writes the records of the completed commands, in completion order, publishes them with one
+ * index write and frees their entries. */
+static void write_unwritten(void)
+{
+    const uint32_t count = unwritten.count;
+    if (count == 0) return;
+    uint64_t indices = unwritten.indices;
+    uint32_t freed = 0;
+    for (uint32_t i = 0; i < count; i++, indices >>= 4) {
+        const unsigned index = (unsigned)(indices & 15u);
+        write_record(cpl_tail + i, &entries[index].cpl);
+        freed |= 1u << index;
+    }
+    publish_records(count);
+    free_entries |= freed;
+    unwritten.indices = 0;
+    unwritten.count = 0;
 }
 
 /* A launch whose blocks the cores are being given, its fields held in registers: the TS's
@@ -324,7 +367,7 @@ static unsigned dispatch_core(unsigned k)
  * entry some, so the search for each idle core resumes where the previous one stopped:
  * one pass over the cores and one over the window (with 32 cores, a fresh search per
  * core made dispatch the TS's main cost). */
-static int dispatch(void)
+static inline __attribute__((always_inline)) int dispatch(void)
 {
     int started = 0;
     unsigned pos = 0;
@@ -394,6 +437,9 @@ static int step(void)
         }
     }
     if (dispatch()) changed = 1;
+    /* The records after the starts; before fetch(), whose room checks count the held
+     * commands and the published records. */
+    write_unwritten();
     /* New commands after the window's completions and starts: copying one from the ring
      * costs ~2 k cycles, which a layer's completion and the next one's start waited for. */
     if (fetch()) changed = 1;
