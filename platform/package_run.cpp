@@ -208,6 +208,8 @@ ModelReport make_model_report(const PackageView& package, const SocFigures& soc,
   ModelReport report;
   const auto& h = package.header();
   report.model = package.string(h.model_name);
+  if (const npuvp_package_tensor* input = package.find_tensor(NPUVP_TENSOR_INPUT); input && input->rank > 0)
+    report.images = std::max<std::uint64_t>(1, input->dims[0]);
   const double aicore_per_ts_cycle = soc.aicore_clock_hz / soc.ts_clock_hz;
   std::uint64_t first_start = UINT64_MAX, last_end = 0;
   // The layer each event's latest record so far belongs to, as the runtime replays the
@@ -324,7 +326,7 @@ void print_model_report(const ModelReport& report, std::ostream& out) {
   out << std::setprecision(4) << "total: " << report.layers.size() << " layers, " << format_shape_count(static_cast<double>(macs))
       << " MACs, " << format_shape_count(cycles) << " layer cycles (roofline " << format_shape_count(bound)
       << "), DDR " << ddr_bytes / 1e6 << " MB, L2 " << l2_bytes / 1e6 << " MB; latency " << report.latency_seconds * 1e3 << " ms, "
-      << (report.latency_seconds > 0 ? 1.0 / report.latency_seconds : 0.0) << " images/s\n";
+      << report.images_per_second() << " images/s\n";
 }
 
 void write_model_report_csv(const ModelReport& report, const std::string& path) {

@@ -85,6 +85,10 @@ struct ModelReport {
   std::string model;
   std::vector<LayerReport> layers;
   double latency_seconds = 0;  // first launch's start to the last launch's end
+  // What one inference handles: the model input's first dimension (the batch of a
+  // classifier's images; 1 for a [1, sequence, features] transformer input).
+  std::uint64_t images = 1;
+  double images_per_second() const { return latency_seconds > 0 ? images / latency_seconds : 0.0; }
 };
 
 // The roofline of one layer on the SoC: the larger of its MACs at the Cube's

@@ -49,8 +49,9 @@ struct ReluAddModel {
 
   std::vector<std::uint8_t> build() {
     PackageBuilder b("relu-add");
-    input_offset = b.add_tensor("x", NPUVP_TENSOR_INPUT, {1, n});
-    output_offset = b.add_tensor("y", NPUVP_TENSOR_OUTPUT, {1, n});
+    // a batch of 2 rows, for the report's images per second (the kernels see n elements)
+    input_offset = b.add_tensor("x", NPUVP_TENSOR_INPUT, {2, n / 2});
+    output_offset = b.add_tensor("y", NPUVP_TENSOR_OUTPUT, {2, n / 2});
     const std::uint64_t constant = b.add_constant(c);
     b.set_arena_bytes(n * 2);
     b.add_layer("relu1", "Relu", "1x5000 -> 1x5000", 0, 4 * n);
@@ -116,6 +117,8 @@ TEST(ModelRuntime, HandBuiltPackageRunsThroughInferWithEventsAndProfile) {
     EXPECT_EQ(report.layers[1].name, "add1");
     EXPECT_TRUE(report.layers[0].ran && report.layers[1].ran);
     EXPECT_GT(report.latency_seconds, 0.0);
+    EXPECT_EQ(report.images, 2u);  // the input's first dimension
+    EXPECT_DOUBLE_EQ(report.images_per_second(), 2 / report.latency_seconds);
     EXPECT_FALSE(report.layers[0].compute_bound);  // no MACs: memory-bound
     return {wrong == 0 ? 0 : 1, wrong == 0 ? "PASS" : "FAIL"};
   };
