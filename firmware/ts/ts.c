@@ -119,6 +119,17 @@ struct core_slot {
     uint32_t block;
 } __attribute__((aligned(8)));
 static struct core_slot cores[NPU_MAX_CORES];
+_Static_assert(sizeof(struct core_slot) == 8, "a core's slot is one 64-bit word");
+
+/* A core's slot with one 64-bit load (the compiler loads a struct copy field by field). */
+static inline struct core_slot read_core_slot(unsigned core)
+{
+    typedef uint64_t __attribute__((may_alias)) slot_word;
+    const uint64_t word = *(const slot_word *)&cores[core];
+    struct core_slot slot;
+    memcpy(&slot, &word, sizeof slot);
+    return slot;
+}
 
 static struct npu_queue_header *queue; /* NULL until attached */
 static struct npu_command *cmd_ring;
@@ -131,6 +142,10 @@ static uint64_t event_count[NPU_MAX_EVENTS];     /* RECORD_EVENTs executed */
 static uint64_t event_submitted[NPU_MAX_EVENTS]; /* RECORD_EVENTs taken from the ring */
 
 static int notify_host;
+
+/* An external interrupt is pending (a core's block ended, a doorbell): mip, a CSR, no memory
+ * access. MEIP is the same bit as MEIE. */
+static inline int interrupt_pending(void) { return (read_csr(mip) & MIE_MEIE) != 0; }
 
 /* ---- completions ------------------------------------------------------------------ */
 
@@ -435,7 +450,7 @@ static int step(void)
          * handles it and passes again. A pass over a full window costs ~200 ns an entry
          * (the TS's data sits in DDR), and a block's completion that arrived during one
          * used to wait for it: up to ~5 us added to a layer. (mip, a CSR: no memory access.) */
-        if (read_csr(mip) & MIE_MEIE) return 1; /* MEIP: the same bit as MEIE */
+        if (interrupt_pending()) return 1;
         struct entry *e = &entries[order_list.at[pos]];
         const uint64_t progress = e->progress;
         int done = 0;
@@ -445,13 +460,13 @@ static int step(void)
             switch (e->cmd.opcode) {
             case NPU_CMD_LAUNCH:
                 e->progress = progress | PROGRESS_STARTED;
+                /* Its blocks go to the idle cores now, and the pass ends here (the next one
+                 * goes on): the later entries of a full window cost ~200 ns each (the TS's
+                 * data sits in DDR), ~3 k cycles between one layer's end and the next one's
+                 * start, and a dispatch() in the middle of the loop made the compiler save
+                 * ~8 registers to the stack (in DDR too) before it. */
                 changed = 1;
-                /* Its blocks go to the idle cores now, not after the rest of the pass: the
-                 * later entries of a full window cost ~200 ns each (the TS's data sits in
-                 * DDR), ~3 k cycles between one layer's end and the next one's start. The
-                 * pass's own dispatch() below still serves what starts later in it. */
-                dispatch();
-                break;
+                goto start_blocks;
             case NPU_CMD_RECORD_EVENT:
                 event_count[e->cmd.u.event.event]++;
                 done = 1;
@@ -472,6 +487,7 @@ static int step(void)
             pos++;
         }
     }
+start_blocks:
     if (dispatch()) changed = 1;
     /* The records after the starts; before fetch(), whose room checks count the held
      * commands and the published records. */
@@ -498,7 +514,7 @@ static void core_interrupt(unsigned core)
     uint64_t block_end = core_read(core, NPU_AICORE_BLOCK_END_CYCLE);
     uint64_t pc = (status & NPU_AICORE_STATUS_FAULT) ? core_read(core, NPU_AICORE_FAULT_PC) : 0;
     core_write(core, NPU_AICORE_IRQ_CLEAR, NPU_AICORE_IRQ_CLEAR_DONE | NPU_AICORE_IRQ_CLEAR_ERROR);
-    const struct core_slot slot = cores[core]; /* one load */
+    const struct core_slot slot = read_core_slot(core);
     if (!slot.busy) return; /* both lines of one block, or not ours */
     cores[core].busy = 0;
 
