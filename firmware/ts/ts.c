@@ -307,7 +307,7 @@ _Static_assert(TS_WINDOW <= 16, "unwritten holds 16 entry indices of 4 bits");
  * of its stream may start at once; its record is written by write_unwritten() at the end of
  * the pass, after the starts (the record's 10 words and the index cost ~0.5 k cycles, which the
  * next layer's first block used to wait for; the host sees records only after the pass). */
-static void finish(unsigned pos, uint64_t progress)
+static void finish(unsigned pos, uint64_t progress, unsigned count)
 {
     unsigned index = order_list.at[pos];
     struct entry *e = &entries[index];
@@ -316,7 +316,7 @@ static void finish(unsigned pos, uint64_t progress)
     e->cpl.end_cycle = rdcycle();
     trace("seq %lu: done, status %u\n", (unsigned long)e->cmd.seq, e->cpl.status);
     order_remove(pos);
-    norder--;
+    norder = count - 1;
     unwritten.indices |= (uint64_t)index << (4u * unwritten.count);
     unwritten.count++;
 }
@@ -411,7 +411,7 @@ static unsigned dispatch_core(unsigned k, unsigned half)
  * entry some, so the search for each idle core resumes where the previous one stopped:
  * one pass over the cores and one over the window (with 32 cores, a fresh search per
  * core made dispatch the TS's main cost). */
-static inline __attribute__((always_inline)) int dispatch(void)
+static inline __attribute__((always_inline)) int dispatch(unsigned count)
 {
     int started = 0;
     unsigned pos = 0;
@@ -425,12 +425,12 @@ static inline __attribute__((always_inline)) int dispatch(void)
             d.e = 0;
             unsigned index = 0;
             uint64_t progress = 0;
-            for (; pos < norder; pos++) {
+            for (; pos < count; pos++) {
                 index = order_list.at[pos];
                 progress = entries[index].progress;
                 if (progress_has_blocks(progress)) break;
             }
-            if (pos == norder) break;
+            if (pos == count) break;
             dispatching_take(&d, index, progress);
         }
         start_block(core, &d);
@@ -445,7 +445,10 @@ static inline __attribute__((always_inline)) int dispatch(void)
 static int step(void)
 {
     int changed = 0;
-    for (unsigned pos = 0; pos < norder;) {
+    /* The window's length in a register: the compiler reloads norder after every store
+     * through an entry pointer (it may alias), and each load costs ~25 cycles (DDR). */
+    unsigned count = norder;
+    for (unsigned pos = 0; pos < count;) {
         /* An interrupt (a core's block ended, a doorbell) ends the pass: the main loop
          * handles it and passes again. A pass over a full window costs ~200 ns an entry
          * (the TS's data sits in DDR), and a block's completion that arrived during one
@@ -481,14 +484,15 @@ static int step(void)
             }
         }
         if (done) {
-            finish(pos, progress); /* the next entry moves to pos */
+            finish(pos, progress, count); /* the next entry moves to pos */
+            count--;
             changed = 1;
         } else {
             pos++;
         }
     }
 start_blocks:
-    if (dispatch()) changed = 1;
+    if (dispatch(count)) changed = 1;
     /* The records after the starts; before fetch(), whose room checks count the held
      * commands and the published records. */
     write_unwritten();
