@@ -65,7 +65,11 @@ struct LayerReport {
   std::uint64_t macs = 0, min_bytes = 0;
   unsigned launches = 0, cores_used = 0;
   std::uint64_t ts_start = 0, ts_end = 0;  // TS cycles: first launch's start, last launch's end
-  double cycles = 0;                        // AI Core cycles from the TS start to the TS end
+  // The AI Cores' own stamps, in TS cycles: the first block's start, the last block's end
+  // (inside [ts_start, ts_end]: the TS starts the first block after ts_start and notices
+  // the last one's end, then completes, before ts_end).
+  std::uint64_t core_start = 0, core_end = 0;
+  double cycles = 0;                        // AI Core cycles from core_start to core_end
   double cube_utilisation = 0;              // macs / (cycles x cube peak x cores used)
   double roofline_cycles = 0;               // max(compute bound, memory bound), AI Core cycles
   bool compute_bound = false;               // the compute bound is the larger

@@ -102,6 +102,10 @@ TEST(ModelRuntime, HandBuiltPackageRunsThroughInferWithEventsAndProfile) {
       EXPECT_GT(p->kernel_cycles, 0u);
       EXPECT_GT(p->ts_end_cycle, p->ts_start_cycle);
       EXPECT_GT(p->host_submit_cycle, 0u);
+      // The AI Cores' own window lies inside the TS's (both in TS cycles).
+      EXPECT_GT(p->core_start_cycle, p->ts_start_cycle);
+      EXPECT_GT(p->core_end_cycle, p->core_start_cycle);
+      EXPECT_LT(p->core_end_cycle, p->ts_end_cycle);
     }
     EXPECT_EQ(relu.blocks_done, 3u);
     EXPECT_EQ(add.blocks_done, 4u);
@@ -229,9 +233,9 @@ TEST(ModelRuntime, ReportCsvAndTimelineSlicesPerLayer) {
   std::vector<std::string> fields;
   std::stringstream row(csv.substr(relu_row + 1, csv.find('\n', relu_row + 1) - relu_row - 1));
   for (std::string field; std::getline(row, field, ',');) fields.push_back(field);
-  ASSERT_GT(fields.size(), 13u);
-  EXPECT_GE(std::stoull(fields[12]), 20000u) << "ddr_bytes of relu1";
-  EXPECT_EQ(std::stoull(fields[13]), 0u) << "l2_bytes of relu1 (its tensors are in DDR)";
+  ASSERT_GT(fields.size(), 15u);
+  EXPECT_GE(std::stoull(fields[14]), 20000u) << "ddr_bytes of relu1";
+  EXPECT_EQ(std::stoull(fields[15]), 0u) << "l2_bytes of relu1 (its tensors are in DDR)";
   EXPECT_EQ(fields[6], "1") << "launches of relu1";
 
   const std::string trace = npuvp::test_support::read_file(options.trace_path);
