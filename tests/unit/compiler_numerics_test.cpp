@@ -510,5 +510,35 @@ TEST(CompilerNumerics, DataMovementAndBroadcasting) {
   expect_close(PackageEmulator(model.package).run(x), y, 5e-3);
 }
 
+// A shape chain that only becomes static after another one folded: the Reshape target
+// x.flatten(2) computes (Shape, Slice, Concat) has no static output shape at import, so
+// the Shape of what follows it folds only after shapes are inferred again (PyTorch's
+// nn.MultiheadAttention after a patch embedding's flatten, exported at opset 13).
+TEST(CompilerNumerics, ShapeChainAfterAFoldedReshape) {
+  OnnxBuilder b(13);
+  b.input("x", {1, 6, 2, 3});
+  b.constant_ints("zero", {1}, {0});
+  b.constant_ints("two", {1}, {2});
+  b.constant_ints("minus_one", {1}, {-1});
+  b.constant_ints("half", {1}, {2});
+  b.node("Shape", {"x"}, {"x_shape"});
+  b.node("Slice", {"x_shape", "zero", "two", "zero"}, {"leading"});  // [1, 6]
+  auto& target = b.node("Concat", {"leading", "minus_one"}, {"flat_target"});
+  OnnxBuilder::attr(target, "axis", std::int64_t(0));
+  b.node("Reshape", {"x", "flat_target"}, {"flat"}, "flatten");       // [1, 6, 6]
+  b.node("Relu", {"flat"}, {"r"}, "relu");
+  b.node("Shape", {"r"}, {"r_shape"});
+  b.node("Gather", {"r_shape", "minus_one"}, {"last"});               // [6]
+  b.node("Div", {"last", "half"}, {"end"});                           // [3]
+  b.node("Slice", {"r", "zero", "end", "minus_one"}, {"y"}, "first_half");
+  b.output("y", {1, 6, 3});
+  const auto x = b.random({1, 6, 2, 3});
+  Tensor y{{1, 6, 3}, std::vector<float>(18)};
+  for (int c = 0; c < 6; ++c)
+    for (int k = 0; k < 3; ++k) y.data[c * 3 + k] = std::max(x[c * 6 + k], 0.f);
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
+  expect_close(PackageEmulator(model.package).run(x), y, 5e-3);
+}
+
 }  // namespace
 }  // namespace npuvp::compiler::test

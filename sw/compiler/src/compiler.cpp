@@ -45,6 +45,9 @@ CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
   remove_identities(graph);
   fold_constants(graph);
   infer_missing_shapes(graph);
+  // Shapes inferred only now (behind a Reshape whose target was folded) make more
+  // Shape nodes, and the arithmetic on them, foldable.
+  while (fold_constants(graph) > 0) infer_missing_shapes(graph);
   require_static_shapes(graph);
   remove_identities(graph);
   fold_batchnorms(graph);
