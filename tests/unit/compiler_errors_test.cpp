@@ -55,9 +55,23 @@ TEST(CompilerErrors, UnsupportedAttributeValue) {
   auto& pool = b.node("MaxPool", {"x"}, {"y"}, "pool1");
   OnnxBuilder::attr(pool, "kernel_shape", Dims{3, 3});
   OnnxBuilder::attr(pool, "strides", Dims{2, 2});
+  OnnxBuilder::attr(pool, "storage_order", std::int64_t(1));
+  b.output("y", {1, 16, 3, 3});
+  EXPECT_EQ(error_of(b.bytes()), "node 'pool1' (MaxPool): unsupported attribute storage_order=1");
+}
+
+// ceil_mode where the padding counts: the kernel would count the ceil extension too.
+TEST(CompilerErrors, CeilModeAveragePoolCountingPads) {
+  OnnxBuilder b;
+  b.input("x", {1, 16, 8, 8});
+  auto& pool = b.node("AveragePool", {"x"}, {"y"}, "pool1");
+  OnnxBuilder::attr(pool, "kernel_shape", Dims{3, 3});
+  OnnxBuilder::attr(pool, "strides", Dims{2, 2});
+  OnnxBuilder::attr(pool, "pads", Dims{1, 1, 1, 1});
+  OnnxBuilder::attr(pool, "count_include_pad", std::int64_t(1));
   OnnxBuilder::attr(pool, "ceil_mode", std::int64_t(1));
-  b.output("y", {1, 16, 4, 4});
-  EXPECT_EQ(error_of(b.bytes()), "node 'pool1' (MaxPool): unsupported attribute ceil_mode=1");
+  b.output("y", {1, 16, 5, 5});
+  EXPECT_EQ(error_of(b.bytes()), "node 'pool1' (AveragePool): unsupported attribute ceil_mode=1");
 }
 
 TEST(CompilerErrors, SoftmaxOverAnInnerAxis) {

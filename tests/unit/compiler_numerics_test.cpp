@@ -284,6 +284,29 @@ TEST(CompilerNumerics, DepthwiseGroupedPoolsAndStandaloneBatchNorm) {
   expect_close(PackageEmulator(model.package).run(x), t);
 }
 
+// ceil_mode = 1 (SqueezeNet's and GoogLeNet's max pools): the last window of a row or
+// column hangs over the map's end and pools only what is inside.
+TEST(CompilerNumerics, PoolsWithCeilMode) {
+  OnnxBuilder b;
+  b.input("x", {2, 20, 9, 10});
+  auto& mp = b.node("MaxPool", {"x"}, {"m"}, "max_ceil");
+  OnnxBuilder::attr(mp, "kernel_shape", Dims{3, 3});
+  OnnxBuilder::attr(mp, "strides", Dims{2, 2});
+  OnnxBuilder::attr(mp, "ceil_mode", std::int64_t(1));             // 9 x 10 -> 4 x 5 (floor: 4 x 4)
+  auto& ap = b.node("AveragePool", {"m"}, {"y"}, "average_ceil");
+  OnnxBuilder::attr(ap, "kernel_shape", Dims{3, 3});
+  OnnxBuilder::attr(ap, "strides", Dims{2, 2});
+  OnnxBuilder::attr(ap, "pads", Dims{1, 1, 1, 1});
+  OnnxBuilder::attr(ap, "ceil_mode", std::int64_t(1));             // 4 x 5 -> 3 x 3 (floor: 2 x 3)
+  b.output("y", {2, 20, 3, 3});
+  const auto x = b.random({2, 20, 9, 10});
+  Tensor t{{2, 20, 9, 10}, x};
+  t = ref::pool2d(t, 3, 2, 0, true, false, true);
+  t = ref::pool2d(t, 3, 2, 1, false, false, true);
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
+  expect_close(PackageEmulator(model.package).run(x), t);
+}
+
 // A 2-head attention block with decomposed LayerNorm and GELU (opset 13 export style).
 TEST(CompilerNumerics, TransformerEncoderBlock) {
   OnnxBuilder b(13);

@@ -16,6 +16,13 @@ int fold_constants(Graph& graph);
 // removed; their consumers read the input directly.
 int remove_identities(Graph& graph);
 
+// MaxPool / AveragePool with ceil_mode = 1 (and explicit pads) becomes the same pool with
+// ceil_mode 0 and the end pads that give the ceil-mode output (PyTorch's rule: no window
+// starts in the end padding). Left as it is (the lowering's error) where the output shape
+// disagrees, or where an AveragePool counting its padding would count the extension.
+// Returns the pools rewritten.
+int resolve_pool_ceil_mode(Graph& graph);
+
 // BatchNormalization after a Conv (whose output feeds only the BN) is folded
 // into the Conv's weights and bias; any other BN becomes a per-channel
 // scale and shift (lowered as a 1x1 depthwise conv).
