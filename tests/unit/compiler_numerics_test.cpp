@@ -307,6 +307,31 @@ TEST(CompilerNumerics, PoolsWithCeilMode) {
   expect_close(PackageEmulator(model.package).run(x), t);
 }
 
+// x.mean([2, 3]) in both forms (keepdim, as a squeeze-excite block scales x by it, and
+// without, as MnasNet's and ShuffleNet's classifiers pool): each a GlobalAveragePool.
+TEST(CompilerNumerics, SpatialReduceMeanIsAGlobalAveragePool) {
+  OnnxBuilder b;
+  b.input("x", {2, 20, 5, 7});
+  auto& keep = b.node("ReduceMean", {"x"}, {"m"}, "mean_keepdims");
+  OnnxBuilder::attr(keep, "axes", Dims{-1, -2});
+  b.node("Mul", {"x", "m"}, {"s"}, "scale");
+  auto& drop = b.node("ReduceMean", {"s"}, {"y"}, "mean_squeezed");
+  OnnxBuilder::attr(drop, "axes", Dims{2, 3});
+  OnnxBuilder::attr(drop, "keepdims", std::int64_t(0));
+  b.output("y", {2, 20});
+  const auto x = b.random({2, 20, 5, 7});
+  Tensor y{{2, 20}, std::vector<float>(40)};
+  for (int p = 0; p < 40; ++p) {
+    float mean = 0, scaled = 0;
+    for (int k = 0; k < 35; ++k) mean += x[p * 35 + k] / 35.f;
+    for (int k = 0; k < 35; ++k) scaled += x[p * 35 + k] * mean / 35.f;
+    y.data[p] = scaled;
+  }
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
+  EXPECT_EQ(PackageView(model.package).launches_of(NPUVP_OP_KERNEL_POOL).size(), 2u);
+  expect_close(PackageEmulator(model.package).run(x), y, 5e-3);
+}
+
 // A 2-head attention block with decomposed LayerNorm and GELU (opset 13 export style).
 TEST(CompilerNumerics, TransformerEncoderBlock) {
   OnnxBuilder b(13);

@@ -54,6 +54,7 @@ CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
   fold_batchnorms(graph);
   match_layernorms(graph);
   match_gelus(graph);
+  reduce_means_to_pools(graph);
   if (options.streams > 1) hoist_independent_branches(graph);
   fuse_epilogues(graph);
   fold_transposes(graph);

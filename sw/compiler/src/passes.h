@@ -35,6 +35,11 @@ int match_layernorms(Graph& graph);
 // x * 0.5 * (1 + erf(x / sqrt 2)) in its exported forms -> one Gelu node.
 int match_gelus(Graph& graph);
 
+// After match_layernorms: ReduceMean of a 4-D map over H and W (x.mean([2, 3]), as
+// MnasNet, ShuffleNet and squeeze-excite blocks pool) -> GlobalAveragePool, followed by
+// a Reshape view when keepdims is 0. Returns the ReduceMeans rewritten.
+int reduce_means_to_pools(Graph& graph);
+
 // Only when compiling for several streams, before fuse_epilogues: an Add of
 // two Conv / MatMul / Gemm outputs (each read only by it) gets the later of the
 // two producers moved up to where its inputs are ready, so the Add fuses into
