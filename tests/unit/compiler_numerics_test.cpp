@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "compiler_package_emulator.h"
 #include "compiler_reference_ops.h"
@@ -556,6 +557,35 @@ TEST(CompilerNumerics, DataMovementAndBroadcasting) {
     EXPECT_NE(layer.op, "Reshape");  // a view
   }
   expect_close(PackageEmulator(model.package).run(x), y, 5e-3);
+}
+
+// Open slice ends as PyTorch exports x[:, 1:] and shape[2:]: INT64_MAX, which once came back
+// from a double as INT64_MIN (an empty slice: "internal: slice shape mismatch").
+TEST(CompilerNumerics, SlicesWithOpenEndsAndSteps) {
+  OnnxBuilder b(13);
+  b.input("x", {2, 3, 4, 5});
+  const std::int64_t open = std::numeric_limits<std::int64_t>::max();
+  b.constant_ints("two", {1}, {2});
+  b.constant_ints("open", {1}, {open});
+  b.constant_ints("minus_one", {1}, {-1});
+  b.constant_ints("starts", {2}, {0, 1});
+  b.constant_ints("ends", {2}, {open, open});
+  b.constant_ints("axes", {2}, {1, 2});
+  b.constant_ints("steps", {2}, {2, 3});
+  b.node("Shape", {"x"}, {"x_shape"});
+  b.node("Slice", {"x_shape", "two", "open"}, {"trailing"});  // [4, 5]
+  auto& target = b.node("Concat", {"minus_one", "trailing"}, {"target"});
+  OnnxBuilder::attr(target, "axis", std::int64_t(0));
+  b.node("Reshape", {"x", "target"}, {"r"}, "merge");           // [6, 4, 5]
+  b.node("Slice", {"r", "starts", "ends", "axes", "steps"}, {"y"}, "strided");  // [6, 2, 2]
+  b.output("y", {6, 2, 2});
+  const auto x = b.random({2, 3, 4, 5});
+  Tensor y{{6, 2, 2}, std::vector<float>(24)};
+  for (int p = 0; p < 6; ++p)
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 2; ++j) y.data[(p * 2 + i) * 2 + j] = x[(p * 4 + 2 * i) * 5 + 1 + 3 * j];
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
+  expect_close(PackageEmulator(model.package).run(x), y, 1e-3);
 }
 
 // A shape chain that only becomes static after another one folded: the Reshape target
