@@ -84,15 +84,6 @@ TEST(CompilerErrors, ReduceMeanOverAChannelAxis) {
                                  "of a 4-D map, or in a LayerNorm pattern)");
 }
 
-TEST(CompilerErrors, SoftmaxOverAnInnerAxis) {
-  OnnxBuilder b;
-  b.input("x", {2, 3, 4});
-  auto& s = b.node("Softmax", {"x"}, {"y"}, "sm");
-  OnnxBuilder::attr(s, "axis", std::int64_t(1));
-  b.output("y", {2, 3, 4});
-  EXPECT_EQ(error_of(b.bytes()), "node 'sm' (Softmax): unsupported attribute axis=1");
-}
-
 TEST(CompilerErrors, PadModeReflect) {
   OnnxBuilder b;
   b.input("x", {1, 4});

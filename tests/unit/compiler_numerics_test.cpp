@@ -333,6 +333,35 @@ TEST(CompilerNumerics, SpatialReduceMeanIsAGlobalAveragePool) {
   expect_close(PackageEmulator(model.package).run(x), y, 5e-3);
 }
 
+// Softmax over an inner axis (opset 13: that axis alone), here the channels of a 4-D map
+// and the first axis: transposed to the last axis and back around the row kernel.
+TEST(CompilerNumerics, SoftmaxOverInnerAxes) {
+  OnnxBuilder b;
+  b.input("x", {2, 5, 3, 4});
+  auto& channels = b.node("Softmax", {"x"}, {"s"}, "softmax_channels");
+  OnnxBuilder::attr(channels, "axis", std::int64_t(1));
+  auto& first = b.node("Softmax", {"s"}, {"y"}, "softmax_batch");
+  OnnxBuilder::attr(first, "axis", std::int64_t(-4));
+  b.output("y", {2, 5, 3, 4});
+  const auto x = b.random({2, 5, 3, 4}, 3.f);
+  // softmax over axis `axis` of [2, 5, 12] viewed as (outer, axis, inner)
+  auto softmax_axis = [](const std::vector<float>& v, int outer, int n, int inner) {
+    std::vector<float> y(v.size());
+    for (int o = 0; o < outer; ++o)
+      for (int i = 0; i < inner; ++i) {
+        float m = -INFINITY, sum = 0;
+        for (int k = 0; k < n; ++k) m = std::max(m, v[(o * n + k) * inner + i]);
+        for (int k = 0; k < n; ++k) sum += std::exp(v[(o * n + k) * inner + i] - m);
+        for (int k = 0; k < n; ++k) y[(o * n + k) * inner + i] = std::exp(v[(o * n + k) * inner + i] - m) / sum;
+      }
+    return y;
+  };
+  const Tensor y{{2, 5, 3, 4}, softmax_axis(softmax_axis(x, 2, 5, 12), 1, 2, 60)};
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
+  EXPECT_EQ(PackageView(model.package).launches_of(NPUVP_OP_KERNEL_SOFTMAX).size(), 2u);
+  expect_close(PackageEmulator(model.package).run(x), y, 2e-3);
+}
+
 // A 2-head attention block with decomposed LayerNorm and GELU (opset 13 export style).
 TEST(CompilerNumerics, TransformerEncoderBlock) {
   OnnxBuilder b(13);

@@ -55,6 +55,7 @@ CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
   match_layernorms(graph);
   match_gelus(graph);
   reduce_means_to_pools(graph);
+  move_softmax_axes_last(graph);
   if (options.streams > 1) hoist_independent_branches(graph);
   fuse_epilogues(graph);
   fold_transposes(graph);

@@ -40,6 +40,11 @@ int match_gelus(Graph& graph);
 // a Reshape view when keepdims is 0. Returns the ReduceMeans rewritten.
 int reduce_means_to_pools(Graph& graph);
 
+// A Softmax (opset >= 13) over an axis other than the last (Softmax(dim=1) of a
+// feature map) -> Transpose swapping it with the last axis, Softmax over the last
+// axis, Transpose back: the kernel normalises rows. Returns the Softmaxes moved.
+int move_softmax_axes_last(Graph& graph);
+
 // Only when compiling for several streams, before fuse_epilogues: an Add of
 // two Conv / MatMul / Gemm outputs (each read only by it) gets the later of the
 // two producers moved up to where its inputs are ready, so the Add fuses into
