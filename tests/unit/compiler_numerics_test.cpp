@@ -588,6 +588,20 @@ TEST(CompilerNumerics, DataMovementAndBroadcasting) {
   expect_close(PackageEmulator(model.package).run(x), y, 5e-3);
 }
 
+// The output is the input itself (an Identity, as an inference Dropout would leave it):
+// the one node left is a view, and the output gets the input's copy.
+TEST(CompilerNumerics, OutputIsTheInput) {
+  OnnxBuilder b;
+  b.input("x", {2, 3, 5});
+  b.node("Dropout", {"x"}, {"y"}, "dropout");
+  b.output("y", {2, 3, 5});
+  const auto x = b.random({2, 3, 5});
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
+  ASSERT_EQ(model.layers.size(), 1u);
+  EXPECT_EQ(model.layers[0].op, "Copy");
+  expect_close(PackageEmulator(model.package).run(x), Tensor{{2, 3, 5}, x}, 1e-3);
+}
+
 // Open slice ends as PyTorch exports x[:, 1:] and shape[2:]: INT64_MAX, which once came back
 // from a double as INT64_MIN (an empty slice: "internal: slice shape mismatch").
 TEST(CompilerNumerics, SlicesWithOpenEndsAndSteps) {
