@@ -588,6 +588,33 @@ TEST(CompilerNumerics, DataMovementAndBroadcasting) {
   expect_close(PackageEmulator(model.package).run(x), y, 5e-3);
 }
 
+// A constant first operand (W @ x, batched and broadcast over x's batch, and Gemm's A with
+// transB): stored in the constants region like a constant B.
+TEST(CompilerNumerics, ConstantFirstOperand) {
+  OnnxBuilder b;
+  b.input("x", {2, 7, 9});
+  const auto w = b.random_constant("w", {5, 7}, 0.5f);
+  const auto g = b.random_constant("g", {4, 9}, 0.5f);
+  b.node("MatMul", {"w", "x"}, {"wx"}, "w_times_x");       // [2, 5, 9]
+  b.constant_ints("rows", {2}, {10, 9});
+  b.node("Reshape", {"wx", "rows"}, {"flat"}, "flatten");  // [10, 9]
+  auto& gemm = b.node("Gemm", {"g", "flat"}, {"y"}, "g_times_flat_t");  // [4, 10]
+  OnnxBuilder::attr(gemm, "transB", std::int64_t(1));
+  b.output("y", {4, 10});
+  const auto x = b.random({2, 7, 9});
+  std::vector<float> wx(2 * 5 * 9, 0.f);
+  for (int n = 0; n < 2; ++n)
+    for (int i = 0; i < 5; ++i)
+      for (int j = 0; j < 9; ++j)
+        for (int k = 0; k < 7; ++k) wx[(n * 5 + i) * 9 + j] += w[i * 7 + k] * x[(n * 7 + k) * 9 + j];
+  Tensor y{{4, 10}, std::vector<float>(40, 0.f)};
+  for (int i = 0; i < 4; ++i)
+    for (int r = 0; r < 10; ++r)
+      for (int k = 0; k < 9; ++k) y.data[i * 10 + r] += g[i * 9 + k] * wx[r * 9 + k];
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
+  expect_close(PackageEmulator(model.package).run(x), y, 1e-2);
+}
+
 // The output is the input itself (an Identity, as an inference Dropout would leave it):
 // the one node left is a view, and the output gets the input's copy.
 TEST(CompilerNumerics, OutputIsTheInput) {
