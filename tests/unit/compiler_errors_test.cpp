@@ -130,13 +130,14 @@ TEST(CompilerErrors, NonConstantConvWeights) {
       << message;
 }
 
-TEST(CompilerErrors, OneDimensionalConv) {
+// (1-D ones run as 2-D ones of height 1: CompilerNumerics.OneDimensionalConvAndPool.)
+TEST(CompilerErrors, ThreeDimensionalConv) {
   OnnxBuilder b;
-  b.input("x", {1, 4, 9});
-  b.random_constant("w", {2, 4, 3});
-  b.node("Conv", {"x", "w"}, {"y"}, "conv1d");
-  b.output("y", {1, 2, 7});
-  EXPECT_EQ(error_of(b.bytes()), "node 'conv1d' (Conv): only 2-D convolutions are supported (weights 2x4x3)");
+  b.input("x", {1, 4, 5, 6, 7});
+  b.random_constant("w", {2, 4, 3, 3, 3});
+  b.node("Conv", {"x", "w"}, {"y"}, "conv3d");
+  b.output("y", {1, 2, 3, 4, 5});
+  EXPECT_EQ(error_of(b.bytes()), "node 'conv3d' (Conv): only 2-D convolutions are supported (weights 2x4x3x3x3)");
 }
 
 TEST(CompilerErrors, GatherByComputedIndices) {

@@ -615,6 +615,46 @@ TEST(CompilerNumerics, ConstantFirstOperand) {
   expect_close(PackageEmulator(model.package).run(x), y, 1e-2);
 }
 
+// Conv1d with BatchNorm and ReLU, then MaxPool1d: run as 2-D windows of height 1, the
+// BatchNorm folded and the ReLU fused as in 2-D (no conversion between them).
+TEST(CompilerNumerics, OneDimensionalConvAndPool) {
+  OnnxBuilder b;
+  b.input("x", {2, 5, 20});
+  const auto w = b.random_constant("w", {8, 5, 3}, 0.4f);
+  std::vector<float> gamma(8, 1.25f), beta(8, 0.5f), mean(8, 0.1f), var(8, 0.5f);
+  b.constant("g", {8}, gamma); b.constant("be", {8}, beta); b.constant("m", {8}, mean); b.constant("v", {8}, var);
+  auto& conv = b.node("Conv", {"x", "w"}, {"c"}, "conv1d");
+  OnnxBuilder::attr(conv, "kernel_shape", Dims{3});
+  OnnxBuilder::attr(conv, "strides", Dims{2});
+  OnnxBuilder::attr(conv, "pads", Dims{1, 2});                    // 20 -> 11
+  b.node("BatchNormalization", {"c", "g", "be", "m", "v"}, {"bn"}, "bn");
+  b.node("Relu", {"bn"}, {"r"}, "relu");
+  auto& pool = b.node("MaxPool", {"r"}, {"y"}, "pool1d");
+  OnnxBuilder::attr(pool, "kernel_shape", Dims{2});
+  OnnxBuilder::attr(pool, "strides", Dims{2});                    // 11 -> 5
+  b.output("y", {2, 8, 5});
+  const auto x = b.random({2, 5, 20});
+  Tensor y{{2, 8, 5}, std::vector<float>(80)};
+  for (int n = 0; n < 2; ++n)
+    for (int co = 0; co < 8; ++co) {
+      std::vector<float> r(11);
+      for (int o = 0; o < 11; ++o) {
+        float acc = 0;
+        for (int ci = 0; ci < 5; ++ci)
+          for (int k = 0; k < 3; ++k) {
+            const int i = o * 2 - 1 + k;
+            if (i >= 0 && i < 20) acc += w[(co * 5 + ci) * 3 + k] * x[(n * 5 + ci) * 20 + i];
+          }
+        const float bn = (acc - mean[co]) / std::sqrt(var[co] + 1e-5f) * gamma[co] + beta[co];
+        r[o] = std::max(bn, 0.f);
+      }
+      for (int o = 0; o < 5; ++o) y.data[(n * 8 + co) * 5 + o] = std::max(r[2 * o], r[2 * o + 1]);
+    }
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
+  EXPECT_EQ(model.layout_conversions, 2u);  // in and out only
+  expect_close(PackageEmulator(model.package).run(x), y, 5e-3);
+}
+
 // The output is the input itself (an Identity, as an inference Dropout would leave it):
 // the one node left is a view, and the output gets the input's copy.
 TEST(CompilerNumerics, OutputIsTheInput) {

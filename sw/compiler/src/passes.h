@@ -23,6 +23,13 @@ int remove_identities(Graph& graph);
 // Returns the pools rewritten.
 int resolve_pool_ceil_mode(Graph& graph);
 
+// 1-D windows (Conv1d, MaxPool1d, AvgPool1d, global pools of [N, C, L]) run as 2-D ones on
+// [N, C, 1, L]: a Reshape in, the window with a unit height (weights [Co, Ci/g, 1, K]), a
+// Reshape out; elementwise ops and BatchNormalization on such values (with scalar or
+// per-channel constants) follow to the 2-D form, so a Conv1d-BN-ReLU chain stays 2-D
+// and folds and fuses as a 2-D one does. Returns the nodes rewritten.
+int convs_1d_as_2d(Graph& graph);
+
 // BatchNormalization after a Conv (whose output feeds only the BN) is folded
 // into the Conv's weights and bias; any other BN becomes a per-channel
 // scale and shift (lowered as a 1x1 depthwise conv).
