@@ -16,6 +16,7 @@
 #include "integration/kernel_test_support.h"
 #include "npu/numerics.h"
 #include "../../sw/include/npuvp/operator_kernels.h"  // sw/include is not on the tests' include path
+#include "../../sw/include/npuvp/conv_plan.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -201,6 +202,9 @@ double run_conv(const ConvCase& c) {
   args[NPUVP_CONV_TILE_HO] = c.tile_ho;
   args[NPUVP_CONV_TILE_COUT] = c.tile_cout;
   args[NPUVP_CONV_FLAGS] = c.double_buffer ? 1 : 0;
+  const char* refused = npuvp_conv_plan_args(args.data(), c.blocks ? c.blocks : c.cores);
+  EXPECT_EQ(refused, nullptr) << refused;
+  if (refused) return 0;
   std::vector<std::uint16_t> out;
   if (!run_and_read(run, args, c.cores, c.blocks, o_addr, out_halves, out)) return 0;
 
@@ -448,10 +452,11 @@ TEST(OperatorConv, FeatureMapLargerThanL1) {
   run_conv(c);
 }
 
-// A geometry the hardware cannot express (a pad beyond set_fmatrix's 8
-// bits) stops the kernel with a fault naming the reason's function, instead
-// of computing a wrong result.
-TEST(OperatorConv, PadBeyond255Faults) {
+// A geometry the hardware cannot express (a pad beyond set_fmatrix's 8 bits) has no plan
+// (the compiler reports it naming the node: CompilerErrors.ConvPadBeyond255NamesTheNode),
+// and a launch without the plan words stops the kernel with a fault naming the reason's
+// function, instead of computing a wrong result.
+TEST(OperatorConv, PadBeyond255HasNoPlanAndAPlanlessLaunchFaults) {
   KernelRun run("op_conv");
   std::vector<std::uint64_t> args(NPUVP_OP_ARG_TAG + 1, 0);
   args[NPUVP_CONV_IN] = kDdrData;
@@ -466,9 +471,13 @@ TEST(OperatorConv, PadBeyond255Faults) {
   args[NPUVP_CONV_DILATION_H] = args[NPUVP_CONV_DILATION_W] = 1;
   args[NPUVP_CONV_PAD_TOP] = 300;
   args[NPUVP_CONV_FLAGS] = 1;
+  const char* refused = npuvp_conv_plan_args(args.data(), 1);
+  ASSERT_NE(refused, nullptr);
+  EXPECT_THAT(refused, ::testing::HasSubstr("above 255"));
+  EXPECT_EQ(args[NPUVP_CONV_PLAN_L1], 0u);
   run.set_args(args);
   EXPECT_NE(run.run(), 0);
-  EXPECT_THAT(run.reason(), ::testing::HasSubstr("conv_geometry_unsupported"));
+  EXPECT_THAT(run.reason(), ::testing::HasSubstr("conv_plan_missing"));
   EXPECT_EQ(run.stat("soc.aicore0.blocks_faulted"), 1);
 }
 

@@ -24,8 +24,10 @@
 /* 2: launches wait for a set of events (wait_events, a bit mask) instead of one
  * (issue 19's multi-stream packages).
  * 3: an activation arena in the L2 buffer (header.l2_arena_bytes, launch.l2_args).
+ * 4: Conv launches carry op_conv's plan (NPUVP_CONV_PLAN_* words, conv_plan.h); the
+ *    kernel no longer plans, so an older package's Conv launches would fault.
  * Other versions are refused. */
-#define NPUVP_PACKAGE_VERSION 3u
+#define NPUVP_PACKAGE_VERSION 4u
 /* Where `npuvp infer` preloads the package (docs/memory-map.md): DDR above the
  * driver's default device pool; infer runs with soc.ddr.size = 2 GiB. */
 #define NPUVP_PACKAGE_ADDRESS 0xC0000000ull
