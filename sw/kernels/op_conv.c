@@ -194,15 +194,22 @@ static uint64_t rows_needed(const Conv* c, const Unit* g, uint64_t j) {
     return row < 0 ? 0 : min_u64((uint64_t)row, g->rows);
 }
 
-static void cursor_init(const Conv* c, Cursor* k) {
+/* A cursor at the block's first tile; `issue`: the issue side's, which tracks the resident
+ * weights loaded (panel_loaded; the compute side reads the outcome from the tile ring). */
+static void cursor_init(const Conv* c, Cursor* k, int issue) {
     k->i = k->ct = k->j = k->slice = 0;
     k->u = c->u_begin;
     k->done = k->u >= c->u_end;
     k->new_slice = k->first_pass = 1;
     k->step = 0;
     k->slice_end[0] = k->slice_end[1] = 0;
-    /* the words of the layer's groups only (a loop GCC would make a memset of the whole array) */
-    for (uint64_t p = 0, words = ceil_div(c->cout16 / 16, 64); p < words; ++p) k->panel_loaded[p] = 0;
+    /* the words of the layer's groups only, most often one (GCC makes a loop a call to memset:
+     * ~60 cycles before the block's first load) */
+    if (issue) {
+        k->panel_loaded[0] = 0;
+        for (uint64_t p = 1, words = (c->cout16 / 16 + 63) / 64; p < words; ++p)
+            ((volatile uint64_t*)k->panel_loaded)[p] = 0;
+    }
     if (!k->done) unit_of(c, k->u, &k->g);
 }
 
@@ -268,6 +275,15 @@ static void take_missing_groups(const Conv* c, Cursor* k, uint64_t* first, uint6
     /* in registers, the bitmap word loaded and stored once (a block's start runs this
      * before its first load: ~16 instructions a group through memory took ~190 cycles) */
     uint64_t lo = nb0, hi = nb0, w = nb0 / 64, word = k->panel_loaded[w];
+    if ((nb1 - 1) / 64 == w) { /* within one word (a C tile has at most 8 groups): none or all loaded, mostly */
+        const uint64_t mask = (((uint64_t)2 << (nb1 - 1 - nb0)) - 1) << (nb0 % 64);
+        if (!(word & mask) || (word & mask) == mask) {
+            *first = nb0;
+            *last = word & mask ? nb0 : nb1;
+            k->panel_loaded[w] = word | mask;
+            return;
+        }
+    }
     for (uint64_t nb = nb0; nb < nb1; ++nb) {
         if (nb / 64 != w) {
             k->panel_loaded[w] = word;
@@ -353,6 +369,7 @@ static void issue_bias(Conv* c, const Cursor* k) {
 static int issue_step(Conv* c, Cursor* k) {
     const Unit* g = &k->g;
     const uint64_t q = k->step;
+    const int split = split_tile(k);
     if (q == 0) {
         /* M chunk j - 1 was the cursor's previous tile (same unit and column): its r1 (one
          * division per tile instead of two) */
@@ -360,6 +377,19 @@ static int issue_step(Conv* c, Cursor* k) {
         k->r1 = k->first_pass ? rows_needed(c, g, k->j) : 0;
         c->tile_slice_piece[k->i % TILE_RING] = k->r1 > k->r0;
         if (k->first_pass && k->new_slice && k->j == 0) wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID2);
+        if (!split) issue_bias(c, k); /* first: the tile's first mmad needs it */
+    }
+    const int slice_piece = k->r1 > k->r0;
+    const uint64_t row_bytes = c->w_ * 32;
+    if (slice_piece && (split || q == 0)) {
+        const uint64_t g0 = split ? q * c->p.part_groups : 0;
+        const uint64_t groups = split ? min_u64(c->p.part_groups, c->c1in - g0) : c->c1in;
+        copy_gm_to_cbuf_pitched(slice_l1(c, k) + (g0 * g->rows + k->r0) * row_bytes,
+                                c->in + (((g->img * c->c1in + g0) * c->h) + g->ih_lo + k->r0) * row_bytes, groups,
+                                (k->r1 - k->r0) * c->w_, (g->rows - (k->r1 - k->r0)) * c->w_, c->h * row_bytes, 0);
+        if (!split) set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
+    }
+    if (q == 0) { /* which weights the tile loads (the block's first tile: after its first slice part is under way) */
         if (!c->p.resident) { /* its weights stream in chunks (issue_chunks) */
             c->desc_n0[k->i & 3] = tile_n0(c, k);
             c->desc_cols[k->i & 3] = tile_cols(c, k);
@@ -371,17 +401,6 @@ static int issue_step(Conv* c, Cursor* k) {
             k->panel = k->first_group != k->last_group;
         }
         c->tile_panel[k->i % TILE_RING] = (uint8_t)k->panel;
-        issue_bias(c, k); /* first: the tile's first mmad needs it */
-    }
-    const int slice_piece = k->r1 > k->r0, split = split_tile(k);
-    const uint64_t row_bytes = c->w_ * 32;
-    if (slice_piece && (split || q == 0)) {
-        const uint64_t g0 = split ? q * c->p.part_groups : 0;
-        const uint64_t groups = split ? min_u64(c->p.part_groups, c->c1in - g0) : c->c1in;
-        copy_gm_to_cbuf_pitched(slice_l1(c, k) + (g0 * g->rows + k->r0) * row_bytes,
-                                c->in + (((g->img * c->c1in + g0) * c->h) + g->ih_lo + k->r0) * row_bytes, groups,
-                                (k->r1 - k->r0) * c->w_, (g->rows - (k->r1 - k->r0)) * c->w_, c->h * row_bytes, 0);
-        if (!split) set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
     }
     if (k->panel) {
         const uint64_t rows = part_rows_kf(c, q) * 16, first = k->first_group;
@@ -393,6 +412,9 @@ static int issue_step(Conv* c, Cursor* k) {
             set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3);
     }
     if (split && (slice_piece || k->panel)) set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
+    /* the block's first tile: its bias row after its first part, whose loads start sooner (its
+     * first mmad waits for the part anyway) */
+    if (split && q == 0) issue_bias(c, k);
     if (split) c->first_kf_issued = q + 1 < c->p.parts ? (q + 1) * c->p.part_kf : ~(uint64_t)0;
     if (++k->step < c->p.parts) {
         if (!c->db) pipe_barrier(PIPE_ALL);
@@ -428,7 +450,8 @@ static void compute_tile(Conv* c, Cursor* k, Cursor* issue, uint64_t lookahead) 
     const uint64_t h = c->db ? k->i & 1 : 0;
     /* K steps fill an L0A / L0B half; in the first tile at most a part, so that step s needs
      * parts up to s only (issued by then: see the main loop) */
-    const uint64_t kstep = min_u64(min_u64(64 / mf, 64 / nf), split_tile(k) ? c->p.part_kf : 64);
+    /* 64 / max(mf, nf) = min(64 / mf, 64 / nf): one division of 20 cycles, not two */
+    const uint64_t kstep = min_u64(64 / (mf > nf ? mf : nf), split_tile(k) ? c->p.part_kf : 64);
     const uint64_t slice = slice_l1(c, k);
     const int slice_done = last_of_slice(c, k);
     const int panel = c->tile_panel[k->i % TILE_RING]; /* set when its loads were issued */
@@ -589,12 +612,12 @@ void kernel_main(const uint64_t* gm_args) {
      * (part p is needed at K step p at the earliest: every part has at least one), then the
      * lookahead. */
     Cursor issue, compute;
-    cursor_init(&c, &issue);
+    cursor_init(&c, &issue, 1);
     for (uint64_t step = 0; step < FIRST_STEPS; ++step) { /* a part, then its streamed chunks */
         issue_loads(&c, &issue, 0, 0, 1);
         if (!c.p.resident) issue_chunks(&c);
     }
-    cursor_init(&c, &compute);
+    cursor_init(&c, &compute, 0);
     const uint64_t lookahead = c.db ? LOOKAHEAD : 0;
     while (!compute.done) {
         if (compute.i) issue_loads(&c, &issue, compute.i + lookahead, compute.i, ~(uint64_t)0);
