@@ -117,6 +117,8 @@ typedef struct {
     uint64_t desc_n0[4], desc_cols[4]; /* columns of the tiles issued last (ring by tile number) */
     uint8_t tile_panel[TILE_RING];      /* the tile loads resident weights (ring by tile number) */
     uint8_t tile_slice_piece[TILE_RING]; /* the tile loads a piece of its slice (ring by tile number) */
+    /* issue side: resident 16-column groups handled (loaded or waited for) */
+    uint64_t panel_loaded[MAX_GROUPS / 64];
     Epilogue ep;
 } Conv;
 
@@ -140,7 +142,6 @@ typedef struct {
     uint64_t step, r0, r1, first_group, last_group;
     int panel;
     uint64_t slice_end[2];              /* last tile of the slices, ring of 2 (issue side) */
-    uint64_t panel_loaded[MAX_GROUPS / 64]; /* resident 16-column groups handled (loaded or waited for) */
 } Cursor;
 
 /* a / b for the cursors' divisors, which are mostly 1 or 2 (images, blocks, splits): the
@@ -194,22 +195,14 @@ static uint64_t rows_needed(const Conv* c, const Unit* g, uint64_t j) {
     return row < 0 ? 0 : min_u64((uint64_t)row, g->rows);
 }
 
-/* A cursor at the block's first tile; `issue`: the issue side's, which tracks the resident
- * weights loaded (panel_loaded; the compute side reads the outcome from the tile ring). */
-static void cursor_init(const Conv* c, Cursor* k, int issue) {
+/* A cursor at the block's first tile. */
+static void cursor_init(const Conv* c, Cursor* k) {
     k->i = k->ct = k->j = k->slice = 0;
     k->u = c->u_begin;
     k->done = k->u >= c->u_end;
     k->new_slice = k->first_pass = 1;
     k->step = 0;
     k->slice_end[0] = k->slice_end[1] = 0;
-    /* the words of the layer's groups only, most often one (GCC makes a loop a call to memset:
-     * ~60 cycles before the block's first load) */
-    if (issue) {
-        k->panel_loaded[0] = 0;
-        for (uint64_t p = 1, words = (c->cout16 / 16 + 63) / 64; p < words; ++p)
-            ((volatile uint64_t*)k->panel_loaded)[p] = 0;
-    }
     if (!k->done) unit_of(c, k->u, &k->g);
 }
 
@@ -270,25 +263,25 @@ static void load_b_resident(const Conv* c, uint64_t l0b, uint64_t group0, uint64
  * loaded yet, [first, last) (first == last: all there; between them, loaded ones load again),
  * marked loaded. One pass over the tile's (at most 8) groups, once per tile: the compute side
  * reads the outcome from the tile ring (Conv.tile_panel) instead of keeping its own bitmap. */
-static void take_missing_groups(const Conv* c, Cursor* k, uint64_t* first, uint64_t* last) {
+static void take_missing_groups(Conv* c, Cursor* k, uint64_t* first, uint64_t* last) {
     const uint64_t nb0 = tile_n0(c, k) / 16, nb1 = nb0 + ceil_div(tile_cols(c, k), 16);
     /* in registers, the bitmap word loaded and stored once (a block's start runs this
      * before its first load: ~16 instructions a group through memory took ~190 cycles) */
-    uint64_t lo = nb0, hi = nb0, w = nb0 / 64, word = k->panel_loaded[w];
+    uint64_t lo = nb0, hi = nb0, w = nb0 / 64, word = c->panel_loaded[w];
     if ((nb1 - 1) / 64 == w) { /* within one word (a C tile has at most 8 groups): none or all loaded, mostly */
         const uint64_t mask = (((uint64_t)2 << (nb1 - 1 - nb0)) - 1) << (nb0 % 64);
         if (!(word & mask) || (word & mask) == mask) {
             *first = nb0;
             *last = word & mask ? nb0 : nb1;
-            k->panel_loaded[w] = word | mask;
+            c->panel_loaded[w] = word | mask;
             return;
         }
     }
     for (uint64_t nb = nb0; nb < nb1; ++nb) {
         if (nb / 64 != w) {
-            k->panel_loaded[w] = word;
+            c->panel_loaded[w] = word;
             w = nb / 64;
-            word = k->panel_loaded[w];
+            word = c->panel_loaded[w];
         }
         const uint64_t bit = (uint64_t)1 << (nb % 64);
         if (word & bit) continue;
@@ -296,7 +289,7 @@ static void take_missing_groups(const Conv* c, Cursor* k, uint64_t* first, uint6
         if (lo == hi) lo = nb;
         hi = nb + 1;
     }
-    k->panel_loaded[w] = word;
+    c->panel_loaded[w] = word;
     *first = lo;
     *last = hi;
 }
@@ -356,10 +349,13 @@ static uint64_t slice_tokens(const Conv* c, const Cursor* k, int slice_piece, in
     return slice_piece ? 1 : 0;
 }
 
-/* MTE2: the bias row of the tile at `k` (epilogue_load_bias). */
+/* MTE2: the bias row of the tile at `k` (epilogue_load_bias; its address and columns
+ * only, not the whole tile_gm). */
 static void issue_bias(Conv* c, const Cursor* k) {
     TileGm t;
-    tile_gm(c, k, &t);
+    const uint64_t n0 = tile_n0(c, k);
+    t.bias = c->bias ? c->bias + n0 * 4 : 0;
+    t.cols = tile_cols(c, k);
     epilogue_load_bias(&c->ep, &t, k->i);
 }
 
@@ -612,12 +608,21 @@ void kernel_main(const uint64_t* gm_args) {
      * (part p is needed at K step p at the earliest: every part has at least one), then the
      * lookahead. */
     Cursor issue, compute;
-    cursor_init(&c, &issue, 1);
+    cursor_init(&c, &issue);
+    /* the words of the layer's groups only, most often one (GCC makes a loop a call to memset:
+     * ~60 cycles before the block's first load) */
+    c.panel_loaded[0] = 0;
+    for (uint64_t p = 1, words = (c.cout16 / 16 + 63) / 64; p < words; ++p) ((volatile uint64_t*)c.panel_loaded)[p] = 0;
+    /* the compute cursor: a copy of the issue cursor at the block's first tile, made once the
+     * first part is issued if the issue cursor is still at that tile (a copy, not cursor_init's
+     * divisions again, and not before the first load) */
+    const int first_tile_issued_early = c.p.parts <= FIRST_STEPS;
+    if (first_tile_issued_early) compute = issue;
     for (uint64_t step = 0; step < FIRST_STEPS; ++step) { /* a part, then its streamed chunks */
         issue_loads(&c, &issue, 0, 0, 1);
         if (!c.p.resident) issue_chunks(&c);
     }
-    cursor_init(&c, &compute, 0);
+    if (!first_tile_issued_early) compute = issue;
     const uint64_t lookahead = c.db ? LOOKAHEAD : 0;
     while (!compute.done) {
         if (compute.i) issue_loads(&c, &issue, compute.i + lookahead, compute.i, ~(uint64_t)0);
