@@ -34,7 +34,8 @@
  * rows at a 1 KiB pitch would all fall on one channel of the 64-byte
  * interleave).
  *
- * C tiles: up to 256 positions x 128 channels, one L0C half; for each tile
+ * C tiles: up to 256 positions x 128 channels, or 128 x 256 when the plan's
+ * tn is 256 (small bands, resident weights), one L0C half; for each tile
  * column of a span, its M chunks in order. K steps of kf fractal columns
  * (never across a weight chunk): img2col straight from the slice into L0A,
  * load_b_zn from the resident matrix or the chunk into L0B, one mmad; the
@@ -106,7 +107,7 @@ typedef struct {
     /* the plan (conv_plan.h: output size, tiles, Cout groups, K parts, L1 partition), as the
      * compiler computed it */
     struct npuvp_conv_plan p;
-    uint64_t tn, panel_base;
+    uint64_t tn, tn_shift, panel_base; /* C tile columns (the plan's), log2 */
     uint64_t u_begin, u_end;
     int db;
     uint64_t l0_uses;
@@ -164,7 +165,7 @@ static void unit_at(const Conv* c, uint64_t u, uint64_t img, uint64_t st, uint64
     g->span = min_u64(c->u_end, (img * c->p.n_st + st + 1) * c->p.n_cg) - u;
     g->c0 = g->cg * c->p.group;
     g->channels = min_u64((g->cg + g->span) * c->p.group, c->cout16) - g->c0;
-    g->cols = ceil_div(g->channels, MAX_TN); /* c->tn: a constant divisor, a shift */
+    g->cols = (g->channels + c->tn - 1) >> c->tn_shift; /* no division */
     /* input rows of the window, in map coordinates (may lie in the padding) */
     const int64_t top = (int64_t)(g->oh0 * c->sh) - (int64_t)c->pt;
     const int64_t last = top + (int64_t)((g->tho - 1) * c->sh + (c->kh - 1) * c->dh);
@@ -589,7 +590,8 @@ void kernel_main(const uint64_t* gm_args) {
     c.u_begin = div_fast(c.p.units * b, blocks);
     c.u_end = div_fast(c.p.units * (b + 1), blocks);
     if (c.u_begin >= c.u_end) return;
-    c.tn = MAX_TN;
+    c.tn = c.p.tn;
+    c.tn_shift = c.tn == NPUVP_CONV_WIDE_TN ? 8 : 7;
     c.chunk_bytes = CHUNK_KF * 16 * MAX_TN * 2;
     c.panel_base = c.p.slice_slots * c.p.slice_slot_bytes;
     c.chunks_issued = c.chunks_released = c.tiles_described = 0;

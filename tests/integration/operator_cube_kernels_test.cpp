@@ -295,6 +295,30 @@ TEST(OperatorConv, ClipPositiveLowerBoundKeepsPaddingZero) {
   c.clip_hi = 0.75f;
   run_conv(c);
 }
+// Bands of at most 128 positions with resident weights get C tiles 256 channels wide
+// (conv_plan.h's tn): 300 output channels are a 256-wide tile and a 48-wide one whose last
+// group is padded, with a residual, a bias and a Clip of positive lower bound (padded lanes
+// cleared); a 3x3 window over 5 channel groups: K parts that K steps straddle; two cores,
+// three blocks of three rows each.
+TEST(OperatorConv, WideTilesResidualClipOddChannels) {
+  ConvCase c{1, 80, 9, 9, 300, 3, 3};
+  c.tile_ho = 3;
+  c.tile_cout = 304;
+  c = pads(c, 1, 1, 1, 1);
+  c.residual = true;
+  c.bias = true;
+  c.act = NPUVP_ACT_CLIP;
+  c.clip_lo = 0.25f;
+  c.clip_hi = 4.0f;
+  c.cores = 2;
+  c.blocks = 3;
+  npuvp_conv_geometry g{c.n, c.cin, c.h, c.w, c.cout, c.kh, c.kw, 1, 1, 1, 1, 1, 1, 1, 1};
+  npuvp_conv_plan plan{};
+  ASSERT_EQ(npuvp_conv_plan_make(&g, c.tile_ho, c.tile_cout, c.blocks, 1, &plan), nullptr);
+  EXPECT_EQ(plan.tn, std::uint64_t(NPUVP_CONV_WIDE_TN));
+  run_conv(c);
+}
+
 // 1x1 with a residual and ReLU applied after it (ResNet's block end), odd sizes.
 TEST(OperatorConv, Pointwise1x1ResidualRelu) {
   ConvCase c{1, 64, 15, 15, 40, 1, 1};

@@ -27,6 +27,8 @@ enum {
     NPUVP_CONV_CHUNK_KF = 8,  /* streamed weights: K chunks of 128 rows x MAX_TN columns (<= 32 KiB) */
     NPUVP_CONV_RING = 8,      /* streamed weight chunk slots in L1 */
     NPUVP_CONV_MAX_TN = 128,  /* C tile columns */
+    NPUVP_CONV_WIDE_TN = 256, /* C tile columns when a tile has at most WIDE_MAX_POSITIONS positions */
+    NPUVP_CONV_WIDE_MAX_POSITIONS = 128, /* 8 fractal rows x 16 fractal columns of f32: an L0C half */
     NPUVP_CONV_TILE_POSITIONS = 256, /* C tile rows: an M chunk of 16 fractal rows */
     NPUVP_CONV_MAX_GROUPS = 1024,    /* 16-column groups of resident weights */
     NPUVP_CONV_K_PARTS = 8,   /* the first tile's loads split by input channel groups */
@@ -55,6 +57,7 @@ struct npuvp_conv_plan {
     uint64_t n_chunks;         /* streamed weights: K chunks per C tile */
     uint64_t slice_slots, slice_slot_bytes; /* input slices in L1 (the weights follow them) */
     uint64_t resident;         /* 1: all weights stay in L1; 0: they stream through the ring */
+    uint64_t tn;               /* C tile columns: MAX_TN, or WIDE_TN (below) */
 };
 
 static inline uint64_t npuvp_conv_ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
@@ -81,6 +84,7 @@ static inline const char* npuvp_conv_plan_make(const struct npuvp_conv_geometry*
     p->ho = p->wo = p->tile_ho = p->n_st = p->group = p->n_cg = p->units = 0;
     p->parts = p->part_groups = p->part_kf = p->panel_token_parts = p->panel_token_kf = p->panel_tokens = 0;
     p->n_chunks = p->slice_slots = p->slice_slot_bytes = p->resident = 0;
+    p->tn = NPUVP_CONV_MAX_TN;
     if (g->n == 0 || c1in == 0 || g->cout == 0) return 0; /* nothing to compute: no units */
     if (g->kh == 0 || g->kw == 0 || g->sh == 0 || g->sw == 0 || g->dh == 0 || g->dw == 0)
         return "a kernel size, stride or dilation is 0";
@@ -142,6 +146,12 @@ static inline const char* npuvp_conv_plan_make(const struct npuvp_conv_geometry*
         npuvp_conv_ceil_div(slice_rows * row_bytes, NPUVP_CONV_FRACTAL_BYTES) * NPUVP_CONV_FRACTAL_BYTES;
     p->slice_slots = double_buffering && 2 * p->slice_slot_bytes <= budget ? 2 : 1;
     p->units = g->n * p->n_st * p->n_cg;
+    /* C tiles twice as wide when a band has at most 128 positions (14 x 14 and 7 x 7 maps split
+     * by rows) and the weights are resident: per K column the tile then needs ~2 / 3 of the bytes
+     * for its MACs, so the block's first C tile, which loads the slice and its weight columns as
+     * the Cube goes, is no longer bound by MTE2 (it was on layer3's 1 x 1 1024 -> 256: a part of
+     * 60 KB for 912 Cube cycles); streamed weights keep their 128-column chunk ring */
+    p->tn = p->resident && p->tile_ho * p->wo <= NPUVP_CONV_WIDE_MAX_POSITIONS ? NPUVP_CONV_WIDE_TN : NPUVP_CONV_MAX_TN;
     return 0;
 }
 
@@ -150,7 +160,8 @@ static inline const char* npuvp_conv_plan_make(const struct npuvp_conv_geometry*
  *   PLAN_COUT  group | n_cg << 16 | units << 32 (32 bits)
  *   PLAN_K     part_groups | part_kf << 16 | panel_token_kf << 32 | n_chunks << 48
  *   PLAN_L1    slice_slot_bytes (32 bits) | slice_slots << 32 (4) | resident << 36 (1) |
- *              parts << 40 (8) | panel_token_parts << 48 (8) | panel_tokens << 56 (7) |
+ *              (tn == WIDE_TN) << 37 (1) | parts << 40 (8) | panel_token_parts << 48 (8) |
+ *              panel_tokens << 56 (7) |
  *              1 << 63 (a plan: a launch without one stops the kernel)
  * Returns 0, or the field that does not fit. */
 #define NPUVP_CONV_PLAN_PRESENT ((uint64_t)1 << 63)
@@ -161,12 +172,13 @@ static inline const char* npuvp_conv_plan_pack(const struct npuvp_conv_plan* p, 
     if (p->part_groups > b16 || p->part_kf > b16 || p->panel_token_kf > b16 || p->n_chunks > b16)
         return "K (input channels x kernel size) above 65535 x 16";
     if (p->slice_slot_bytes > b32 || p->slice_slots > 15 || p->parts > b8 || p->panel_token_parts > b8 ||
-        p->panel_tokens > 127)
+        p->panel_tokens > 127 || (p->tn != NPUVP_CONV_MAX_TN && p->tn != NPUVP_CONV_WIDE_TN))
         return "internal: a plan field outside its bits";
     args[NPUVP_CONV_PLAN_ROWS] = p->ho | p->wo << 16 | p->tile_ho << 32 | p->n_st << 48;
     args[NPUVP_CONV_PLAN_COUT] = p->group | p->n_cg << 16 | p->units << 32;
     args[NPUVP_CONV_PLAN_K] = p->part_groups | p->part_kf << 16 | p->panel_token_kf << 32 | p->n_chunks << 48;
-    args[NPUVP_CONV_PLAN_L1] = p->slice_slot_bytes | p->slice_slots << 32 | p->resident << 36 | p->parts << 40 |
+    args[NPUVP_CONV_PLAN_L1] = p->slice_slot_bytes | p->slice_slots << 32 | p->resident << 36 |
+                               (uint64_t)(p->tn == NPUVP_CONV_WIDE_TN) << 37 | p->parts << 40 |
                                p->panel_token_parts << 48 | p->panel_tokens << 56 | NPUVP_CONV_PLAN_PRESENT;
     return 0;
 }
@@ -189,6 +201,7 @@ static inline int npuvp_conv_plan_unpack(const volatile uint64_t* args, struct n
     p->slice_slot_bytes = l1 & 0xffffffffu;
     p->slice_slots = l1 >> 32 & 0xf;
     p->resident = l1 >> 36 & 1;
+    p->tn = l1 >> 37 & 1 ? NPUVP_CONV_WIDE_TN : NPUVP_CONV_MAX_TN;
     p->parts = l1 >> 40 & 0xff;
     p->panel_token_parts = l1 >> 48 & 0xff;
     p->panel_tokens = l1 >> 56 & 0x7f;
