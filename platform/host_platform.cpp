@@ -89,6 +89,9 @@ HostPlatform::HostPlatform(sc_core::sc_module_name name, const HtifSymbols& htif
     ring.connect_initiator(core.bus, aicore_stops[i]);
     ring.map(core.control, kAiCoreControl + i * AiCore::kControlSize, AiCore::kControlSize,
              std::string(core.name()) + ".control", aicore_stops[i]);
+    // Block timestamps in the task scheduler's cycles: one time base with its `cycle` CSR
+    // (docs/npu-protocol.md, "AI Core control registers").
+    core.set_timestamp_clock(ts.cycle_time());
     core.done_interrupt.connect(plic, kAiCoreDoneSource + kSourcesPerAiCore * i);
     core.error_interrupt.connect(plic, kAiCoreErrorSource + kSourcesPerAiCore * i);
     record_in_waveform(core.done_interrupt, std::string(core.name()) + ".done_irq");

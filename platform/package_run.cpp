@@ -93,8 +93,11 @@ void read_back(HostPlatform& platform, std::vector<std::uint8_t>& package) {
       throw SimulationError(ExitStatus::kInternalError, "cannot read the package back at " + hex(NPUVP_PACKAGE_ADDRESS + offset));
 }
 
-// One slice per layer on track "layers" of group "model", from the TS cycles;
-// layers of package stream s > 0 on track "layers, stream s" (they overlap in time).
+// One slice per layer on track "layers" of group "model", over the AI Cores' window (the
+// `cycles` of the report: first block's start to last block's end, the cores' stamps in TS
+// cycles), the task scheduler's window in its arguments; the gaps between slices are the
+// scheduler's dispatch and completion. Layers of package stream s > 0 on track
+// "layers, stream s" (they overlap in time).
 void add_layer_slices(const ModelReport& report, const SocFigures& soc) {
   auto& timeline = Timeline::instance();
   if (!timeline.enabled()) return;
@@ -109,13 +112,15 @@ void add_layer_slices(const ModelReport& report, const SocFigures& soc) {
   for (const auto& layer : report.layers) {
     if (!layer.ran) continue;
     const int track = track_for(layer.stream);
-    const sc_core::sc_time begin(static_cast<double>(layer.ts_start) * ts_period, sc_core::SC_SEC);
-    const sc_core::sc_time end(static_cast<double>(layer.ts_end) * ts_period, sc_core::SC_SEC);
+    const sc_core::sc_time begin(static_cast<double>(layer.core_start) * ts_period, sc_core::SC_SEC);
+    const sc_core::sc_time end(static_cast<double>(layer.core_end) * ts_period, sc_core::SC_SEC);
     timeline.slice(track, layer.name, begin, end,
                    {{"op", Timeline::quoted(layer.op)},
                     {"shapes", Timeline::quoted(layer.shapes)},
                     {"macs", std::to_string(layer.macs)},
                     {"cycles", std::to_string(static_cast<std::uint64_t>(layer.cycles))},
+                    {"ts_start_cycle", std::to_string(layer.ts_start)},
+                    {"ts_end_cycle", std::to_string(layer.ts_end)},
                     {"cube_utilisation", std::to_string(layer.cube_utilisation)},
                     {"ddr_bytes", std::to_string(layer.ddr_bytes)},
                     {"l2_bytes", std::to_string(layer.l2_bytes)},
@@ -203,6 +208,8 @@ ModelReport make_model_report(const PackageView& package, const SocFigures& soc,
   ModelReport report;
   const auto& h = package.header();
   report.model = package.string(h.model_name);
+  if (const npuvp_package_tensor* input = package.find_tensor(NPUVP_TENSOR_INPUT); input && input->rank > 0)
+    report.images = std::max<std::uint64_t>(1, input->dims[0]);
   const double aicore_per_ts_cycle = soc.aicore_clock_hz / soc.ts_clock_hz;
   std::uint64_t first_start = UINT64_MAX, last_end = 0;
   // The layer each event's latest record so far belongs to, as the runtime replays the
@@ -219,7 +226,7 @@ ModelReport make_model_report(const PackageView& package, const SocFigures& soc,
     row.launches = layer.launch_count;
     row.ran = layer.launch_count > 0;
     std::uint32_t max_blocks = 0;
-    row.ts_start = UINT64_MAX;
+    row.ts_start = row.core_start = UINT64_MAX;
     for (std::uint32_t l = layer.first_launch; l < layer.first_launch + layer.launch_count; ++l) {
       const auto& profile = package.profile(l);
       const auto& launch = package.launch(l);
@@ -235,10 +242,14 @@ ModelReport make_model_report(const PackageView& package, const SocFigures& soc,
       }
       row.ts_start = std::min(row.ts_start, profile.ts_start_cycle);
       row.ts_end = std::max(row.ts_end, profile.ts_end_cycle);
+      row.core_start = std::min(row.core_start, profile.core_start_cycle);
+      row.core_end = std::max(row.core_end, profile.core_end_cycle);
     }
-    if (!row.ran) row.ts_start = row.ts_end = 0;
+    if (!row.ran) row.ts_start = row.ts_end = row.core_start = row.core_end = 0;
     row.cores_used = std::max(1u, std::min(soc.ai_cores, max_blocks));
-    row.cycles = static_cast<double>(row.ts_end - row.ts_start) * aicore_per_ts_cycle;
+    // The layer's time is the cores' (as a profiler on the cores measures it): the TS's
+    // dispatch before and its completion after are the network's, between layers.
+    row.cycles = static_cast<double>(row.core_end - row.core_start) * aicore_per_ts_cycle;
     if (row.cycles > 0)
       row.cube_utilisation = static_cast<double>(row.macs) / (row.cycles * soc.cube_macs_per_cycle * row.cores_used);
     const double compute = roofline_compute_cycles(row.macs, soc), memory = roofline_memory_cycles(layer, soc);
@@ -315,19 +326,21 @@ void print_model_report(const ModelReport& report, std::ostream& out) {
   out << std::setprecision(4) << "total: " << report.layers.size() << " layers, " << format_shape_count(static_cast<double>(macs))
       << " MACs, " << format_shape_count(cycles) << " layer cycles (roofline " << format_shape_count(bound)
       << "), DDR " << ddr_bytes / 1e6 << " MB, L2 " << l2_bytes / 1e6 << " MB; latency " << report.latency_seconds * 1e3 << " ms, "
-      << (report.latency_seconds > 0 ? 1.0 / report.latency_seconds : 0.0) << " images/s\n";
+      << report.images_per_second() << " images/s\n";
 }
 
 void write_model_report_csv(const ModelReport& report, const std::string& path) {
   std::ofstream out(path);
   if (!out) throw ConfigError("cannot write the profile to '" + path + "'");
-  out << "index,layer,op,shapes,macs,min_bytes,launches,cores_used,ts_start_cycle,ts_end_cycle,cycles,"
+  out << "index,layer,op,shapes,macs,min_bytes,launches,cores_used,ts_start_cycle,ts_end_cycle,core_start_cycle,"
+         "core_end_cycle,cycles,"
          "cube_utilisation,ddr_bytes,l2_bytes,measured_macs,roofline_cycles,roofline_ratio,bound,stream,waits_for\n";
   for (std::size_t i = 0; i < report.layers.size(); ++i) {
     const auto& row = report.layers[i];
     out << i << "," << csv_field(row.name) << "," << csv_field(row.op) << "," << csv_field(row.shapes) << "," << row.macs
         << "," << row.min_bytes << "," << row.launches << "," << row.cores_used << "," << row.ts_start << ","
-        << row.ts_end << "," << static_cast<std::uint64_t>(row.cycles) << "," << row.cube_utilisation << ","
+        << row.ts_end << "," << row.core_start << "," << row.core_end << "," << static_cast<std::uint64_t>(row.cycles)
+        << "," << row.cube_utilisation << ","
         << row.ddr_bytes << "," << row.l2_bytes << "," << row.measured_macs << ","
         << static_cast<std::uint64_t>(row.roofline_cycles) << ","
         << (row.ran && row.roofline_cycles > 0 ? row.cycles / row.roofline_cycles : 0.0) << ","
@@ -335,7 +348,7 @@ void write_model_report_csv(const ModelReport& report, const std::string& path) 
     for (std::size_t w = 0; w < row.waits_for.size(); ++w) out << (w ? " " : "") << row.waits_for[w];
     out << "\n";
   }
-  out << "total,,,,,,,,,,,,,,,,,,,latency_seconds=" << report.latency_seconds << "\n";
+  out << "total,,,,,,,,,,,,,,,,,,,,,latency_seconds=" << report.latency_seconds << "\n";
   out.flush();  // a disk that filled up during the run shows here
   if (!out) throw ConfigError("cannot write the profile to '" + path + "' (" + std::strerror(errno) + ")");
 }

@@ -65,7 +65,11 @@ struct LayerReport {
   std::uint64_t macs = 0, min_bytes = 0;
   unsigned launches = 0, cores_used = 0;
   std::uint64_t ts_start = 0, ts_end = 0;  // TS cycles: first launch's start, last launch's end
-  double cycles = 0;                        // AI Core cycles from the TS start to the TS end
+  // The AI Cores' own stamps, in TS cycles: the first block's start, the last block's end
+  // (inside [ts_start, ts_end]: the TS starts the first block after ts_start and notices
+  // the last one's end, then completes, before ts_end).
+  std::uint64_t core_start = 0, core_end = 0;
+  double cycles = 0;                        // AI Core cycles from core_start to core_end
   double cube_utilisation = 0;              // macs / (cycles x cube peak x cores used)
   double roofline_cycles = 0;               // max(compute bound, memory bound), AI Core cycles
   bool compute_bound = false;               // the compute bound is the larger
@@ -81,6 +85,10 @@ struct ModelReport {
   std::string model;
   std::vector<LayerReport> layers;
   double latency_seconds = 0;  // first launch's start to the last launch's end
+  // What one inference handles: the model input's first dimension (the batch of a
+  // classifier's images; 1 for a [1, sequence, features] transformer input).
+  std::uint64_t images = 1;
+  double images_per_second() const { return latency_seconds > 0 ? images / latency_seconds : 0.0; }
 };
 
 // The roofline of one layer on the SoC: the larger of its MACs at the Cube's

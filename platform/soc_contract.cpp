@@ -212,6 +212,10 @@ std::string protocol_hardware() {
       .define("NPU_AICORE_CYCLES", c_hex(AiCore::kRegCycles, 2, "u"))
       .define("NPU_AICORE_IRQ_CLEAR", c_hex(AiCore::kRegIrqClear, 2, "u"))
       .define("NPU_AICORE_CORE_ID", c_hex(AiCore::kRegCoreId, 2, "u"))
+      .define("NPU_AICORE_BLOCK_START_CYCLE", c_hex(AiCore::kRegBlockStartCycle, 2, "u"),
+              "R: TS cycles at the last block's START")
+      .define("NPU_AICORE_BLOCK_END_CYCLE", c_hex(AiCore::kRegBlockEndCycle, 2, "u"),
+              "R: TS cycles at its end (0 while running)")
       .define("NPU_AICORE_STATUS_RUNNING", c_hex(AiCore::kStatusRunning, 1, "u"))
       .define("NPU_AICORE_STATUS_DONE", c_hex(AiCore::kStatusDone, 1, "u"))
       .define("NPU_AICORE_STATUS_FAULT", c_hex(AiCore::kStatusFault, 1, "u"))

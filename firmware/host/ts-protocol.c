@@ -214,6 +214,12 @@ static void check_probe(unsigned idx)
         check(r->end_cycle >= r->start_cycle && r->end_cycle - r->start_cycle >= e->delay,
               "command %u (%s): block %u ran from cycle %lu to %lu, shorter than its delay %lu", idx, e->what,
               (unsigned)b, (unsigned long)r->start_cycle, (unsigned long)r->end_cycle, (unsigned long)e->delay);
+        /* The kernel's own cycle counter (AI Core clock = TS clock here) inside the window the
+         * cores stamped: from the START write to end_kernel. */
+        check(r->start_cycle >= e->cpl.core_start_cycle && r->end_cycle <= e->cpl.core_end_cycle,
+              "command %u (%s): block %u ran from cycle %lu to %lu, outside the AI Cores' window %lu .. %lu", idx,
+              e->what, (unsigned)b, (unsigned long)r->start_cycle, (unsigned long)r->end_cycle,
+              (unsigned long)e->cpl.core_start_cycle, (unsigned long)e->cpl.core_end_cycle);
     }
     if (e->blocks < PROBE_MAX_BLOCKS)
         check(p->rec[e->blocks].visits == 0, "command %u (%s): a block beyond block_dim ran", idx, e->what);
@@ -255,11 +261,21 @@ static void record(const struct npu_completion *c)
               (unsigned)c->blocks_done, (unsigned)e->blocks);
         check(c->kernel_cycles >= (uint64_t)e->blocks * e->delay, "command %u (%s): kernel_cycles %lu", idx, e->what,
               (unsigned long)c->kernel_cycles);
+        /* The cores' own window: after the TS started the launch, before it completed it,
+         * at least one block's delay long. */
+        check(c->core_start_cycle > c->start_cycle && c->core_end_cycle < c->end_cycle &&
+                  c->core_end_cycle - c->core_start_cycle >= e->delay,
+              "command %u (%s): AI Cores' window %lu .. %lu outside the TS's %lu .. %lu or shorter than %lu", idx,
+              e->what, (unsigned long)c->core_start_cycle, (unsigned long)c->core_end_cycle,
+              (unsigned long)c->start_cycle, (unsigned long)c->end_cycle, (unsigned long)e->delay);
         check_probe(idx);
     } else {
         check(c->blocks_done == 0 && c->kernel_cycles == 0, "command %u (%s): blocks_done %u, kernel_cycles %lu",
               idx, e->what, (unsigned)c->blocks_done, (unsigned long)c->kernel_cycles);
     }
+    if (e->opcode != NPU_CMD_LAUNCH || e->status == NPU_STATUS_BAD_COMMAND)
+        check(c->core_start_cycle == 0 && c->core_end_cycle == 0, "command %u (%s): AI Cores' window %lu .. %lu",
+              idx, e->what, (unsigned long)c->core_start_cycle, (unsigned long)c->core_end_cycle);
     /* Stream order: bad commands take no part in ordering, a BARRIER ignores its stream. */
     if (e->status != NPU_STATUS_BAD_COMMAND && e->opcode != NPU_CMD_BARRIER && e->stream < NPU_MAX_STREAMS) {
         check((int)idx > stream_last[e->stream], "command %u (%s) on stream %u completed after command %d of its stream",
@@ -587,8 +603,8 @@ static void section_attach(void)
         uint32_t reason;
     } cases[] = {
         {"a bad magic", NPU_ATTACH_BAD_MAGIC},
-        {"major version 2", NPU_ATTACH_BAD_VERSION},
-        {"major version 0", NPU_ATTACH_BAD_VERSION},
+        {"a major version above the TS's", NPU_ATTACH_BAD_VERSION},
+        {"the previous major version (1.0: 64-byte completion records)", NPU_ATTACH_BAD_VERSION},
         {"a minor version above the TS's", NPU_ATTACH_BAD_VERSION},
         {"cmd_entries 3", NPU_ATTACH_BAD_CMD_ENTRIES},
         {"cmd_entries 1", NPU_ATTACH_BAD_CMD_ENTRIES},
@@ -617,8 +633,8 @@ static void section_attach(void)
         uint64_t where = addr(&queue);
         switch (i) {
         case 0: h->magic = NPU_QUEUE_MAGIC ^ 0x100u; break;
-        case 1: h->version = (2u << 16) | NPU_PROTOCOL_VERSION_MINOR; break;
-        case 2: h->version = NPU_PROTOCOL_VERSION_MINOR; break;
+        case 1: h->version = ((NPU_PROTOCOL_VERSION_MAJOR + 1u) << 16) | NPU_PROTOCOL_VERSION_MINOR; break;
+        case 2: h->version = (NPU_PROTOCOL_VERSION_MAJOR - 1u) << 16; break;
         case 3: h->version = (NPU_PROTOCOL_VERSION_MAJOR << 16) | (NPU_PROTOCOL_VERSION_MINOR + 1u); break;
         case 4: h->cmd_entries = 3; break;
         case 5: h->cmd_entries = 1; break;

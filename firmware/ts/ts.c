@@ -59,14 +59,41 @@ static void plic_enable(unsigned source)
 
 /* ---- state ------------------------------------------------------------------------ */
 
-enum entry_state { ENTRY_WAITING, ENTRY_RUNNING };
+/* A command's progress in one 64-bit word: the TS's data sits in DDR (~25 cycles a load), and
+ * the pass's checks, a dispatch and a block's end each read it once instead of a field at a
+ * time (they were ~10 loads between one layer's last block and the next one's first START).
+ * Bits 15:0 the next block to start, 31:16 the blocks on cores now, 47:32 block_dim (LAUNCH;
+ * all at most NPU_MAX_BLOCK_DIM), and three flags. */
+#define PROGRESS_STARTED (1ull << 48)    /* the command has started (LAUNCH: its blocks may go to cores) */
+#define PROGRESS_FAILED (1ull << 49)     /* LAUNCH: a block faulted, start no more */
+#define PROGRESS_LAUNCH (1ull << 50)     /* the command is a LAUNCH */
+#define PROGRESS_ONE_RUNNING (1ull << 16)
+_Static_assert(NPU_MAX_BLOCK_DIM <= 0xffffu && NPU_MAX_CORES <= 0xffffu, "progress fields are 16 bits");
+
+static inline uint32_t progress_next_block(uint64_t p) { return (uint32_t)p & 0xffffu; }
+static inline uint32_t progress_running(uint64_t p) { return (uint32_t)(p >> 16) & 0xffffu; }
+static inline uint32_t progress_block_dim(uint64_t p) { return (uint32_t)(p >> 32) & 0xffffu; }
+static inline uint64_t progress_counts(uint32_t next_block, uint32_t running)
+{
+    return (uint64_t)next_block | (uint64_t)running << 16;
+}
+/* A started LAUNCH that has blocks left and has not failed. */
+static inline int progress_has_blocks(uint64_t p)
+{
+    return (p & (PROGRESS_LAUNCH | PROGRESS_STARTED | PROGRESS_FAILED)) == (PROGRESS_LAUNCH | PROGRESS_STARTED) &&
+           progress_next_block(p) < progress_block_dim(p);
+}
+/* A started LAUNCH with no block running and none left to start (all started, or failed). */
+static inline int progress_launch_done(uint64_t p)
+{
+    return (p & (PROGRESS_LAUNCH | PROGRESS_STARTED)) == (PROGRESS_LAUNCH | PROGRESS_STARTED) &&
+           progress_running(p) == 0 && ((p & PROGRESS_FAILED) || progress_next_block(p) >= progress_block_dim(p));
+}
 
 struct entry {
     struct npu_command cmd;
-    uint32_t state;
-    uint32_t next_block;  /* LAUNCH: next block index to start */
-    uint32_t running;     /* LAUNCH: blocks on cores now */
-    uint32_t failed;      /* LAUNCH: a block faulted, start no more */
+    uint64_t progress;
+    uint32_t faulted_blocks; /* LAUNCH: blocks that ended with a fault (blocks_done = started - these) */
     struct npu_completion cpl;
 };
 
@@ -82,13 +109,27 @@ _Static_assert(TS_WINDOW == 16, "order_remove moves the window as two 64-bit wor
 static unsigned norder;
 static uint32_t free_entries = (1u << TS_WINDOW) - 1;
 
-static struct {
+/* 8 bytes, so that a block's end reads a core's slot with one load. */
+struct core_slot {
     uint8_t busy, entry;
-    uint32_t block;
     uint8_t icache_valid; /* everything the core's instruction cache holds was fetched
                              after the last possible code write (a LAUNCH without
                              NPU_LAUNCH_CODE_UNCHANGED) */
-} cores[NPU_MAX_CORES];
+    uint8_t reserved;
+    uint32_t block;
+} __attribute__((aligned(8)));
+static struct core_slot cores[NPU_MAX_CORES];
+_Static_assert(sizeof(struct core_slot) == 8, "a core's slot is one 64-bit word");
+
+/* A core's slot with one 64-bit load (the compiler loads a struct copy field by field). */
+static inline struct core_slot read_core_slot(unsigned core)
+{
+    typedef uint64_t __attribute__((may_alias)) slot_word;
+    const uint64_t word = *(const slot_word *)&cores[core];
+    struct core_slot slot;
+    memcpy(&slot, &word, sizeof slot);
+    return slot;
+}
 
 static struct npu_queue_header *queue; /* NULL until attached */
 static struct npu_command *cmd_ring;
@@ -102,22 +143,43 @@ static uint64_t event_submitted[NPU_MAX_EVENTS]; /* RECORD_EVENTs taken from the
 
 static int notify_host;
 
+/* An external interrupt is pending (a core's block ended, a doorbell): mip, a CSR, no memory
+ * access. MEIP is the same bit as MEIE. */
+static inline int interrupt_pending(void) { return (read_csr(mip) & MIE_MEIE) != 0; }
+
 /* ---- completions ------------------------------------------------------------------ */
 
-/* Space is guaranteed: a command is only taken when the completion ring has room for
- * it and for every command already held (fetch()). */
-static void write_completion(const struct npu_completion *c)
+/* Writes record number `index` of the completion ring. Space is guaranteed: a command is
+ * only taken when the completion ring has room for it and for every command already held
+ * (fetch()). */
+static void write_record(uint32_t index, const struct npu_completion *c)
 {
-    cpl_ring[npu_ring_slot(cpl_tail, cpl_entries)] = *c;
-    fence_rw(); /* record before index */
-    cpl_tail++;
+    /* The defined fields only, a word at a time: the TS's data and the ring sit in DDR, ~25
+     * cycles an access (a memcpy call of 80 bytes copies bytes: ~3 k cycles more). */
+    uint64_t *to = (uint64_t *)&cpl_ring[npu_ring_slot(index, cpl_entries)];
+    const uint64_t *from = (const uint64_t *)c;
+    for (unsigned i = 0; i < NPU_COMPLETION_WRITTEN_BYTES / 8u; i++) to[i] = from[i];
+}
+
+/* Publishes `count` records written after the last published one. */
+static void publish_records(uint32_t count)
+{
+    fence_rw(); /* records before index */
+    cpl_tail += count;
     VWRITE32(queue->cpl_tail, cpl_tail);
     notify_host = 1;
 }
 
+static void write_completion(const struct npu_completion *c)
+{
+    write_record(cpl_tail, c);
+    publish_records(1);
+}
+
 static void init_completion(struct npu_completion *c, const struct npu_command *cmd)
 {
-    memset(c, 0, sizeof *c);
+    uint64_t *words = (uint64_t *)c; /* write_completion copies no more; word stores, not a memset call */
+    for (unsigned i = 0; i < NPU_COMPLETION_WRITTEN_BYTES / 8u; i++) words[i] = 0;
     c->seq = cmd->seq;
     c->opcode = cmd->opcode;
     c->stream = cmd->stream;
@@ -191,8 +253,8 @@ static int fetch(void)
             for (unsigned c = 0; c < NPU_MAX_CORES; c++) cores[c].icache_valid = 0;
 
         free_entries &= ~(1u << index);
-        e->state = ENTRY_WAITING;
-        e->next_block = e->running = e->failed = 0;
+        e->progress = cmd->opcode == NPU_CMD_LAUNCH ? PROGRESS_LAUNCH | (uint64_t)cmd->u.launch.block_dim << 32 : 0;
+        e->faulted_blocks = 0;
         init_completion(&e->cpl, cmd);
         order_list.at[norder++] = (uint8_t)index;
     }
@@ -233,17 +295,53 @@ static void order_remove(unsigned pos)
     order_list.words[1] = hi;
 }
 
-static void finish(unsigned pos)
+/* Completed commands whose records are not written yet, in completion order: entry indices,
+ * 4 bits each (a window of 16 entries). Their entries stay taken until then. */
+static struct {
+    uint64_t indices;
+    uint32_t count;
+} unwritten;
+_Static_assert(TS_WINDOW <= 16, "unwritten holds 16 entry indices of 4 bits");
+
+/* The command at window position pos has completed: it leaves the window, so the next one
+ * of its stream may start at once; its record is written by write_unwritten() at the end of
+ * the pass, after the starts (the record's 10 words and the index cost ~0.5 k cycles, which the
+ * next layer's first block used to wait for; the host sees records only after the pass). */
+static void finish(unsigned pos, uint64_t progress, unsigned count)
 {
     unsigned index = order_list.at[pos];
     struct entry *e = &entries[index];
-    if (e->cpl.start_cycle == 0) e->cpl.start_cycle = rdcycle();
+    /* A LAUNCH's start_cycle was set when its first block was given a core. */
+    if (!(progress & PROGRESS_LAUNCH) && e->cpl.start_cycle == 0) e->cpl.start_cycle = rdcycle();
     e->cpl.end_cycle = rdcycle();
     trace("seq %lu: done, status %u\n", (unsigned long)e->cmd.seq, e->cpl.status);
-    write_completion(&e->cpl);
     order_remove(pos);
-    norder--;
-    free_entries |= 1u << index;
+    norder = count - 1;
+    unwritten.indices |= (uint64_t)index << (4u * unwritten.count);
+    unwritten.count++;
+}
+
+/* Writes the records of the completed commands, in completion order, publishes them with one
+ * index write and frees their entries. */
+static void write_unwritten(void)
+{
+    const uint32_t count = unwritten.count;
+    if (count == 0) return;
+    uint64_t indices = unwritten.indices;
+    uint32_t freed = 0;
+    for (uint32_t i = 0; i < count; i++, indices >>= 4) {
+        const unsigned index = (unsigned)(indices & 15u);
+        struct entry *e = &entries[index];
+        const uint64_t progress = e->progress;
+        if (progress & PROGRESS_LAUNCH) /* every block it started has ended */
+            e->cpl.blocks_done = progress_next_block(progress) - e->faulted_blocks;
+        write_record(cpl_tail + i, &e->cpl);
+        freed |= 1u << index;
+    }
+    publish_records(count);
+    free_entries |= freed;
+    unwritten.indices = 0;
+    unwritten.count = 0;
 }
 
 /* A launch whose blocks the cores are being given, its fields held in registers: the TS's
@@ -253,26 +351,33 @@ static void finish(unsigned pos)
 struct dispatching {
     struct entry *e;
     unsigned index;
+    uint64_t progress; /* as taken: its flags and block_dim */
     uint64_t entry_pc, args;
     uint32_t next_block, block_dim, running;
+    int block0_core; /* the core this pass gave block 0, else -1 */
 };
 
-static void dispatching_take(struct dispatching *d, unsigned index)
+static void dispatching_take(struct dispatching *d, unsigned index, uint64_t progress)
 {
     d->index = index;
     d->e = &entries[index];
+    d->progress = progress;
     d->entry_pc = d->e->cmd.u.launch.entry;
     d->args = d->e->cmd.u.launch.args;
-    d->next_block = d->e->next_block;
-    d->block_dim = d->e->cmd.u.launch.block_dim;
-    d->running = d->e->running;
+    d->next_block = progress_next_block(progress);
+    d->block_dim = progress_block_dim(progress);
+    d->running = progress_running(progress);
+    d->block0_core = -1;
     if (d->next_block == 0) d->e->cpl.start_cycle = rdcycle();
 }
 
 static void dispatching_put_back(const struct dispatching *d)
 {
-    d->e->next_block = d->next_block;
-    d->e->running = d->running;
+    d->e->progress = (d->progress & ~0xffffffffull) | progress_counts(d->next_block, d->running);
+    /* The cores' window starts with block 0, the first block started: its core's own stamp,
+     * read once the pass has given every idle core its block (not between their STARTs). */
+    if (d->block0_core >= 0)
+        d->e->cpl.core_start_cycle = core_read((unsigned)d->block0_core, NPU_AICORE_BLOCK_START_CYCLE);
 }
 
 static void start_block(unsigned core, struct dispatching *d)
@@ -287,23 +392,17 @@ static void start_block(unsigned core, struct dispatching *d)
     cores[core].busy = 1;
     cores[core].entry = (uint8_t)d->index;
     cores[core].block = d->next_block;
+    if (d->next_block == 0) d->block0_core = (int)core;
     d->next_block++;
     d->running++;
-}
-
-static int has_blocks_to_start(const struct entry *e)
-{
-    return e->cmd.opcode == NPU_CMD_LAUNCH && e->state == ENTRY_RUNNING && !e->failed &&
-           e->next_block < e->cmd.u.launch.block_dim;
 }
 
 /* The k-th core an idle-core pass visits: alternately from the two halves of the
  * cores, which sit on either side of the L2 stop on the ring (platform/host_platform.cpp,
  * docs/fabric.md "Ring order"), so a launch of fewer blocks than cores loads both
- * directions of the ring rather than one. */
-static unsigned dispatch_core(unsigned k)
+ * directions of the ring rather than one. `half` = (num_cores + 1) / 2. */
+static unsigned dispatch_core(unsigned k, unsigned half)
 {
-    unsigned half = (num_cores + 1) / 2;
     return (k & 1) ? half + k / 2 : k / 2;
 }
 
@@ -312,20 +411,27 @@ static unsigned dispatch_core(unsigned k)
  * entry some, so the search for each idle core resumes where the previous one stopped:
  * one pass over the cores and one over the window (with 32 cores, a fresh search per
  * core made dispatch the TS's main cost). */
-static int dispatch(void)
+static inline __attribute__((always_inline)) int dispatch(unsigned count)
 {
     int started = 0;
     unsigned pos = 0;
     struct dispatching d = {0};
-    for (unsigned k = 0; k < num_cores; k++) {
-        const unsigned core = dispatch_core(k);
+    const unsigned cores_used = num_cores, half = (cores_used + 1) / 2;
+    for (unsigned k = 0; k < cores_used; k++) {
+        const unsigned core = dispatch_core(k, half);
         if (cores[core].busy) continue;
         if (!d.e || d.next_block == d.block_dim) {
             if (d.e) dispatching_put_back(&d);
             d.e = 0;
-            while (pos < norder && !has_blocks_to_start(&entries[order_list.at[pos]])) pos++;
-            if (pos == norder) break;
-            dispatching_take(&d, order_list.at[pos]);
+            unsigned index = 0;
+            uint64_t progress = 0;
+            for (; pos < count; pos++) {
+                index = order_list.at[pos];
+                progress = entries[index].progress;
+                if (progress_has_blocks(progress)) break;
+            }
+            if (pos == count) break;
+            dispatching_take(&d, index, progress);
         }
         start_block(core, &d);
         started = 1;
@@ -339,25 +445,31 @@ static int dispatch(void)
 static int step(void)
 {
     int changed = 0;
-    for (unsigned pos = 0; pos < norder;) {
+    /* The window's length in a register: the compiler reloads norder after every store
+     * through an entry pointer (it may alias), and each load costs ~25 cycles (DDR). */
+    unsigned count = norder;
+    for (unsigned pos = 0; pos < count;) {
         /* An interrupt (a core's block ended, a doorbell) ends the pass: the main loop
          * handles it and passes again. A pass over a full window costs ~200 ns an entry
          * (the TS's data sits in DDR), and a block's completion that arrived during one
          * used to wait for it: up to ~5 us added to a layer. (mip, a CSR: no memory access.) */
-        if (read_csr(mip) & MIE_MEIE) return 1; /* MEIP: the same bit as MEIE */
+        if (interrupt_pending()) return 1;
         struct entry *e = &entries[order_list.at[pos]];
+        const uint64_t progress = e->progress;
         int done = 0;
-        if (e->state == ENTRY_WAITING && may_start(pos)) {
+        if (progress & PROGRESS_STARTED) {
+            done = progress_launch_done(progress);
+        } else if (may_start(pos)) {
             switch (e->cmd.opcode) {
             case NPU_CMD_LAUNCH:
-                e->state = ENTRY_RUNNING;
+                e->progress = progress | PROGRESS_STARTED;
+                /* Its blocks go to the idle cores now, and the pass ends here (the next one
+                 * goes on): the later entries of a full window cost ~200 ns each (the TS's
+                 * data sits in DDR), ~3 k cycles between one layer's end and the next one's
+                 * start, and a dispatch() in the middle of the loop made the compiler save
+                 * ~8 registers to the stack (in DDR too) before it. */
                 changed = 1;
-                /* Its blocks go to the idle cores now, not after the rest of the pass: the
-                 * later entries of a full window cost ~200 ns each (the TS's data sits in
-                 * DDR), ~3 k cycles between one layer's end and the next one's start. The
-                 * pass's own dispatch() below still serves what starts later in it. */
-                dispatch();
-                break;
+                goto start_blocks;
             case NPU_CMD_RECORD_EVENT:
                 event_count[e->cmd.u.event.event]++;
                 done = 1;
@@ -371,17 +483,19 @@ static int step(void)
                 break;
             }
         }
-        if (e->state == ENTRY_RUNNING && e->running == 0 &&
-            (e->failed || e->next_block >= e->cmd.u.launch.block_dim))
-            done = 1;
         if (done) {
-            finish(pos); /* the next entry moves to pos */
+            finish(pos, progress, count); /* the next entry moves to pos */
+            count--;
             changed = 1;
         } else {
             pos++;
         }
     }
-    if (dispatch()) changed = 1;
+start_blocks:
+    if (dispatch(count)) changed = 1;
+    /* The records after the starts; before fetch(), whose room checks count the held
+     * commands and the published records. */
+    write_unwritten();
     /* New commands after the window's completions and starts: copying one from the ring
      * costs ~2 k cycles, which a layer's completion and the next one's start waited for. */
     if (fetch()) changed = 1;
@@ -399,28 +513,33 @@ static void core_interrupt(unsigned core)
         return;
     }
     uint64_t cycles = core_read(core, NPU_AICORE_CYCLES);
+    /* The block's end as the core stamped it, in our cycles: the launch's window on the cores
+     * ends with its latest block, without the time we take to notice it and complete. */
+    uint64_t block_end = core_read(core, NPU_AICORE_BLOCK_END_CYCLE);
     uint64_t pc = (status & NPU_AICORE_STATUS_FAULT) ? core_read(core, NPU_AICORE_FAULT_PC) : 0;
     core_write(core, NPU_AICORE_IRQ_CLEAR, NPU_AICORE_IRQ_CLEAR_DONE | NPU_AICORE_IRQ_CLEAR_ERROR);
-    if (!cores[core].busy) return; /* both lines of one block, or not ours */
+    const struct core_slot slot = read_core_slot(core);
+    if (!slot.busy) return; /* both lines of one block, or not ours */
     cores[core].busy = 0;
 
-    struct entry *e = &entries[cores[core].entry];
-    e->running--;
+    struct entry *e = &entries[slot.entry];
+    uint64_t progress = e->progress - PROGRESS_ONE_RUNNING;
     e->cpl.kernel_cycles += cycles;
+    if (block_end > e->cpl.core_end_cycle) e->cpl.core_end_cycle = block_end;
     if (status & NPU_AICORE_STATUS_FAULT) {
-        trace("core %u block %u: fault cause %u at pc 0x%lx\n", core, cores[core].block,
+        trace("core %u block %u: fault cause %u at pc 0x%lx\n", core, slot.block,
               (unsigned)NPU_AICORE_STATUS_CAUSE(status), (unsigned long)pc);
-        if (!e->failed) {
-            e->failed = 1;
+        e->faulted_blocks++;
+        if (!(progress & PROGRESS_FAILED)) {
+            progress |= PROGRESS_FAILED;
             e->cpl.status = NPU_STATUS_KERNEL_FAULT;
             e->cpl.detail = (uint32_t)NPU_AICORE_STATUS_CAUSE(status);
             e->cpl.fault_core = core;
             e->cpl.fault_pc = pc;
-            e->cpl.fault_block = cores[core].block;
+            e->cpl.fault_block = slot.block;
         }
-    } else {
-        e->cpl.blocks_done++;
     }
+    e->progress = progress;
 }
 
 /* ---- accesses that may fault (attach checks host-given addresses) -------------------- */

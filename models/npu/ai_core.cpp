@@ -116,6 +116,7 @@ AiCore::AiCore(sc_core::sc_module_name name, unsigned core_id)
 
   period_ = scalar.cycle_time();
   period_ps_ = static_cast<std::uint64_t>(period_.value() / sc_time(1, sc_core::SC_PS).value());
+  timestamp_period_ps_ = period_ps_;
 
   // The scalar unit: Xdavinci, its private window, faults become kernel faults.
   scalar.add_extension(extension_);
@@ -216,6 +217,19 @@ std::uint64_t AiCore::now_cycles() const {
   return (ps + period_ps_ - 1) / period_ps_;
 }
 
+void AiCore::set_timestamp_clock(const sc_time& period) {
+  const auto ps = static_cast<std::uint64_t>(period.value() / sc_time(1, sc_core::SC_PS).value());
+  if (ps == 0) throw ConfigError(std::string(name()) + ": the timestamp clock's period must be at least 1 ps");
+  timestamp_period_ps_ = ps;
+}
+
+// Cycles of the timestamp clock at `time`, rounded up as a core's cycle counter counts
+// (RiscvCpu::cycles_at): the task scheduler's `cycle` CSR reads the same number at that time.
+std::uint64_t AiCore::timestamp_at(const sc_time& time) const {
+  const std::uint64_t ps = time.value() / sc_time(1, sc_core::SC_PS).value();
+  return (ps + timestamp_period_ps_ - 1) / timestamp_period_ps_;
+}
+
 std::string AiCore::describe_pc(std::uint64_t pc) const {
   return scalar.hart().describe(pc);
 }
@@ -230,6 +244,8 @@ bool AiCore::launch(const Launch& launch, const sc_time& delay) {
   start_at_ = sc_core::sc_time_stamp() + delay;
   outcome_.running = true;
   outcome_.done = outcome_.faulted = false;
+  outcome_.start_timestamp = timestamp_at(start_at_);  // the block starts at the START write's time
+  outcome_.end_timestamp = 0;
   start_event_.notify(delay);
   return true;
 }
@@ -313,6 +329,7 @@ int AiCore::pipe_track(PipeState& pipe) {
 void AiCore::finish_block() {
   outcome_.running = false;
   outcome_.kernel_cycles = now_cycles() - block_start_cycle_;
+  outcome_.end_timestamp = timestamp_at(sc_core::sc_time_stamp());
   kernel_cycles_total_ += outcome_.kernel_cycles;
   ++outcome_.kernels;
   if (outcome_.faulted) {
@@ -815,6 +832,8 @@ bool AiCore::control_read(std::uint64_t offset, std::uint64_t& value) const {
     case kRegCycles: value = outcome_.kernel_cycles; return true;
     case kRegIrqClear: value = 0; return true;
     case kRegCoreId: value = core_id_; return true;
+    case kRegBlockStartCycle: value = outcome_.start_timestamp; return true;
+    case kRegBlockEndCycle: value = outcome_.end_timestamp; return true;
     default: return false;
   }
 }

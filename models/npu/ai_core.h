@@ -56,6 +56,10 @@ class AiCore : public sc_core::sc_module, private XdavinciBackend, private Globa
   enum ControlRegister : std::uint64_t {
     kRegEntry = 0x00, kRegArgs = 0x08, kRegBlockIdx = 0x10, kRegBlockDim = 0x18, kRegStart = 0x20,
     kRegStatus = 0x28, kRegFaultPc = 0x30, kRegCycles = 0x38, kRegIrqClear = 0x40, kRegCoreId = 0x48,
+    // Timestamps of the current or last task block, in cycles of the timestamp clock since
+    // time 0 (set_timestamp_clock): when it started (the START write's time) and when it
+    // ended (end_kernel or the fault; 0 from the START write until then). Read-only.
+    kRegBlockStartCycle = 0x50, kRegBlockEndCycle = 0x58,
   };
   // STATUS bits; bits 15:8 hold the KernelFaultCause of the last block.
   static constexpr std::uint64_t kStatusRunning = 1, kStatusDone = 2, kStatusFault = 4;
@@ -85,6 +89,11 @@ class AiCore : public sc_core::sc_module, private XdavinciBackend, private Globa
 
   unsigned core_id() const { return core_id_; }
 
+  // The clock BLOCK_START_CYCLE and BLOCK_END_CYCLE count (default: this core's own). The
+  // platform gives every AI Core the task scheduler's, so that the stamps of all cores and
+  // the scheduler's cycle counter are one time base whatever the cores' clocks.
+  void set_timestamp_clock(const sc_core::sc_time& period);
+
   // Starts a task block (what a write of 1 to START does). Returns false when
   // the core is still running one.
   struct Launch {
@@ -103,6 +112,8 @@ class AiCore : public sc_core::sc_module, private XdavinciBackend, private Globa
     std::uint64_t fault_pc = 0;
     std::string message;          // one line: what and where
     std::uint64_t kernel_cycles = 0;  // of the last task block
+    // The last (or current) task block's timestamps (BLOCK_START_CYCLE, BLOCK_END_CYCLE).
+    std::uint64_t start_timestamp = 0, end_timestamp = 0;
     std::uint64_t kernels = 0;        // task blocks finished (done or faulted)
   };
   const Outcome& outcome() const { return outcome_; }
@@ -171,6 +182,7 @@ class AiCore : public sc_core::sc_module, private XdavinciBackend, private Globa
   std::string describe_sync(const NpuInstruction& instruction) const;
   std::string describe_pc(std::uint64_t pc) const;
   std::uint64_t now_cycles() const;
+  std::uint64_t timestamp_at(const sc_core::sc_time& time) const;
   void add_path_bytes(const NpuInstruction& instruction, std::uint64_t bytes);
 
   // Scalar-side TLM: local memory, UB window, else the bus.
@@ -197,6 +209,7 @@ class AiCore : public sc_core::sc_module, private XdavinciBackend, private Globa
   std::unique_ptr<InstructionCache> icache_;
   sc_core::sc_time period_;
   std::uint64_t period_ps_ = 1000;
+  std::uint64_t timestamp_period_ps_ = 1000;  // the clock of the block timestamps
 
   std::array<PipeState, 5> pipes_;  // indexed by pipe number - 1 (V, M, MTE1, MTE2, MTE3)
   PipeState& pipe_state(xdavinci::Pipe pipe) { return pipes_[static_cast<unsigned>(pipe) - 1]; }

@@ -167,6 +167,9 @@ struct npuvp_result {
     uint64_t kernel_cycles;  /* LAUNCH: AI Core cycles summed over its blocks */
     uint64_t ts_start_cycle; /* TS cycle counter: command start (first block's START) */
     uint64_t ts_end_cycle;   /* TS cycle counter: completion */
+    uint64_t core_start_cycle; /* LAUNCH: the AI Cores' stamp of its first block's start (TS cycles) */
+    uint64_t core_end_cycle;   /* LAUNCH: their stamp of its last block's end (TS cycles); the
+                                  window [core_start, core_end] lies inside [ts_start, ts_end] */
     uint64_t host_submit_cycle; /* host cycle counter just before the doorbell write */
 };
 

@@ -139,6 +139,8 @@ static void record_profile(struct replay *r, uint32_t launch, const struct npuvp
     p->host_submit_cycle = result->host_submit_cycle;
     p->ts_start_cycle = result->ts_start_cycle;
     p->ts_end_cycle = result->ts_end_cycle;
+    p->core_start_cycle = result->core_start_cycle;
+    p->core_end_cycle = result->core_end_cycle;
     p->kernel_cycles = result->kernel_cycles;
     p->blocks_done = result->blocks_done;
     p->status = result->status;

@@ -13,8 +13,8 @@
 //     against one stream, at 2, 8 and 16 AI Cores;
 //   * L2/NAME/MEMORY/CORES: simulated latency and DDR bytes (the profile's layers) with every
 //     activation in DDR (--no-l2) against the default L2 arena, at 2, 8 and 16 AI Cores;
-//   * Hbm/resnet50: an HBM-class configuration (kHbm, 2 AI Cores), where most layers become
-//     compute-bound: their Cube utilisation.
+//   * Hbm/resnet50, Hbm/resnet50_batch4: an HBM-class configuration (kHbm, 2 AI Cores), where
+//     most layers become compute-bound: their Cube utilisation, at batch 1 and batch 4.
 // Every run's output is checked against the PyTorch fp32 reference (cosine >= 0.999 and, for
 // classifiers, the same top-1), and every layer's cycles against its roofline bound (never
 // below); a failed check is the benchmark's error (SkipWithError).
@@ -68,6 +68,9 @@ const bool kFirmwareSet = setenv("NPUVP_FIRMWARE_DIR", NPUVP_FIRMWARE_DIR, 0) ==
 constexpr double kMinimumCosine = 0.999;
 const std::vector<std::string> kNetworkNames = {"lenet5",     "resnet18",   "mobilenetv2", "bert_2layer",
                                                 "gpt2_block", "resnet50",   "bert_base"};
+// Run with HBM-class memory on 2 AI Cores (Hbm/NAME): ResNet-50 at batch 1 and at batch 4, where
+// each layer has 4x the Cube work for the same fixed costs.
+const std::vector<std::string> kHbmNetworkNames = {"resnet50", "resnet50_batch4"};
 // Scaled over kCoreCounts: (network, device memory: "default" or "hbm" (kHbm)).
 const std::vector<std::pair<std::string, std::string>> kScaledConfigurations = {
     {"resnet50", "default"}, {"bert_base", "default"}, {"resnet50", "hbm"}, {"bert_base", "hbm"}};
@@ -179,6 +182,11 @@ const nlohmann::json& model_entry(const std::string& name) {
   for (const auto& model : manifest["models"])
     if (model["name"] == name) return model;
   throw std::runtime_error(kNetworks + "/manifest.json has no model " + name);
+}
+
+// Images (sequences) one inference of `name` handles: its input's batch.
+double images_per_inference(const std::string& name) {
+  return model_entry(name)["input_shape"][0].get<double>();
 }
 
 std::string network_file(const std::string& name, const char* key) {
@@ -536,24 +544,26 @@ void BM_L2(benchmark::State& state, const std::string& name, const std::string& 
   state.counters["ddr_mb_l2"] = figures.l2_ddr_bytes / 1e6;
 }
 
-// ---- Hbm/resnet50 ----------------------------------------------------------------------------
+// ---- Hbm/NAME ------------------------------------------------------------------------------
 
-std::optional<Profile> g_hbm;
+// name -> its profile with HBM-class memory on 2 AI Cores
+std::map<std::string, Profile> g_hbm;
 
 void BM_Hbm(benchmark::State& state, const std::string& name) {
   try {
     for (auto _ : state) {
       const Inference run = infer(name, kHbm);
-      g_hbm = run.profile;
+      g_hbm[name] = run.profile;
       state.SetIterationTime(run.child.wall_seconds);
     }
   } catch (const std::exception& error) {
     state.SkipWithError(error.what());
     return;
   }
+  const Profile& profile = g_hbm.at(name);
   int compute_bound = 0, above_80 = 0, layers = 0;
   double log_utilisation = 0, min_utilisation = 1;
-  for (const auto& l : g_hbm->layers) {
+  for (const auto& l : profile.layers) {
     layers += l.ran();
     if (l.bound != "compute") continue;
     ++compute_bound;
@@ -561,14 +571,14 @@ void BM_Hbm(benchmark::State& state, const std::string& name) {
     log_utilisation += std::log(std::max(l.cube_utilisation, 1e-6));
     min_utilisation = std::min(min_utilisation, l.cube_utilisation);
   }
-  state.counters["latency_ms"] = g_hbm->latency_seconds * 1e3;
-  state.counters["images_per_s"] = 1.0 / g_hbm->latency_seconds;
+  state.counters["latency_ms"] = profile.latency_seconds * 1e3;
+  state.counters["images_per_s"] = images_per_inference(name) / profile.latency_seconds;
   state.counters["layers"] = layers;
   state.counters["compute_bound_layers"] = compute_bound;
   state.counters["cube_util_geomean"] = compute_bound ? std::exp(log_utilisation / compute_bound) : 0.0;
   state.counters["cube_util_min"] = compute_bound ? min_utilisation : 0.0;
   state.counters["cube_util_ge_0.8"] = above_80;
-  state.counters["roofline_geomean"] = roofline_geomean(*g_hbm);
+  state.counters["roofline_geomean"] = roofline_geomean(profile);
 }
 
 // ---- the summary -----------------------------------------------------------------------------
@@ -659,12 +669,12 @@ void print_summary() {
                 << f.ddr_only_seconds * 1e3 << " -> " << std::setw(9) << f.l2_seconds * 1e3 << " ms, DDR "
                 << std::setw(8) << f.ddr_only_bytes / 1e6 << " -> " << std::setw(8) << f.l2_ddr_bytes / 1e6 << " MB\n";
   }
-  if (g_hbm) {
-    std::cout << "\n== resnet50 with HBM-class DDR (";
+  for (const auto& [name, profile] : g_hbm) {
+    std::cout << "\n== " << name << " with HBM-class DDR (";
     for (const auto& s : kHbm) std::cout << s << " ";
-    std::cout << "): latency " << std::setprecision(3) << g_hbm->latency_seconds * 1e3 << " ms; compute-bound layers ==\n";
+    std::cout << "): latency " << std::setprecision(3) << profile.latency_seconds * 1e3 << " ms; compute-bound layers ==\n";
     std::vector<const Layer*> compute;
-    for (const auto& l : g_hbm->layers)
+    for (const auto& l : profile.layers)
       if (l.bound == "compute") compute.push_back(&l);
     std::cout << "  " << compute.size() << " compute-bound layers; Cube utilisation of each:\n";
     for (const Layer* l : compute)
@@ -672,7 +682,7 @@ void print_summary() {
                 << std::right << std::setprecision(1) << std::setw(7) << l->cube_utilisation * 100 << " %  ratio "
                 << std::setprecision(2) << l->ratio() << "\n";
     std::cout << "  worst layers against the roofline:\n";
-    print_worst_layers(*g_hbm, 5);
+    print_worst_layers(profile, 5);
   }
   std::cout << std::flush;
 }
@@ -699,8 +709,9 @@ void register_benchmarks() {
       benchmark::RegisterBenchmark(("L2/" + name + "/" + memory + "/" + std::to_string(cores)).c_str(), BM_L2, name,
                                    memory, cores)
           ->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
-  benchmark::RegisterBenchmark("Hbm/resnet50", BM_Hbm, std::string("resnet50"))
-      ->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
+  for (const auto& name : kHbmNetworkNames)
+    benchmark::RegisterBenchmark(("Hbm/" + name).c_str(), BM_Hbm, name)
+        ->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
 }
 
 }  // namespace

@@ -719,6 +719,97 @@ TEST(AiCoreCoreFault, NextBlockRunsAfterAFaultInterruptedABusyPipe) {
   EXPECT_EQ(run.stat("soc.aicore0.blocks_done"), 1);
 }
 
+// ================================================================== block timestamps
+
+// A control-register access over the core's control socket, as the task scheduler makes
+// it: `delay` is the initiator's local time ahead of SystemC time. Returns the response.
+tlm::tlm_response_status control_access(AiCore& core, bool write, std::uint64_t offset, std::uint64_t& value,
+                                        sc_core::sc_time delay = sc_core::SC_ZERO_TIME) {
+  tlm::tlm_generic_payload payload;
+  payload.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+  payload.set_address(offset);
+  payload.set_data_ptr(reinterpret_cast<unsigned char*>(&value));
+  payload.set_data_length(8);
+  payload.set_streaming_width(8);
+  payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  core.control.get_base_export()->b_transport(payload, delay);
+  return payload.get_response_status();
+}
+
+struct StampedBlock {
+  std::uint64_t start_stamp_before = 1, end_stamp_while_running = 1;  // read before START / just after it
+  sc_core::sc_time ended;                                              // when the core ended the block
+  std::uint64_t start_stamp = 0, end_stamp = 0, cycles = 0;            // read after the end
+  std::uint64_t probe_start = 0, probe_end = 0;                        // the kernel's own rdcycle
+  tlm::tlm_response_status write_start_stamp = tlm::TLM_OK_RESPONSE, write_end_stamp = tlm::TLM_OK_RESPONSE;
+};
+
+// The block_probe kernel (a 2,000-cycle spin) started on AI Core 0 by register writes at
+// 1 us of SystemC time, its START write 250 ns ahead (at 1.25 us).
+StampedBlock run_stamped_block(KernelRun& run) {
+  constexpr std::uint64_t kRecords = kGmOut, kSpin = 2000;
+  run.write(kRecords, std::vector<std::uint64_t>(4, 0));
+  run.set_args({kRecords, 1, kSpin, 0, 0, 0, 0, 0, 0, 0});
+  AiCore& core = run.core();
+  StampedBlock block;
+  core.on_block_end([&](AiCore&) { block.ended = sc_core::sc_time_stamp(); });
+  sc_core::sc_spawn([&] {
+    sc_core::wait(1, sc_core::SC_US);
+    control_access(core, false, AiCore::kRegBlockStartCycle, block.start_stamp_before);
+    std::uint64_t value = run.image().entry();
+    EXPECT_EQ(control_access(core, true, AiCore::kRegEntry, value), tlm::TLM_OK_RESPONSE);
+    value = memory_map::kKernelArguments;
+    EXPECT_EQ(control_access(core, true, AiCore::kRegArgs, value), tlm::TLM_OK_RESPONSE);
+    value = AiCore::kStartGo;
+    EXPECT_EQ(control_access(core, true, AiCore::kRegStart, value, sc_core::sc_time(250, sc_core::SC_NS)),
+              tlm::TLM_OK_RESPONSE);
+    control_access(core, false, AiCore::kRegBlockEndCycle, block.end_stamp_while_running);
+  });
+  sc_core::sc_start(kLimit);
+  EXPECT_TRUE(core.outcome().done) << core.outcome().message;
+  block.start_stamp = control_register(core, AiCore::kRegBlockStartCycle);
+  block.end_stamp = control_register(core, AiCore::kRegBlockEndCycle);
+  block.cycles = control_register(core, AiCore::kRegCycles);
+  auto record = run.read<std::uint64_t>(kRecords, 4);
+  block.probe_start = record[2];
+  block.probe_end = record[3];
+  std::uint64_t value = 7;
+  block.write_start_stamp = control_access(core, true, AiCore::kRegBlockStartCycle, value);
+  block.write_end_stamp = control_access(core, true, AiCore::kRegBlockEndCycle, value);
+  return block;
+}
+
+// BLOCK_START_CYCLE is the START write's time, BLOCK_END_CYCLE the block's end (0 until
+// then), in the task scheduler's cycles (here 1 GHz like the core); both are read-only.
+TEST(AiCoreCoreTimestamps, StartAndEndStampTheBlockInTheTaskSchedulersCycles) {
+  KernelRun run("tests/block_probe");
+  const StampedBlock block = run_stamped_block(run);
+  EXPECT_EQ(block.start_stamp_before, 0u) << "no block has run yet";
+  EXPECT_EQ(block.end_stamp_while_running, 0u) << "the block was still running";
+  EXPECT_EQ(block.start_stamp, 1250u) << "START written at 1.25 us, 1 ns cycles";
+  const auto ended_ps = static_cast<std::uint64_t>(block.ended / sc_core::sc_time(1, sc_core::SC_PS));
+  EXPECT_EQ(block.end_stamp, (ended_ps + 999) / 1000) << "the end's cycle, rounded up";
+  EXPECT_EQ(block.end_stamp - block.start_stamp, block.cycles) << "same clock: the stamps span CYCLES";
+  // The kernel's own cycle counter runs inside the stamped window.
+  EXPECT_GE(block.probe_start, block.start_stamp);
+  EXPECT_LE(block.probe_end, block.end_stamp);
+  EXPECT_GE(block.probe_end - block.probe_start, 2000u);
+  EXPECT_EQ(block.write_start_stamp, tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  EXPECT_EQ(block.write_end_stamp, tlm::TLM_ADDRESS_ERROR_RESPONSE);
+}
+
+// With the task scheduler at half the AI Core's clock the stamps count its 2 ns cycles (the
+// platform gives every core the TS's clock for them); CYCLES stays in the core's 1 ns cycles.
+TEST(AiCoreCoreTimestamps, StampsCountTheTaskSchedulersClockNotTheCores) {
+  KernelRun run("tests/block_probe", {{"soc.ts.clock", "500MHz"}});
+  const StampedBlock block = run_stamped_block(run);
+  EXPECT_EQ(block.start_stamp, 625u) << "START written at 1.25 us, 2 ns cycles";
+  const auto ended_ps = static_cast<std::uint64_t>(block.ended / sc_core::sc_time(1, sc_core::SC_PS));
+  EXPECT_EQ(block.end_stamp, (ended_ps + 1999) / 2000) << "rounded up, as a core's cycle counter";
+  EXPECT_GE(block.cycles, 2 * (block.end_stamp - block.start_stamp) - 2);
+  EXPECT_LE(block.cycles, 2 * (block.end_stamp - block.start_stamp));
+}
+
 // ================================================================== special registers
 
 TEST(AiCoreCoreSpecial, EveryBlockSeesItsIndexOnSeveralCores) {

@@ -49,8 +49,9 @@ struct ReluAddModel {
 
   std::vector<std::uint8_t> build() {
     PackageBuilder b("relu-add");
-    input_offset = b.add_tensor("x", NPUVP_TENSOR_INPUT, {1, n});
-    output_offset = b.add_tensor("y", NPUVP_TENSOR_OUTPUT, {1, n});
+    // a batch of 2 rows, for the report's images per second (the kernels see n elements)
+    input_offset = b.add_tensor("x", NPUVP_TENSOR_INPUT, {2, n / 2});
+    output_offset = b.add_tensor("y", NPUVP_TENSOR_OUTPUT, {2, n / 2});
     const std::uint64_t constant = b.add_constant(c);
     b.set_arena_bytes(n * 2);
     b.add_layer("relu1", "Relu", "1x5000 -> 1x5000", 0, 4 * n);
@@ -101,6 +102,10 @@ TEST(ModelRuntime, HandBuiltPackageRunsThroughInferWithEventsAndProfile) {
       EXPECT_GT(p->kernel_cycles, 0u);
       EXPECT_GT(p->ts_end_cycle, p->ts_start_cycle);
       EXPECT_GT(p->host_submit_cycle, 0u);
+      // The AI Cores' own window lies inside the TS's (both in TS cycles).
+      EXPECT_GT(p->core_start_cycle, p->ts_start_cycle);
+      EXPECT_GT(p->core_end_cycle, p->core_start_cycle);
+      EXPECT_LT(p->core_end_cycle, p->ts_end_cycle);
     }
     EXPECT_EQ(relu.blocks_done, 3u);
     EXPECT_EQ(add.blocks_done, 4u);
@@ -112,6 +117,8 @@ TEST(ModelRuntime, HandBuiltPackageRunsThroughInferWithEventsAndProfile) {
     EXPECT_EQ(report.layers[1].name, "add1");
     EXPECT_TRUE(report.layers[0].ran && report.layers[1].ran);
     EXPECT_GT(report.latency_seconds, 0.0);
+    EXPECT_EQ(report.images, 2u);  // the input's first dimension
+    EXPECT_DOUBLE_EQ(report.images_per_second(), 2 / report.latency_seconds);
     EXPECT_FALSE(report.layers[0].compute_bound);  // no MACs: memory-bound
     return {wrong == 0 ? 0 : 1, wrong == 0 ? "PASS" : "FAIL"};
   };
@@ -226,9 +233,9 @@ TEST(ModelRuntime, ReportCsvAndTimelineSlicesPerLayer) {
   std::vector<std::string> fields;
   std::stringstream row(csv.substr(relu_row + 1, csv.find('\n', relu_row + 1) - relu_row - 1));
   for (std::string field; std::getline(row, field, ',');) fields.push_back(field);
-  ASSERT_GT(fields.size(), 13u);
-  EXPECT_GE(std::stoull(fields[12]), 20000u) << "ddr_bytes of relu1";
-  EXPECT_EQ(std::stoull(fields[13]), 0u) << "l2_bytes of relu1 (its tensors are in DDR)";
+  ASSERT_GT(fields.size(), 15u);
+  EXPECT_GE(std::stoull(fields[14]), 20000u) << "ddr_bytes of relu1";
+  EXPECT_EQ(std::stoull(fields[15]), 0u) << "l2_bytes of relu1 (its tensors are in DDR)";
   EXPECT_EQ(fields[6], "1") << "launches of relu1";
 
   const std::string trace = npuvp::test_support::read_file(options.trace_path);

@@ -7,7 +7,8 @@
 //  * --no-double-buffering gives the same answer, later: the serial tiling is correct and
 //    double buffering pays;
 //  * with HBM-class memory the 3-channel 7x7 stem keeps the Cube busy (its window folded into
-//    channels, not 3 channels padded to 16).
+//    channels, not 3 channels padded to 16);
+//  * a layer's cycles are the AI Cores' window, inside the task scheduler's (LeNet-5).
 #include "csv_fields.h"
 #include "integration/network_runs.h"
 
@@ -55,6 +56,42 @@ TEST(NetworkRoofline, EveryResNet18LayerTakesAtLeastItsRooflineBound) {
   // ResNet-18: 20 convolutions and the classifier carry MACs (more layers when split).
   EXPECT_GE(convolutions_with_macs, 21);
   EXPECT_GE(layers, convolutions_with_macs);
+}
+
+// The profile measures each layer on the AI Cores (their own stamps of the first block's start
+// and the last block's end), inside the task scheduler's window (its start of the first launch
+// to its completion of the last): never longer, never empty, for every layer of LeNet-5.
+TEST(NetworkProfile, EveryLeNetLayerRunsOnTheCoresInsideItsTaskSchedulerWindow) {
+  const std::string profile = temp_path("lenet5_windows.csv");
+  const CommandResult result = infer_generated_network("lenet5", " --profile " + profile + " --quiet");
+  ASSERT_EQ(result.status, 0) << result.err;
+
+  std::ifstream in(profile);
+  ASSERT_TRUE(in) << "no profile written to " << profile;
+  std::string line;
+  std::getline(in, line);
+  const std::vector<std::string> header = csv_fields(line);
+  const std::size_t name = column(header, "layer"), ts_start = column(header, "ts_start_cycle"),
+                    ts_end = column(header, "ts_end_cycle"), core_start = column(header, "core_start_cycle"),
+                    core_end = column(header, "core_end_cycle"), cycles = column(header, "cycles");
+  ASSERT_FALSE(HasFailure());
+  int layers = 0;
+  while (std::getline(in, line)) {
+    const std::vector<std::string> f = csv_fields(line);
+    if (f.empty() || f[0] == "total") continue;
+    ASSERT_EQ(f.size(), header.size()) << "malformed row: " << line;
+    ++layers;
+    SCOPED_TRACE(f[name]);
+    const std::uint64_t ts0 = std::stoull(f[ts_start]), ts1 = std::stoull(f[ts_end]),
+                        core0 = std::stoull(f[core_start]), core1 = std::stoull(f[core_end]);
+    EXPECT_GT(core0, ts0) << "the cores started before the task scheduler started the launch";
+    EXPECT_LT(core1, ts1) << "the cores ended after the task scheduler completed the launch";
+    EXPECT_GT(core1, core0);
+    // The AI Cores and the TS share the default 1 GHz clock: cycles are the cores' window.
+    EXPECT_EQ(std::stoull(f[cycles]), core1 - core0);
+  }
+  std::remove(profile.c_str());
+  EXPECT_GE(layers, 5);  // LeNet-5: two convolutions, pools, three fully connected layers (some fused)
 }
 
 struct Timed {

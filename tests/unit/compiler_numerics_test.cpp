@@ -105,8 +105,11 @@ TEST(CompilerNumerics, SmallChannelConvWindowsFoldIntoChannels) {
     for (const auto& layer : model.layers) folds += layer.op == "WindowFold";
     EXPECT_EQ(folds, 1);
     // The Conv still reports the model's MACs (not the folded weights' zero taps).
-    for (const auto& layer : model.layers)
-      if (layer.op == "Conv+Relu") EXPECT_EQ(layer.macs, std::uint64_t(k.cout * ho * ho * k.c * k.k * k.k));
+    for (const auto& layer : model.layers) {
+      if (layer.op == "Conv+Relu") {
+        EXPECT_EQ(layer.macs, std::uint64_t(k.cout * ho * ho * k.c * k.k * k.k));
+      }
+    }
     const Tensor expected = ref::map(ref::conv2d({{1, k.c, k.h, k.h}, x}, w, bias, k.cout, k.k, k.k, k.stride, k.pad,
                                                  1, k.dilation),
                                      [](float v) { return std::max(v, 0.f); });
@@ -144,6 +147,41 @@ TEST(CompilerNumerics, SmallChannelConvFoldWithAsymmetricPadsAndTwoImages) {
         padded.data[std::size_t((i * (h + pt + pb) + y + pt) * (w + pl + pr) + z + pl)] = x[std::size_t((i * h + y) * w + z)];
   PackageEmulator emulator(model.package);
   expect_close(emulator.run(x), ref::conv2d(padded, weights, {}, cout, k, k, 2, 0));
+}
+
+// A stem written with auto_pad SAME_UPPER / SAME_LOWER (no pads attribute) folds like one with
+// explicit pads (the same window reading as the lowering's, conv_window.h): 128 / 2 outputs
+// need 5 rows of padding, 2 before and 3 after (UPPER) or 3 before and 2 after (LOWER).
+TEST(CompilerNumerics, SmallChannelConvFoldWithSamePads) {
+  const std::int64_t c = 3, h = 128, cout = 64, k = 7, ho = h / 2;
+  for (const std::string auto_pad : {"SAME_UPPER", "SAME_LOWER"}) {
+    SCOPED_TRACE(auto_pad);
+    const std::int64_t before = auto_pad == "SAME_UPPER" ? 2 : 3, after = 5 - before;
+    OnnxBuilder b;
+    b.input("x", {1, c, h, h});
+    auto weights = b.random_constant("w", {cout, c, k, k}, 0.2f);
+    auto& conv = b.node("Conv", {"x", "w"}, {"y"}, "stem");
+    OnnxBuilder::attr(conv, "strides", Dims{2, 2});
+    OnnxBuilder::attr(conv, "auto_pad", auto_pad);
+    b.output("y", {1, cout, ho, ho});
+    const auto x = b.random({1, c, h, h});
+    CompileOptions hbm;
+    hbm.soc.ddr_bytes_per_second = hbm.soc.l2_bytes_per_second = 512e9;
+    const CompiledModel model = compile_onnx_bytes(b.bytes(), hbm);
+    int folds = 0;
+    for (const auto& layer : model.layers) folds += layer.op == "WindowFold";
+    EXPECT_EQ(folds, 1);
+    const std::int64_t padded_h = h + before + after;
+    Tensor padded{{1, c, padded_h, padded_h}, {}};
+    padded.data.assign(std::size_t(padded.size()), 0.f);
+    for (std::int64_t i = 0; i < c; ++i)
+      for (std::int64_t y = 0; y < h; ++y)
+        for (std::int64_t z = 0; z < h; ++z)
+          padded.data[std::size_t((i * padded_h + y + before) * padded_h + z + before)] =
+              x[std::size_t((i * h + y) * h + z)];
+    PackageEmulator emulator(model.package);
+    expect_close(emulator.run(x), ref::conv2d(padded, weights, {}, cout, k, k, 2, 0));
+  }
 }
 
 // Conv-BN-Relu-Conv-BN + identity, Relu, GlobalAveragePool, Flatten, Gemm; 20 channels (padded C1).

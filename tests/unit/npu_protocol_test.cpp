@@ -495,7 +495,7 @@ TEST(NpuCommandCheck, WaitCountIsLeftToTheTs) {
 
 TEST(NpuProtocolLayout, StructureSizes) {
   EXPECT_EQ(sizeof(npu_command), 64u);
-  EXPECT_EQ(sizeof(npu_completion), 64u);
+  EXPECT_EQ(sizeof(npu_completion), 128u);
   EXPECT_EQ(sizeof(npu_queue_header), 320u);
   EXPECT_EQ(sizeof(npu_launch_body), 48u);
   EXPECT_EQ(sizeof(npu_event_body), 48u);
@@ -558,14 +558,17 @@ TEST(NpuProtocolLayout, CompletionFieldByField) {
   EXPECT_FIELD(npu_completion, kernel_cycles, 40, 8);
   EXPECT_FIELD(npu_completion, start_cycle, 48, 8);
   EXPECT_FIELD(npu_completion, end_cycle, 56, 8);
+  EXPECT_FIELD(npu_completion, core_start_cycle, 64, 8);
+  EXPECT_FIELD(npu_completion, core_end_cycle, 72, 8);
+  EXPECT_FIELD(npu_completion, reserved, 80, 48);
 }
 
 #undef EXPECT_FIELD
 
 TEST(NpuProtocolConstants, VersionMacros) {
-  EXPECT_EQ(NPU_PROTOCOL_VERSION_MAJOR, 1u);
+  EXPECT_EQ(NPU_PROTOCOL_VERSION_MAJOR, 2u);
   EXPECT_EQ(NPU_PROTOCOL_VERSION_MINOR, 0u);
-  EXPECT_EQ(NPU_PROTOCOL_VERSION, 0x10000u);  // "1.0 = 0x10000"
+  EXPECT_EQ(NPU_PROTOCOL_VERSION, 0x20000u);  // "2.0 = 0x20000"
   EXPECT_EQ(NPU_VERSION_MAJOR(NPU_PROTOCOL_VERSION), NPU_PROTOCOL_VERSION_MAJOR);
   EXPECT_EQ(NPU_VERSION_MINOR(NPU_PROTOCOL_VERSION), NPU_PROTOCOL_VERSION_MINOR);
   EXPECT_EQ(NPU_VERSION_MAJOR(0x0003'0007u), 3u);

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "compile_error.h"
+#include "conv_window.h"
 #include "lowering_context.h"
 #include "onnx_attributes.h"
 #include "npuvp/conv_plan.h"
@@ -11,49 +12,18 @@
 namespace npuvp::compiler {
 namespace {
 
-struct Window {
-  std::int64_t kh, kw, stride_h, stride_w, dilation_h, dilation_w, pad_top, pad_left, pad_bottom, pad_right, ho, wo;
-};
-
-// Kernel window, strides, pads (auto_pad resolved) and the output size of a 2-D Conv / Pool.
+// The window of a Conv / Pool node as the kernels run it; anything else is a CompileError.
 Window window_of(const Node& node, const Shape& in, std::int64_t kh, std::int64_t kw, bool pool) {
-  if (in.size() != 4) fail(node, "only 2-D (N x C x H x W) inputs are supported, got " + shape_text(in));
-  Window w{};
-  w.kh = kh;
-  w.kw = kw;
-  auto strides = attribute_ints(node, "strides", {1, 1});
-  auto dilations = attribute_ints(node, "dilations", {1, 1});
-  auto pads = attribute_ints(node, "pads", {0, 0, 0, 0});
-  if (strides.size() != 2 || dilations.size() != 2 || pads.size() != 4)
-    fail(node, "only 2-D windows are supported");
-  w.stride_h = strides[0]; w.stride_w = strides[1];
-  w.dilation_h = dilations[0]; w.dilation_w = dilations[1];
-  w.pad_top = pads[0]; w.pad_left = pads[1]; w.pad_bottom = pads[2]; w.pad_right = pads[3];
   if (pool && attribute_int(node, "ceil_mode", 0) != 0) fail_attribute(node, "ceil_mode", "1");
   if (pool && node.op() == "MaxPool" && attribute_int(node, "storage_order", 0) != 0)
     fail_attribute(node, "storage_order", "1");
   const std::string auto_pad = attribute_string(node, "auto_pad", "NOTSET");
-  const std::int64_t ekh = (kh - 1) * w.dilation_h + 1, ekw = (kw - 1) * w.dilation_w + 1;
-  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-    auto same = [&](std::int64_t size, std::int64_t stride, std::int64_t extent, std::int64_t& lo, std::int64_t& hi) {
-      const std::int64_t out = ceil_div(size, stride);
-      const std::int64_t total = std::max<std::int64_t>(0, (out - 1) * stride + extent - size);
-      lo = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
-      hi = total - lo;
-    };
-    same(in[2], w.stride_h, ekh, w.pad_top, w.pad_bottom);
-    same(in[3], w.stride_w, ekw, w.pad_left, w.pad_right);
-  } else if (auto_pad == "VALID") {
-    w.pad_top = w.pad_left = w.pad_bottom = w.pad_right = 0;
-  } else if (auto_pad != "NOTSET") {
+  if (auto_pad != "NOTSET" && auto_pad != "VALID" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER")
     fail_attribute(node, "auto_pad", auto_pad);
-  }
-  if (w.stride_h < 1 || w.stride_w < 1 || w.dilation_h < 1 || w.dilation_w < 1) fail(node, "strides and dilations must be >= 1");
-  if (w.pad_top < 0 || w.pad_left < 0 || w.pad_bottom < 0 || w.pad_right < 0) fail(node, "negative pads are not supported");
-  w.ho = (in[2] + w.pad_top + w.pad_bottom - ekh) / w.stride_h + 1;
-  w.wo = (in[3] + w.pad_left + w.pad_right - ekw) / w.stride_w + 1;
-  if (w.ho < 1 || w.wo < 1) fail(node, "the window is larger than the padded input");
-  return w;
+  std::string why;
+  const std::optional<Window> w = conv_window(node, in, kh, kw, why);
+  if (!w) fail(node, why);
+  return *w;
 }
 
 // NC1HWC0 bytes of the input pixels some window reads (all of them unless the

@@ -74,7 +74,7 @@ class Arena {
 // Per layer: the bytes it moves from DDR and from L2, and its modelled memory time.
 struct LayerTraffic {
   const SocDescription& soc;
-  std::vector<double> ddr, l2, all;
+  std::vector<double> ddr, l2;
 
   // Every layer's bytes from DDR: its min_bytes, or the bytes of the buffers it names when more.
   LayerTraffic(const Program& program, const SocDescription& soc, const std::vector<std::vector<int>>& layers_of_buffer)
@@ -83,22 +83,19 @@ struct LayerTraffic {
       for (int layer : layers_of_buffer[b]) ddr[layer] += double(program.buffers[b].bytes);
     for (std::size_t layer = 0; layer < program.layers.size(); ++layer)
       ddr[layer] = std::max(ddr[layer], double(program.layers[layer].min_bytes));
-    all = ddr;
   }
-  // The DDR and the L2 buffer serve in parallel, and every byte also passes an
-  // AI Core's MTE2 port (ai_cores of them).
-  double seconds(int layer, double ddr_bytes, double l2_bytes) const {
-    const double cores = soc.ai_cores ? double(soc.ai_cores) : 1.0;
-    const double ports = all[layer] / (cores * soc.mte2_bytes_per_cycle * soc.aicore_clock_hz);
-    const double l2_seconds = soc.l2_bytes_per_second > 0 ? l2_bytes / soc.l2_bytes_per_second : 0;  // 0: unlimited
-    return std::max({std::max(ddr_bytes, 0.0) / soc.ddr_bytes_per_second, l2_seconds, ports});
+  // The roofline's memory time: the DDR and the L2 buffer serve in parallel, and every
+  // byte also passes an AI Core's MTE2 port (moving bytes between them keeps the sum).
+  double seconds(double ddr_bytes, double l2_bytes) const {
+    return roofline_memory_cycles(ddr_bytes + l2_bytes, 0, std::max(ddr_bytes, 0.0), l2_bytes, soc) /
+           soc.aicore_clock_hz;
   }
-  double seconds(int layer) const { return seconds(layer, ddr[layer], l2[layer]); }
+  double seconds(int layer) const { return seconds(ddr[layer], l2[layer]); }
   // How moving `bytes` of each of `layers` from DDR to L2 changes their time (> 0: slower).
   double time_change_of_moving(const std::vector<int>& layers, double bytes) const {
     double change = 0;
     for (int layer : layers)
-      change += seconds(layer, ddr[layer] - bytes, l2[layer] + bytes) - seconds(layer);
+      change += seconds(ddr[layer] - bytes, l2[layer] + bytes) - seconds(layer);
     return change;
   }
   void move(const std::vector<int>& layers, double bytes) {

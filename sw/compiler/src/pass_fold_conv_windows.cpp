@@ -19,6 +19,7 @@
 #include <algorithm>
 
 #include "compile_error.h"
+#include "conv_window.h"
 #include "onnx_attributes.h"
 #include "op_classes.h"
 #include "passes.h"
@@ -30,7 +31,7 @@ namespace {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-// The window of a Conv as the fold needs it (explicit pads only: auto_pad convs stay as they are).
+// The window of a Conv as the fold needs it (auto_pad resolved).
 struct ConvWindow {
   std::int64_t n, c, h, w, cout, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, ho, wo;
 };
@@ -40,22 +41,13 @@ bool window_of_conv(const Graph& graph, const Node& node, ConvWindow& v) {
   const Value& x = graph.values[node.inputs[0]];
   const Value& weights = graph.values[node.inputs[1]];
   if (!weights.is_constant() || weights.shape.size() != 4 || x.shape.size() != 4) return false;
-  if (attribute_int(node, "group", 1) != 1) return false;
-  const std::string auto_pad = attribute_string(node, "auto_pad", "NOTSET");
-  if (auto_pad != "NOTSET" && auto_pad != "VALID") return false;
-  const auto strides = attribute_ints(node, "strides", {1, 1});
-  const auto dilations = attribute_ints(node, "dilations", {1, 1});
-  auto pads = attribute_ints(node, "pads", {0, 0, 0, 0});
-  if (auto_pad == "VALID") pads = {0, 0, 0, 0};
-  if (strides.size() != 2 || dilations.size() != 2 || pads.size() != 4) return false;
-  v = {x.shape[0], x.shape[1], x.shape[2], x.shape[3], weights.shape[0], weights.shape[2], weights.shape[3],
-       strides[0], strides[1], dilations[0], dilations[1], pads[0], pads[1], pads[2], pads[3], 0, 0};
-  if (weights.shape[1] != v.c || v.sh < 1 || v.sw < 1 || v.dh < 1 || v.dw < 1) return false;
-  for (auto p : pads)
-    if (p < 0) return false;
-  v.ho = (v.h + v.pt + v.pb - (v.kh - 1) * v.dh - 1) / v.sh + 1;
-  v.wo = (v.w + v.pl + v.pr - (v.kw - 1) * v.dw - 1) / v.sw + 1;
-  return v.ho >= 1 && v.wo >= 1;
+  if (attribute_int(node, "group", 1) != 1 || weights.shape[1] != x.shape[1]) return false;
+  std::string why;
+  const std::optional<Window> w = conv_window(node, x.shape, weights.shape[2], weights.shape[3], why);
+  if (!w) return false;  // the lowering reports it
+  v = {x.shape[0], x.shape[1], x.shape[2], x.shape[3], weights.shape[0], w->kh, w->kw, w->stride_h, w->stride_w,
+       w->dilation_h, w->dilation_w, w->pad_top, w->pad_left, w->pad_bottom, w->pad_right, w->ho, w->wo};
+  return true;
 }
 
 // One way to fold: f columns of the window beside its rows (1, or the horizontal stride).

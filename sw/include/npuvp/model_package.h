@@ -24,10 +24,12 @@
 /* 2: launches wait for a set of events (wait_events, a bit mask) instead of one
  * (issue 19's multi-stream packages).
  * 3: an activation arena in the L2 buffer (header.l2_arena_bytes, launch.l2_args).
- * 4: Conv launches carry op_conv's plan (NPUVP_CONV_PLAN_* words, conv_plan.h); the
+ * 4: the profile record carries the AI Cores' window of a launch (core_start_cycle,
+ * core_end_cycle), so the profile area is larger.
+ * 5: Conv launches carry op_conv's plan (NPUVP_CONV_PLAN_* words, conv_plan.h); the
  *    kernel no longer plans, so an older package's Conv launches would fault.
  * Other versions are refused. */
-#define NPUVP_PACKAGE_VERSION 4u
+#define NPUVP_PACKAGE_VERSION 5u
 /* Where `npuvp infer` preloads the package (docs/memory-map.md): DDR above the
  * driver's default device pool; infer runs with soc.ddr.size = 2 GiB. */
 #define NPUVP_PACKAGE_ADDRESS 0xC0000000ull
@@ -110,8 +112,10 @@ struct npuvp_package_tensor {
 /* Written by the runtime for every launch (zeros: never ran). */
 struct npuvp_package_profile {
     uint64_t ticket;
-    uint64_t host_submit_cycle, ts_start_cycle, ts_end_cycle;
+    uint64_t host_submit_cycle, ts_start_cycle, ts_end_cycle; /* the task scheduler's view */
     uint64_t kernel_cycles;    /* AI Core cycles summed over the launch's blocks */
     uint32_t blocks_done;
     int32_t status;            /* enum npuvp_status of the launch */
+    uint64_t core_start_cycle; /* the AI Cores' stamps (TS cycles): first block's start, */
+    uint64_t core_end_cycle;   /* last block's end (docs/npu-protocol.md)              */
 };

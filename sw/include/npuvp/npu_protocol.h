@@ -1,5 +1,5 @@
 /*
- * npuvp host <-> task-scheduler (TS) protocol, version 1.0.
+ * npuvp host <-> task-scheduler (TS) protocol, version 2.0.
  *
  * The one definition shared by the host driver (sw/driver/), the TS firmware
  * (firmware/ts/) and host-side tests; docs/npu-protocol.md explains it in prose.
@@ -9,7 +9,7 @@
  * Overview
  *   - The host owns a queue in DDR: a header (struct npu_queue_header), a command
  *     ring of cmd_entries 64-byte commands and a completion ring of cpl_entries
- *     64-byte completion records. Addresses are host physical addresses, which the
+ *     128-byte completion records. Addresses are host physical addresses, which the
  *     TS and the AI Cores use unchanged (one address space, no caches to manage).
  *   - Each ring has a producer index (tail) and a consumer index (head): 32-bit
  *     free-running counters, only ever incremented (modulo 2^32) and each written by
@@ -41,8 +41,10 @@ extern "C" {
 /* ---------------------------------------------------------------------------
  * Version. The TS accepts a queue whose header names the same major version and a
  * minor version not above its own (minor versions only add to the protocol).
+ * 2.0: completion records of 128 bytes carrying the AI Cores' window of a LAUNCH
+ * (core_start_cycle, core_end_cycle); 1.0's were 64 bytes.
  */
-#define NPU_PROTOCOL_VERSION_MAJOR 1u
+#define NPU_PROTOCOL_VERSION_MAJOR 2u
 #define NPU_PROTOCOL_VERSION_MINOR 0u
 #define NPU_PROTOCOL_VERSION ((NPU_PROTOCOL_VERSION_MAJOR << 16) | NPU_PROTOCOL_VERSION_MINOR)
 #define NPU_VERSION_MAJOR(v) ((uint32_t)(v) >> 16)
@@ -86,6 +88,8 @@ extern "C" {
 #define NPU_AICORE_CYCLES                 0x38u
 #define NPU_AICORE_IRQ_CLEAR              0x40u
 #define NPU_AICORE_CORE_ID                0x48u
+#define NPU_AICORE_BLOCK_START_CYCLE      0x50u           /* R: TS cycles at the last block's START */
+#define NPU_AICORE_BLOCK_END_CYCLE        0x58u           /* R: TS cycles at its end (0 while running) */
 #define NPU_AICORE_STATUS_RUNNING         0x1u
 #define NPU_AICORE_STATUS_DONE            0x2u
 #define NPU_AICORE_STATUS_FAULT           0x4u
@@ -293,7 +297,7 @@ struct npu_command {
                                   it could never complete */
 
 /* ---------------------------------------------------------------------------
- * Completion records: 64 bytes each, one per command.
+ * Completion records: 128 bytes each, one per command.
  */
 enum npu_status {
     NPU_STATUS_OK = 0,
@@ -318,13 +322,22 @@ struct npu_completion {
     uint64_t start_cycle;    /* TS cycle counter when the command started (LAUNCH: just
                                 before it programs its first block: ENTRY ... START) */
     uint64_t end_cycle;      /* TS cycle counter when the command completed */
+    uint64_t core_start_cycle; /* LAUNCH: earliest BLOCK_START_CYCLE of its blocks (the AI
+                                  Cores' own stamps, TS cycles: the first block's START) */
+    uint64_t core_end_cycle;   /* LAUNCH: latest BLOCK_END_CYCLE of its blocks (the last
+                                  block's end_kernel or fault); both 0 for other commands */
+    uint64_t reserved[6];      /* not written by a 2.0 TS; a 2.0 host ignores them (later
+                                  minor versions may define them) */
 };
+/* The bytes of a record a 2.0 TS writes: everything before `reserved` (each DDR access costs
+ * the TS ~25 cycles, between one launch's end and the next one's start). */
+#define NPU_COMPLETION_WRITTEN_BYTES 80u
 
 /* ---------------------------------------------------------------------------
  * Layout checks.
  */
 NPU_STATIC_ASSERT(sizeof(struct npu_command) == 64, "npu_command is 64 bytes");
-NPU_STATIC_ASSERT(sizeof(struct npu_completion) == 64, "npu_completion is 64 bytes");
+NPU_STATIC_ASSERT(sizeof(struct npu_completion) == 128, "npu_completion is 128 bytes");
 NPU_STATIC_ASSERT(sizeof(struct npu_queue_header) == 320, "npu_queue_header is 320 bytes");
 NPU_STATIC_ASSERT(__builtin_offsetof(struct npu_queue_header, cmd_tail) == 64, "cmd_tail line 1");
 NPU_STATIC_ASSERT(__builtin_offsetof(struct npu_queue_header, cmd_head) == 128, "cmd_head line 2");
@@ -333,6 +346,9 @@ NPU_STATIC_ASSERT(__builtin_offsetof(struct npu_queue_header, cpl_head) == 256, 
 NPU_STATIC_ASSERT(__builtin_offsetof(struct npu_command, u) == 16, "command body at 16");
 NPU_STATIC_ASSERT(__builtin_offsetof(struct npu_completion, fault_pc) == 24, "fault_pc at 24");
 NPU_STATIC_ASSERT(__builtin_offsetof(struct npu_completion, end_cycle) == 56, "end_cycle at 56");
+NPU_STATIC_ASSERT(__builtin_offsetof(struct npu_completion, core_end_cycle) == 72, "core_end_cycle at 72");
+NPU_STATIC_ASSERT(__builtin_offsetof(struct npu_completion, reserved) == NPU_COMPLETION_WRITTEN_BYTES,
+                  "a TS writes the fields before reserved");
 NPU_STATIC_ASSERT(NPU_PLIC_SOURCE_AICORE_ERROR(NPU_MAX_CORES - 1u) < NPU_PLIC_SOURCES,
                   "every AI Core's interrupts are PLIC sources");
 
