@@ -92,6 +92,7 @@ enum {
     MAX_GROUPS = NPUVP_CONV_MAX_GROUPS, /* 16-column groups of resident weights (Kc * Cout16 * 2 <= 512 KiB) */
     /* the plan's K parts (NPUVP_CONV_K_PARTS: K_PARTS + LOOKAHEAD tokens <= 15) and panel tokens
      * (NPUVP_CONV_PANEL_TOKENS: (LOOKAHEAD + 1) * 4 <= 15) */
+    WRITE_BACK_PARTS = 4, /* the block's last C tile's write-back: parts stored while the next converts */
     FIRST_STEPS = 1,      /* the first tile's load steps issued before its first K step (then one
                              per K step): the first part alone ahead of the Cube's first
                              instructions (3 and 2 measured 0.5 % and 0.3 % slower on ResNet-50);
@@ -447,6 +448,52 @@ static int last_of_slice(const Conv* c, const Cursor* k) {
     return k->j + 1 >= k->g.chunks && k->ct + 1 >= k->g.cols;
 }
 
+static int last_tile_of_block(const Conv* c, const Cursor* k) {
+    return k->j + 1 >= k->g.chunks && k->ct + 1 >= k->g.cols && k->u + k->g.span >= c->u_end;
+}
+
+/* V + MTE3: epilogue_write_back of the block's last C tile (double buffered, never scaled) in
+ * up to WRITE_BACK_PARTS parts of column groups, each stored while the Vector unit converts the
+ * next, so that after the block's last mmad only a part's store waits for its conversion
+ * (layer3's 1 x 1 256 -> 1024 + Add: 2.1 k cycles between its last mmad and its end, the
+ * conversion, the residual's add, ReLU and the store of 53 KB one after another). */
+static void write_back_last(const Epilogue* e, const TileGm* t, uint64_t h) {
+    const uint64_t mf = ceil_div(t->rows, 16), nf = ceil_div(t->cols, 16);
+    const uint64_t per = ceil_div(nf, min_u64(WRITE_BACK_PARTS, nf));
+    const uint64_t ub = h * UB_HALF, l0c = h * L0C_HALF;
+    const int relu_in_cc = e->act == NPUVP_ACT_RELU && !e->residual;
+    WAIT_FLAG01(PIPE_M, PIPE_V, h);
+    WAIT_FLAG01(PIPE_MTE3, PIPE_V, h);
+    if (e->residual) wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+    for (uint64_t g0 = 0; g0 < nf; g0 += per) {
+        const uint64_t groups = min_u64(per, nf - g0), at = g0 * mf * FRACTAL, elements = mf * groups * 256;
+        const int last = g0 + groups == nf;
+        copy_matrix_cc_to_ubuf(ub + at, l0c + 2 * at, 1, mf * groups, 0, 0, XD_CC_F32_TO_F16, relu_in_cc);
+        if (last) SET_FLAG01(PIPE_V, PIPE_M, h); /* L0C half free */
+        if (e->residual) F16_REPEATS(elements, o, cfg, vadd(ub + at + o, ub + at + o, UB_RESIDUAL + at + o, cfg));
+        if (e->residual && last) set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);
+        if (e->act == NPUVP_ACT_RELU && !relu_in_cc) F16_REPEATS(elements, o, cfg, vrelu(ub + at + o, ub + at + o, cfg));
+        if (e->act == NPUVP_ACT_CLIP) {
+            F16_REPEATS(elements, o, cfg, vmaxs(ub + at + o, ub + at + o, e->clip_lo, cfg));
+            F16_REPEATS(elements, o, cfg, vmins(ub + at + o, ub + at + o, e->clip_hi, cfg));
+        }
+        if (last && e->zero_lanes_from && t->last_group_padded) { /* as epilogue_write_back */
+            uint64_t row = 0;
+            for (uint64_t c = e->zero_lanes_from; c < 16; ++c) row |= (uint64_t)1 << c;
+            const uint64_t mask = row | row << 16 | row << 32 | row << 48;
+            set_vector_mask(mask, mask);
+            vector_dup(ub + (nf - 1) * mf * FRACTAL, 0, vector_contiguous(mf * 2, XD_F16));
+            set_vector_mask(~(uint64_t)0, ~(uint64_t)0);
+        }
+        SET_FLAG01(PIPE_V, PIPE_MTE3, h);
+        WAIT_FLAG01(PIPE_V, PIPE_MTE3, h);
+        TileGm part = *t;
+        part.cols = min_u64((g0 + groups) * 16, t->cols) - g0 * 16;
+        tile_store_ub(t->out + g0 * t->group_pitch, ub + at, &part, mf);
+    }
+    SET_FLAG01(PIPE_MTE3, PIPE_V, h);
+}
+
 /* The tile at `k`: MTE1, Cube, write-back. The block's first tile issues the loads of
  * the tiles up to LOOKAHEAD ahead (`issue`) one step between each of its K steps: its
  * own parts fill the MTE2 queue, and issuing them at once would stall the scalar unit
@@ -543,7 +590,8 @@ static void compute_tile(Conv* c, Cursor* k, Cursor* issue, uint64_t lookahead) 
     }
     SET_FLAG01(PIPE_M, PIPE_V, h);
     if (split_tile(k)) issue_loads(c, issue, k->i + lookahead, k->i, ~(uint64_t)0); /* the rest of the lookahead */
-    epilogue_write_back(&c->ep, &t, h);
+    if (c->db && last_tile_of_block(c, k)) write_back_last(&c->ep, &t, h);
+    else epilogue_write_back(&c->ep, &t, h);
 }
 
 /* Not inlined: the fault report names it (a launch without the plan words). */
