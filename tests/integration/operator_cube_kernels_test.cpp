@@ -432,14 +432,16 @@ TEST(OperatorConv, ResNet56x56x64To64InL2KeepsCubeBusy) {
 // 11.0 k to 5.2 k cycles after its start (docs/networks.md). With up to 8 parts issued as the
 // Cube goes, straddling K steps and a token per 2 parts for the second C tile's weights:
 // 24.9 k cycles, 0.504; 26.1 k, 0.480 after session 27 (cold-cache timing of a changed
-// kernel binary; in the network, warm, the layer takes 21.4-21.6 k cycles as before).
+// kernel binary; in the network, warm, the layer takes 21.4-21.6 k cycles as before). Session
+// 28 (the plan from the compiler, the block's first load sooner, 256-column C tiles for this
+// band of 112 positions, the last tile written back in parts): 21.5 k cycles, 0.582.
 TEST(OperatorConv, ResNet14x14_1x1_1024To256HbmStartsTheCubeEarly) {
   ConvCase c = resnet_1x1(14, 1024, 256);
   c.tile_ho = 8;
   c.tile_cout = 96;
   c.parameters = {{"soc.ddr.channels", "16"},      {"soc.ddr.bus_width", "16"},   {"soc.ddr.burst_length", "4"},
                   {"soc.ddr.data_rate", "2000"},   {"soc.l2.bandwidth", "512GB/s"}, {"soc.ring.link_width", "128"}};
-  EXPECT_GT(run_conv(c), 0.48);
+  EXPECT_GT(run_conv(c), 0.57);
 }
 // Deeper ResNet-50 layers: weights resident (28x28 3x3 128; 14x14 1x1
 // 1024 -> 256: exactly 512 KiB) and streamed (7x7 3x3 512: 4.7 MB split
