@@ -7,14 +7,16 @@
  * pixels, i.e. one contiguous run of the 5HD output, so a tile is stored
  * (and its residual loaded) with one burst per group.
  *
- * Work split. A unit is (image, spatial tile = TILE_HO output rows, Cout
- * group = TILE_COUT channels), numbered with the Cout group innermost; task
- * block b of B takes units [U*b/B, U*(b+1)/B). Defaults: spatial tiles are
- * the rows an image gets when B blocks share N images (split over Cout
- * instead when the weights outweigh an image: deep layers), as high as
- * the input slice fits L1. A block's consecutive units of the same rows
- * form one span (adjacent channels): its C tiles are up to 128 channels
- * wide whatever TILE_COUT is (TILE_COUT only splits the work).
+ * The plan (sw/include/npuvp/conv_plan.h) comes with the arguments, computed
+ * by the compiler from the shapes (NPUVP_CONV_PLAN_*): the kernel only
+ * unpacks it, so a block's first load follows its start by a few hundred
+ * cycles instead of the ~1.6 k that computing it took on the scalar unit.
+ *
+ * Work split. A unit is (image, spatial tile = tile_ho output rows, Cout
+ * group = `group` channels), numbered with the Cout group innermost; task
+ * block b of B takes units [U*b/B, U*(b+1)/B). A block's consecutive units
+ * of the same rows form one span (adjacent channels): its C tiles are up to
+ * 128 channels wide whatever the group is (the group only splits the work).
  *
  * Data is loaded once. A unit's input slice (its output rows' input rows
  * with the halo, every channel group: C1in x rows x W x 16 in L1, the map
@@ -32,13 +34,14 @@
  * rows at a 1 KiB pitch would all fall on one channel of the 64-byte
  * interleave).
  *
- * C tiles: up to 256 positions x 128 channels, one L0C half; for each tile
+ * C tiles: up to 256 positions x 128 channels, or 128 x 256 when the plan's
+ * tn is 256 (small bands, resident weights), one L0C half; for each tile
  * column of a span, its M chunks in order. K steps of kf fractal columns
  * (never across a weight chunk): img2col straight from the slice into L0A,
  * load_b_zn from the resident matrix or the chunk into L0B, one mmad; the
  * epilogue (bias by mmad_bias, residual, ReLU / Clip) is cube_common.h's.
  *
- * K parts. Input channel groups are split into up to K_PARTS parts of at
+ * K parts. Input channel groups are split into up to NPUVP_CONV_K_PARTS parts of at
  * least 16 fractal columns of K (img2col's K order is channel group
  * outermost, so a part is a contiguous K range). The block's first tile loads
  * its slice piece and its weights part by part, one token each, and the Cube
@@ -68,28 +71,28 @@
  * after each step).
  *
  * Limits: pads, kernel sizes, strides and dilations <= 255 (set_fmatrix,
- * img2col), a slice of one output row must fit L1 beside the weights;
- * beyond them the kernel stops with a scalar-trap fault (ebreak) rather than
- * compute a wrong result.
+ * img2col), a slice of one output row must fit L1 beside the weights; the
+ * plan refuses the rest (a compile error naming the node). A launch without
+ * the plan words stops the kernel with a scalar-trap fault (ebreak) in
+ * conv_plan_missing rather than compute a wrong result.
  */
 #include "cube_common.h"
+#include "npuvp/conv_plan.h"
 
 enum {
-    L1_SIZE = 1 << 20,
-    RESIDENT_PANELS_BYTES = 512 << 10,
-    CHUNK_KF = 8,         /* streamed weights: K chunks of 128 rows x TN (<= 32 KiB) */
-    RING = 8,             /* chunk slots in L1; tokens stay below the counter limit */
+    CHUNK_KF = NPUVP_CONV_CHUNK_KF, /* streamed weights: K chunks of 128 rows x TN (<= 32 KiB) */
+    RING = NPUVP_CONV_RING,         /* chunk slots in L1; tokens stay below the counter limit */
     CHUNKS_AHEAD = 4,     /* chunks issued beyond those released: 3 MTE2 instructions each, so that
                              the MTE2 queue (16) never fills and stalls the scalar unit while the
                              Cube waits for its next instruction */
-    TILE_POSITIONS = 256, /* M chunk: 16 fractal rows */
-    MAX_TN = 128,
+    TILE_POSITIONS = NPUVP_CONV_TILE_POSITIONS, /* M chunk: 16 fractal rows */
+    MAX_TN = NPUVP_CONV_MAX_TN,
     LOOKAHEAD = 2,        /* tiles; < BIAS_SLOTS */
     TILE_RING = 4,        /* per-tile records the issue side leaves for the compute side; > LOOKAHEAD */
-    MAX_GROUPS = 1024,    /* 16-column groups of resident weights (Kc * Cout16 * 2 <= 512 KiB) */
-    K_PARTS = 8,          /* first loads split by input channel groups: K_PARTS + LOOKAHEAD tokens <= 15 */
-    PART_MIN_KF = 8,      /* a part has at least this many fractal columns of K */
-    PANEL_TOKENS = 4,     /* at most, per later tile loading resident weights: (LOOKAHEAD + 1) * 4 <= 15 */
+    MAX_GROUPS = NPUVP_CONV_MAX_GROUPS, /* 16-column groups of resident weights (Kc * Cout16 * 2 <= 512 KiB) */
+    /* the plan's K parts (NPUVP_CONV_K_PARTS: K_PARTS + LOOKAHEAD tokens <= 15) and panel tokens
+     * (NPUVP_CONV_PANEL_TOKENS: (LOOKAHEAD + 1) * 4 <= 15) */
+    WRITE_BACK_PARTS = 4, /* the block's last C tile's write-back: parts stored while the next converts */
     FIRST_STEPS = 1,      /* the first tile's load steps issued before its first K step (then one
                              per K step): the first part alone ahead of the Cube's first
                              instructions (3 and 2 measured 0.5 % and 0.3 % slower on ResNet-50);
@@ -100,28 +103,24 @@ typedef struct {
     const uint8_t *in, *w, *bias, *res;
     uint8_t* out;
     uint64_t n_img, c1in, h, w_, cout, c1out, cout16;
-    uint64_t kh, kw, sh, sw, pt, pb, pl, pr, dh, dw, ho, wo, kc, kcf;
+    uint64_t kh, kw, sh, sw, pt, pb, pl, pr, dh, dw, kc, kcf;
     uint64_t window;
-    /* K parts: input channel groups [q * part_groups, (q + 1) * part_groups) are K fractal
-     * columns [q * part_kf, (q + 1) * part_kf); slice pieces and resident weights load part by
-     * part, each with its own token, so the Cube starts once the first part is in */
-    uint64_t parts, part_groups, part_kf;
-    /* a later tile's resident weights: a token per panel_token_parts parts (panel_token_kf K
-     * fractal columns), panel_tokens of them */
-    uint64_t panel_token_parts, panel_token_kf, panel_tokens;
-    /* plan */
-    uint64_t tile_ho, n_st, group, n_cg, tn;
+    /* the plan (conv_plan.h: output size, tiles, Cout groups, K parts, L1 partition), as the
+     * compiler computed it */
+    struct npuvp_conv_plan p;
+    uint64_t tn, tn_shift, panel_base; /* C tile columns (the plan's), log2 */
     uint64_t u_begin, u_end;
-    uint64_t slice_slots, slice_slot_bytes, panel_base;
-    int resident, db;
+    int db;
     uint64_t l0_uses;
     /* streamed weights: chunk q (tile q / n_chunks, K chunk q % n_chunks) in ring slot q % RING */
-    uint64_t n_chunks, chunk_bytes;
+    uint64_t chunk_bytes;
     uint64_t chunks_issued, chunks_released, tiles_described;
     uint64_t first_kf_issued; /* K fractal rows whose slice parts the first tile has issued (~0: all) */
     uint64_t desc_n0[4], desc_cols[4]; /* columns of the tiles issued last (ring by tile number) */
     uint8_t tile_panel[TILE_RING];      /* the tile loads resident weights (ring by tile number) */
     uint8_t tile_slice_piece[TILE_RING]; /* the tile loads a piece of its slice (ring by tile number) */
+    /* issue side: resident 16-column groups handled (loaded or waited for) */
+    uint64_t panel_loaded[MAX_GROUPS / 64];
     Epilogue ep;
 } Conv;
 
@@ -145,14 +144,11 @@ typedef struct {
     uint64_t step, r0, r1, first_group, last_group;
     int panel;
     uint64_t slice_end[2];              /* last tile of the slices, ring of 2 (issue side) */
-    uint64_t panel_loaded[MAX_GROUPS / 64]; /* resident 16-column groups handled (loaded or waited for) */
 } Cursor;
 
-/* a / b for the plan's and cursors' divisors, which are mostly 1 or 2 (images, blocks,
- * strides, splits): the scalar unit takes 20 cycles for a division, and a block's start
- * made ~15 of them before its first load. */
+/* a / b for the cursors' divisors, which are mostly 1 or 2 (images, blocks, splits): the
+ * scalar unit takes 20 cycles for a division. */
 static inline uint64_t div_fast(uint64_t a, uint64_t b) { return b == 1 ? a : b == 2 ? a >> 1 : a / b; }
-static inline uint64_t ceil_div_fast(uint64_t a, uint64_t b) { return div_fast(a + b - 1, b); }
 
 /* Geometry of unit u = ((img * n_st) + st) * n_cg + cg, without divisions: the scalar
  * unit takes 20 cycles for one, and the cursors step to a new unit at every C tile of
@@ -161,16 +157,16 @@ static void unit_at(const Conv* c, uint64_t u, uint64_t img, uint64_t st, uint64
     g->cg = cg;
     g->st = st;
     g->img = img;
-    g->oh0 = g->st * c->tile_ho;
-    g->tho = min_u64(c->tile_ho, c->ho - g->oh0);
-    g->positions = g->tho * c->wo;
+    g->oh0 = g->st * c->p.tile_ho;
+    g->tho = min_u64(c->p.tile_ho, c->p.ho - g->oh0);
+    g->positions = g->tho * c->p.wo;
     g->chunks = ceil_div(g->positions, TILE_POSITIONS);
     /* the block's following units of the same rows join this one: their
      * channels are adjacent, so C tiles can be TN wide whatever TILE_COUT is */
-    g->span = min_u64(c->u_end, (img * c->n_st + st + 1) * c->n_cg) - u;
-    g->c0 = g->cg * c->group;
-    g->channels = min_u64((g->cg + g->span) * c->group, c->cout16) - g->c0;
-    g->cols = ceil_div(g->channels, MAX_TN); /* c->tn: a constant divisor, a shift */
+    g->span = min_u64(c->u_end, (img * c->p.n_st + st + 1) * c->p.n_cg) - u;
+    g->c0 = g->cg * c->p.group;
+    g->channels = min_u64((g->cg + g->span) * c->p.group, c->cout16) - g->c0;
+    g->cols = (g->channels + c->tn - 1) >> c->tn_shift; /* no division */
     /* input rows of the window, in map coordinates (may lie in the padding) */
     const int64_t top = (int64_t)(g->oh0 * c->sh) - (int64_t)c->pt;
     const int64_t last = top + (int64_t)((g->tho - 1) * c->sh + (c->kh - 1) * c->dh);
@@ -189,18 +185,19 @@ static void unit_at(const Conv* c, uint64_t u, uint64_t img, uint64_t st, uint64
 }
 
 static void unit_of(const Conv* c, uint64_t u, Unit* g) {
-    const uint64_t rows_unit = div_fast(u, c->n_cg), img = div_fast(rows_unit, c->n_st);
-    unit_at(c, u, img, rows_unit - img * c->n_st, u - rows_unit * c->n_cg, g);
+    const uint64_t rows_unit = div_fast(u, c->p.n_cg), img = div_fast(rows_unit, c->p.n_st);
+    unit_at(c, u, img, rows_unit - img * c->p.n_st, u - rows_unit * c->p.n_cg, g);
 }
 
 /* Slice rows [0, rows_needed(j)) are needed by M chunks 0..j. */
 static uint64_t rows_needed(const Conv* c, const Unit* g, uint64_t j) {
     if (j + 1 >= g->chunks) return g->rows;
-    const uint64_t last_row = ((j + 1) * TILE_POSITIONS - 1) / c->wo;
+    const uint64_t last_row = ((j + 1) * TILE_POSITIONS - 1) / c->p.wo;
     const int64_t row = (int64_t)(last_row * c->sh + (c->kh - 1) * c->dh) - (int64_t)g->pad_top + 1;
     return row < 0 ? 0 : min_u64((uint64_t)row, g->rows);
 }
 
+/* A cursor at the block's first tile. */
 static void cursor_init(const Conv* c, Cursor* k) {
     k->i = k->ct = k->j = k->slice = 0;
     k->u = c->u_begin;
@@ -208,8 +205,6 @@ static void cursor_init(const Conv* c, Cursor* k) {
     k->new_slice = k->first_pass = 1;
     k->step = 0;
     k->slice_end[0] = k->slice_end[1] = 0;
-    /* the words of the layer's groups only (a loop GCC would make a memset of the whole array) */
-    for (uint64_t p = 0, words = ceil_div(c->cout16 / 16, 64); p < words; ++p) k->panel_loaded[p] = 0;
     if (!k->done) unit_of(c, k->u, &k->g);
 }
 
@@ -228,7 +223,7 @@ static void cursor_next(const Conv* c, Cursor* k) {
         return;
     }
     /* a span runs to the end of its rows' units, so the next unit starts the next rows (a new slice) */
-    const uint64_t st = k->g.st + 1 < c->n_st ? k->g.st + 1 : 0, img = st ? k->g.img : k->g.img + 1;
+    const uint64_t st = k->g.st + 1 < c->p.n_st ? k->g.st + 1 : 0, img = st ? k->g.img : k->g.img + 1;
     unit_at(c, k->u, img, st, 0, &k->g);
     k->slice++;
     k->new_slice = k->first_pass = 1;
@@ -236,7 +231,7 @@ static void cursor_next(const Conv* c, Cursor* k) {
 
 /* (1 or 2 slots: no remainder, which the scalar unit takes 20 cycles for, at every C tile) */
 static uint64_t slice_l1(const Conv* c, const Cursor* k) {
-    return c->slice_slots > 1 && (k->slice & 1) ? c->slice_slot_bytes : 0;
+    return c->p.slice_slots > 1 && (k->slice & 1) ? c->p.slice_slot_bytes : 0;
 }
 static uint64_t tile_n0(const Conv* c, const Cursor* k) { return k->g.c0 + k->ct * c->tn; }
 static uint64_t tile_cols(const Conv* c, const Cursor* k) {
@@ -245,8 +240,8 @@ static uint64_t tile_cols(const Conv* c, const Cursor* k) {
 /* Resident weights: the Kc x Cout16 matrix as one nd2nz block per K part (part q at
  * q * part_kf * Cout16 * 32, its column group nb at nb * rows_q * 32, rows_q its K rows), so
  * any tile's columns of a part are a slice of it. */
-static uint64_t part_rows_kf(const Conv* c, uint64_t q) { return min_u64(c->part_kf, c->kcf - q * c->part_kf); }
-static uint64_t panel_part_l1(const Conv* c, uint64_t q) { return c->panel_base + q * c->part_kf * c->cout16 * 32; }
+static uint64_t part_rows_kf(const Conv* c, uint64_t q) { return min_u64(c->p.part_kf, c->kcf - q * c->p.part_kf); }
+static uint64_t panel_part_l1(const Conv* c, uint64_t q) { return c->panel_base + q * c->p.part_kf * c->cout16 * 32; }
 /* MTE1: B rows [kb, kb + kf) of the tile's columns (from column group group0, nf groups) into
  * L0B from the resident weights, whose parts are separate nd2nz blocks: one load_b_zn per part
  * the rows lie in. (*part, *in_part): the part and row in it where the rows start, advanced. */
@@ -270,16 +265,25 @@ static void load_b_resident(const Conv* c, uint64_t l0b, uint64_t group0, uint64
  * loaded yet, [first, last) (first == last: all there; between them, loaded ones load again),
  * marked loaded. One pass over the tile's (at most 8) groups, once per tile: the compute side
  * reads the outcome from the tile ring (Conv.tile_panel) instead of keeping its own bitmap. */
-static void take_missing_groups(const Conv* c, Cursor* k, uint64_t* first, uint64_t* last) {
+static void take_missing_groups(Conv* c, Cursor* k, uint64_t* first, uint64_t* last) {
     const uint64_t nb0 = tile_n0(c, k) / 16, nb1 = nb0 + ceil_div(tile_cols(c, k), 16);
     /* in registers, the bitmap word loaded and stored once (a block's start runs this
      * before its first load: ~16 instructions a group through memory took ~190 cycles) */
-    uint64_t lo = nb0, hi = nb0, w = nb0 / 64, word = k->panel_loaded[w];
+    uint64_t lo = nb0, hi = nb0, w = nb0 / 64, word = c->panel_loaded[w];
+    if ((nb1 - 1) / 64 == w) { /* within one word (a C tile has at most 8 groups): none or all loaded, mostly */
+        const uint64_t mask = (((uint64_t)2 << (nb1 - 1 - nb0)) - 1) << (nb0 % 64);
+        if (!(word & mask) || (word & mask) == mask) {
+            *first = nb0;
+            *last = word & mask ? nb0 : nb1;
+            c->panel_loaded[w] = word | mask;
+            return;
+        }
+    }
     for (uint64_t nb = nb0; nb < nb1; ++nb) {
         if (nb / 64 != w) {
-            k->panel_loaded[w] = word;
+            c->panel_loaded[w] = word;
             w = nb / 64;
-            word = k->panel_loaded[w];
+            word = c->panel_loaded[w];
         }
         const uint64_t bit = (uint64_t)1 << (nb % 64);
         if (word & bit) continue;
@@ -287,15 +291,15 @@ static void take_missing_groups(const Conv* c, Cursor* k, uint64_t* first, uint6
         if (lo == hi) lo = nb;
         hi = nb + 1;
     }
-    k->panel_loaded[w] = word;
+    c->panel_loaded[w] = word;
     *first = lo;
     *last = hi;
 }
 
 static void tile_gm(const Conv* c, const Cursor* k, TileGm* t) {
-    const uint64_t plane = c->ho * c->wo, n0 = tile_n0(c, k);
+    const uint64_t plane = c->p.ho * c->p.wo, n0 = tile_n0(c, k);
     const uint64_t m0 = k->j * TILE_POSITIONS;
-    const uint64_t offset = ((k->g.img * c->c1out + n0 / 16) * plane + k->g.oh0 * c->wo + m0) * 16;
+    const uint64_t offset = ((k->g.img * c->c1out + n0 / 16) * plane + k->g.oh0 * c->p.wo + m0) * 16;
     t->out = c->out + offset * 2;
     t->residual = c->res ? c->res + offset * 2 : 0;
     t->bias = c->bias ? c->bias + n0 * 4 : 0;
@@ -309,8 +313,8 @@ static void tile_gm(const Conv* c, const Cursor* k, TileGm* t) {
 /* May the loads of the tile at `k` be issued before compute of tile `now`?
  * Only if the tiles releasing the slots they wait for are already issued. */
 static int can_issue(const Conv* c, const Cursor* k, uint64_t now) {
-    if (k->new_slice && k->j == 0 && k->ct == 0 && k->slice >= c->slice_slots &&
-        k->slice_end[(k->slice - c->slice_slots) & 1] >= now)
+    if (k->new_slice && k->j == 0 && k->ct == 0 && k->slice >= c->p.slice_slots &&
+        k->slice_end[(k->slice - c->p.slice_slots) & 1] >= now)
         return 0;
     return 1;
 }
@@ -322,9 +326,9 @@ static int can_issue(const Conv* c, const Cursor* k, uint64_t now) {
 static void issue_chunks(Conv* c) {
     /* the first tile's chunks follow its slice parts (chunk q once the part of its K rows is
      * issued): queued ahead of the parts, eight chunks would hold back the second part */
-    while (c->chunks_issued < c->tiles_described * c->n_chunks && c->chunks_issued < c->chunks_released + CHUNKS_AHEAD &&
-           (c->chunks_issued >= c->n_chunks || c->chunks_issued * CHUNK_KF < c->first_kf_issued)) {
-        const uint64_t q = c->chunks_issued++, t = q / c->n_chunks, kb = q % c->n_chunks * CHUNK_KF;
+    while (c->chunks_issued < c->tiles_described * c->p.n_chunks && c->chunks_issued < c->chunks_released + CHUNKS_AHEAD &&
+           (c->chunks_issued >= c->p.n_chunks || c->chunks_issued * CHUNK_KF < c->first_kf_issued)) {
+        const uint64_t q = c->chunks_issued++, t = q / c->p.n_chunks, kb = q % c->p.n_chunks * CHUNK_KF;
         const uint64_t rows = min_u64(CHUNK_KF, c->kcf - kb) * 16;
         wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3);
         copy_gm_to_cbuf_nd2nz(c->panel_base + q % RING * c->chunk_bytes,
@@ -341,16 +345,29 @@ static void issue_chunks(Conv* c) {
  * the slice piece (EVENT_ID2) and one per panel_token_parts parts of resident weights
  * (EVENT_ID3). */
 static int split_tile(const Cursor* k) { return k->i == 0; }
+/* The block's first tile's residual (epilogue_prefetch) goes behind its last part instead of
+ * ahead of its second: queued there, 50 KB held the Cube ~600 cycles on layer3's 1 x 1
+ * 256 -> 1024 (resident weights; streamed ones keep their order). */
+static int first_tile_prefetches_late(const Conv* c, const Cursor* k) { return split_tile(k) && c->p.resident; }
+/* Once per block, so out of line: issue_step stays as compact as it was. */
+__attribute__((noinline, flatten)) static void prefetch_late(Conv* c, const Cursor* k) {
+    TileGm t;
+    tile_gm(c, k, &t);
+    epilogue_prefetch(&c->ep, &t, ceil_div(t.rows, 16));
+}
 /* Tokens the tile's loads set on MTE2->MTE1 EVENT_ID2 (the slice piece, or the first tile's parts). */
 static uint64_t slice_tokens(const Conv* c, const Cursor* k, int slice_piece, int panel) {
-    if (split_tile(k)) return slice_piece || panel ? c->parts : 0;
+    if (split_tile(k)) return slice_piece || panel ? c->p.parts : 0;
     return slice_piece ? 1 : 0;
 }
 
-/* MTE2: the bias row of the tile at `k` (epilogue_load_bias). */
+/* MTE2: the bias row of the tile at `k` (epilogue_load_bias; its address and columns
+ * only, not the whole tile_gm). */
 static void issue_bias(Conv* c, const Cursor* k) {
     TileGm t;
-    tile_gm(c, k, &t);
+    const uint64_t n0 = tile_n0(c, k);
+    t.bias = c->bias ? c->bias + n0 * 4 : 0;
+    t.cols = tile_cols(c, k);
     epilogue_load_bias(&c->ep, &t, k->i);
 }
 
@@ -360,6 +377,7 @@ static void issue_bias(Conv* c, const Cursor* k) {
 static int issue_step(Conv* c, Cursor* k) {
     const Unit* g = &k->g;
     const uint64_t q = k->step;
+    const int split = split_tile(k);
     if (q == 0) {
         /* M chunk j - 1 was the cursor's previous tile (same unit and column): its r1 (one
          * division per tile instead of two) */
@@ -367,41 +385,48 @@ static int issue_step(Conv* c, Cursor* k) {
         k->r1 = k->first_pass ? rows_needed(c, g, k->j) : 0;
         c->tile_slice_piece[k->i % TILE_RING] = k->r1 > k->r0;
         if (k->first_pass && k->new_slice && k->j == 0) wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID2);
-        if (!c->resident) { /* its weights stream in chunks (issue_chunks) */
-            c->desc_n0[k->i & 3] = tile_n0(c, k);
-            c->desc_cols[k->i & 3] = tile_cols(c, k);
-            c->tiles_described = k->i + 1;
-        }
-        k->panel = 0;
-        if (c->resident && k->j == 0) {
-            take_missing_groups(c, k, &k->first_group, &k->last_group);
-            k->panel = k->first_group != k->last_group;
-        }
-        c->tile_panel[k->i % TILE_RING] = (uint8_t)k->panel;
-        issue_bias(c, k); /* first: the tile's first mmad needs it */
+        if (!split) issue_bias(c, k); /* first: the tile's first mmad needs it */
     }
-    const int slice_piece = k->r1 > k->r0, split = split_tile(k);
+    const int slice_piece = k->r1 > k->r0;
     const uint64_t row_bytes = c->w_ * 32;
     if (slice_piece && (split || q == 0)) {
-        const uint64_t g0 = split ? q * c->part_groups : 0;
-        const uint64_t groups = split ? min_u64(c->part_groups, c->c1in - g0) : c->c1in;
+        const uint64_t g0 = split ? q * c->p.part_groups : 0;
+        const uint64_t groups = split ? min_u64(c->p.part_groups, c->c1in - g0) : c->c1in;
         copy_gm_to_cbuf_pitched(slice_l1(c, k) + (g0 * g->rows + k->r0) * row_bytes,
                                 c->in + (((g->img * c->c1in + g0) * c->h) + g->ih_lo + k->r0) * row_bytes, groups,
                                 (k->r1 - k->r0) * c->w_, (g->rows - (k->r1 - k->r0)) * c->w_, c->h * row_bytes, 0);
         if (!split) set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
     }
+    if (q == 0) { /* which weights the tile loads (the block's first tile: after its first slice part is under way) */
+        if (!c->p.resident) { /* its weights stream in chunks (issue_chunks) */
+            c->desc_n0[k->i & 3] = tile_n0(c, k);
+            c->desc_cols[k->i & 3] = tile_cols(c, k);
+            c->tiles_described = k->i + 1;
+        }
+        k->panel = 0;
+        if (c->p.resident && k->j == 0) {
+            take_missing_groups(c, k, &k->first_group, &k->last_group);
+            k->panel = k->first_group != k->last_group;
+        }
+        c->tile_panel[k->i % TILE_RING] = (uint8_t)k->panel;
+    }
     if (k->panel) {
         const uint64_t rows = part_rows_kf(c, q) * 16, first = k->first_group;
         copy_gm_to_cbuf_nd2nz(panel_part_l1(c, q) + first * rows * 32,
-                              c->w + (q * c->part_kf * 16 * c->cout16 + first * 16) * 2, rows,
+                              c->w + (q * c->p.part_kf * 16 * c->cout16 + first * 16) * 2, rows,
                               min_u64(k->last_group * 16, tile_n0(c, k) + tile_cols(c, k)) - first * 16,
                               c->cout16 * 2, rows, XD_F16);
-        if (!split && ((q + 1) % c->panel_token_parts == 0 || q + 1 == c->parts))
+        if (!split && ((q + 1) % c->p.panel_token_parts == 0 || q + 1 == c->p.parts))
             set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3);
     }
     if (split && (slice_piece || k->panel)) set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
-    if (split) c->first_kf_issued = q + 1 < c->parts ? (q + 1) * c->part_kf : ~(uint64_t)0;
-    if (++k->step < c->parts) {
+    if (split) { /* the block's first tile: its bias row after its first part (whose loads start
+                  * sooner; its first mmad waits for the part anyway), its residual after its last */
+        if (q == 0) issue_bias(c, k);
+        if (q + 1 == c->p.parts && c->p.resident) prefetch_late(c, k);
+        c->first_kf_issued = q + 1 < c->p.parts ? (q + 1) * c->p.part_kf : ~(uint64_t)0;
+    }
+    if (++k->step < c->p.parts) {
         if (!c->db) pipe_barrier(PIPE_ALL);
         return 0;
     }
@@ -423,6 +448,52 @@ static int last_of_slice(const Conv* c, const Cursor* k) {
     return k->j + 1 >= k->g.chunks && k->ct + 1 >= k->g.cols;
 }
 
+static int last_tile_of_block(const Conv* c, const Cursor* k) {
+    return k->j + 1 >= k->g.chunks && k->ct + 1 >= k->g.cols && k->u + k->g.span >= c->u_end;
+}
+
+/* V + MTE3: epilogue_write_back of the block's last C tile (double buffered, never scaled) in
+ * up to WRITE_BACK_PARTS parts of column groups, each stored while the Vector unit converts the
+ * next, so that after the block's last mmad only a part's store waits for its conversion
+ * (layer3's 1 x 1 256 -> 1024 + Add: 2.1 k cycles between its last mmad and its end, the
+ * conversion, the residual's add, ReLU and the store of 53 KB one after another). */
+static void write_back_last(const Epilogue* e, const TileGm* t, uint64_t h) {
+    const uint64_t mf = ceil_div(t->rows, 16), nf = ceil_div(t->cols, 16);
+    const uint64_t per = ceil_div(nf, min_u64(WRITE_BACK_PARTS, nf));
+    const uint64_t ub = h * UB_HALF, l0c = h * L0C_HALF;
+    const int relu_in_cc = e->act == NPUVP_ACT_RELU && !e->residual;
+    WAIT_FLAG01(PIPE_M, PIPE_V, h);
+    WAIT_FLAG01(PIPE_MTE3, PIPE_V, h);
+    if (e->residual) wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+    for (uint64_t g0 = 0; g0 < nf; g0 += per) {
+        const uint64_t groups = min_u64(per, nf - g0), at = g0 * mf * FRACTAL, elements = mf * groups * 256;
+        const int last = g0 + groups == nf;
+        copy_matrix_cc_to_ubuf(ub + at, l0c + 2 * at, 1, mf * groups, 0, 0, XD_CC_F32_TO_F16, relu_in_cc);
+        if (last) SET_FLAG01(PIPE_V, PIPE_M, h); /* L0C half free */
+        if (e->residual) F16_REPEATS(elements, o, cfg, vadd(ub + at + o, ub + at + o, UB_RESIDUAL + at + o, cfg));
+        if (e->residual && last) set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);
+        if (e->act == NPUVP_ACT_RELU && !relu_in_cc) F16_REPEATS(elements, o, cfg, vrelu(ub + at + o, ub + at + o, cfg));
+        if (e->act == NPUVP_ACT_CLIP) {
+            F16_REPEATS(elements, o, cfg, vmaxs(ub + at + o, ub + at + o, e->clip_lo, cfg));
+            F16_REPEATS(elements, o, cfg, vmins(ub + at + o, ub + at + o, e->clip_hi, cfg));
+        }
+        if (last && e->zero_lanes_from && t->last_group_padded) { /* as epilogue_write_back */
+            uint64_t row = 0;
+            for (uint64_t c = e->zero_lanes_from; c < 16; ++c) row |= (uint64_t)1 << c;
+            const uint64_t mask = row | row << 16 | row << 32 | row << 48;
+            set_vector_mask(mask, mask);
+            vector_dup(ub + (nf - 1) * mf * FRACTAL, 0, vector_contiguous(mf * 2, XD_F16));
+            set_vector_mask(~(uint64_t)0, ~(uint64_t)0);
+        }
+        SET_FLAG01(PIPE_V, PIPE_MTE3, h);
+        WAIT_FLAG01(PIPE_V, PIPE_MTE3, h);
+        TileGm part = *t;
+        part.cols = min_u64((g0 + groups) * 16, t->cols) - g0 * 16;
+        tile_store_ub(t->out + g0 * t->group_pitch, ub + at, &part, mf);
+    }
+    SET_FLAG01(PIPE_MTE3, PIPE_V, h);
+}
+
 /* The tile at `k`: MTE1, Cube, write-back. The block's first tile issues the loads of
  * the tiles up to LOOKAHEAD ahead (`issue`) one step between each of its K steps: its
  * own parts fill the MTE2 queue, and issuing them at once would stall the scalar unit
@@ -435,20 +506,23 @@ static void compute_tile(Conv* c, Cursor* k, Cursor* issue, uint64_t lookahead) 
     const uint64_t h = c->db ? k->i & 1 : 0;
     /* K steps fill an L0A / L0B half; in the first tile at most a part, so that step s needs
      * parts up to s only (issued by then: see the main loop) */
-    const uint64_t kstep = min_u64(min_u64(64 / mf, 64 / nf), split_tile(k) ? c->part_kf : 64);
+    /* 64 / max(mf, nf) = min(64 / mf, 64 / nf): one division of 20 cycles, not two */
+    const uint64_t kstep = min_u64(64 / (mf > nf ? mf : nf), split_tile(k) ? c->p.part_kf : 64);
     const uint64_t slice = slice_l1(c, k);
     const int slice_done = last_of_slice(c, k);
     const int panel = c->tile_panel[k->i % TILE_RING]; /* set when its loads were issued */
     const int slice_piece = c->tile_slice_piece[k->i % TILE_RING]; /* likewise */
     /* EVENT_ID2 tokens still to wait for, one per part (part q holds channel groups from q * part_groups) */
     const uint64_t tokens = slice_tokens(c, k, slice_piece, panel);
-    const uint64_t part_groups = tokens == 1 ? c->c1in : c->part_groups;
+    const uint64_t part_groups = tokens == 1 ? c->c1in : c->p.part_groups;
     uint64_t waited = 0;
-    const uint64_t panel_tokens = panel && !split_tile(k) ? c->panel_tokens : 0;
+    const uint64_t panel_tokens = panel && !split_tile(k) ? c->p.panel_tokens : 0;
     uint64_t panel_waited = 0;
     const uint64_t group0 = tile_n0(c, k) / 16; /* the tile's first column group in the weights */
 
-    epilogue_prefetch(&c->ep, &t, mf);
+    /* the residual (read at the write-back); the block's first tile's is issued after its last
+     * part (issue_step) */
+    if (!first_tile_prefetches_late(c, k)) epilogue_prefetch(&c->ep, &t, mf);
     if (k->new_slice && k->j == 0 && k->ct == 0)
         set_fmatrix(c->w_, g->rows, c->pl, c->pr, g->pad_top, g->pad_bottom);
 
@@ -458,7 +532,7 @@ static void compute_tile(Conv* c, Cursor* k, Cursor* issue, uint64_t lookahead) 
     for (uint64_t kb = 0, chunk = 0, in_chunk = 0; kb < c->kcf;) {
         uint64_t kf, rows_kf = 0;
         int chunk_done = 0;
-        if (c->resident) {
+        if (c->p.resident) {
             kf = min_u64(kstep, c->kcf - kb);
         } else {
             rows_kf = min_u64(CHUNK_KF, c->kcf - chunk * CHUNK_KF);
@@ -473,22 +547,22 @@ static void compute_tile(Conv* c, Cursor* k, Cursor* issue, uint64_t lookahead) 
             wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
             waited = 1;
         }
-        if (!c->resident && in_chunk == 0) wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3);
-        for (; panel_waited < panel_tokens && panel_waited * c->panel_token_kf < kb + kf; ++panel_waited)
+        if (!c->p.resident && in_chunk == 0) wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3);
+        for (; panel_waited < panel_tokens && panel_waited * c->p.panel_token_kf < kb + kf; ++panel_waited)
             wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3); /* the resident weights of this step's K rows */
         const uint64_t p = c->db ? c->l0_uses & 1 : 0;
         c->l0_uses++;
         WAIT_FLAG01(PIPE_M, PIPE_MTE1, p);
         img2col_cbuf_to_ca(p * L0A_HALF, slice, c->window, k->j * TILE_POSITIONS, kb * 16, mf, kf);
-        if (c->resident) {
+        if (c->p.resident) {
             load_b_resident(c, p * L0B_HALF, group0, kf, nf, &chunk, &in_chunk);
         } else {
-            const uint64_t q = k->i * c->n_chunks + chunk;
+            const uint64_t q = k->i * c->p.n_chunks + chunk;
             load_b_zn(p * L0B_HALF, c->panel_base + q % RING * c->chunk_bytes + in_chunk * FRACTAL, kf, nf, rows_kf);
         }
         SET_FLAG01(PIPE_MTE1, PIPE_M, p);
         if (kb + kf >= c->kcf && slice_done) set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID2);
-        if (!c->resident && chunk_done) {
+        if (!c->p.resident && chunk_done) {
             set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3);
             c->chunks_released++;
         }
@@ -500,13 +574,13 @@ static void compute_tile(Conv* c, Cursor* k, Cursor* issue, uint64_t lookahead) 
         else mmad(h * L0C_HALF, p * L0A_HALF, p * L0B_HALF, t.rows, kf * 16, t.cols, XD_F16, 0);
         SET_FLAG01(PIPE_M, PIPE_MTE1, p);
         if (!c->db) pipe_barrier(PIPE_ALL);
-        if (!c->resident && chunk_done) issue_chunks(c);
+        if (!c->p.resident && chunk_done) issue_chunks(c);
         if (split_tile(k)) {
             issue_loads(c, issue, k->i + lookahead, k->i, 1);
-            if (!c->resident) issue_chunks(c); /* the chunks of the part just issued */
+            if (!c->p.resident) issue_chunks(c); /* the chunks of the part just issued */
         }
         kb += kf;
-        if (!c->resident) {
+        if (!c->p.resident) {
             in_chunk += kf;
             if (chunk_done) {
                 chunk++;
@@ -516,73 +590,12 @@ static void compute_tile(Conv* c, Cursor* k, Cursor* issue, uint64_t lookahead) 
     }
     SET_FLAG01(PIPE_M, PIPE_V, h);
     if (split_tile(k)) issue_loads(c, issue, k->i + lookahead, k->i, ~(uint64_t)0); /* the rest of the lookahead */
-    epilogue_write_back(&c->ep, &t, h);
+    if (c->db && last_tile_of_block(c, k)) write_back_last(&c->ep, &t, h);
+    else epilogue_write_back(&c->ep, &t, h);
 }
 
-/* Not inlined: the fault report names it. */
-__attribute__((noinline)) static void conv_geometry_unsupported(void) { __asm__ volatile("ebreak"); }
-
-/* The plan: tile heights, Cout groups, C tile width, L1 partition. Returns 0 if impossible. */
-static int plan(Conv* c, uint64_t tile_ho, uint64_t tile_cout, uint64_t blocks) {
-    const uint64_t weights = c->kc * c->cout16 * 2;
-    c->resident = weights <= RESIDENT_PANELS_BYTES;
-    const uint64_t tn_limit = MAX_TN;
-
-    const uint64_t image_bytes = c->c1in * c->h * c->w_ * 32;
-    uint64_t splits = 1, n_cg = 1;
-    if (c->n_img < blocks) splits = ceil_div_fast(blocks, c->n_img);
-    if (tile_cout) {
-        c->group = min_u64(round16(tile_cout), c->cout16);
-    } else {
-        if (splits > 1 && weights > image_bytes) { /* split the weights, not the image */
-            n_cg = min_u64(c->cout16 / 16, splits);
-            splits = 1;
-        }
-        c->group = round16(ceil_div_fast(c->cout16, n_cg));
-    }
-    c->n_cg = ceil_div_fast(c->cout16, c->group);
-    c->tn = tn_limit;
-    if (c->resident && c->cout16 / 16 > MAX_GROUPS) return 0;
-    c->n_chunks = ceil_div(c->kcf, CHUNK_KF);
-    /* parts of at least PART_MIN_KF fractal columns (a short K gains nothing from splitting) */
-    const uint64_t parts = min_u64(min_u64(K_PARTS, c->c1in), c->kcf / PART_MIN_KF ? c->kcf / PART_MIN_KF : 1);
-    c->part_groups = ceil_div(c->c1in, parts);
-    c->parts = ceil_div(c->c1in, c->part_groups);
-    c->part_kf = c->part_groups * c->kh * c->kw;
-    c->panel_token_parts = ceil_div(c->parts, PANEL_TOKENS);
-    c->panel_token_kf = c->panel_token_parts * c->part_kf;
-    c->panel_tokens = ceil_div(c->parts, c->panel_token_parts);
-    c->chunk_bytes = CHUNK_KF * 16 * c->tn * 2;
-    c->chunks_issued = c->chunks_released = c->tiles_described = 0;
-    c->first_kf_issued = 0;
-    const uint64_t panel_area = c->resident ? weights : RING * c->chunk_bytes;
-
-    /* output rows per spatial tile: as asked / as the split wants, as the slice fits */
-    const uint64_t budget = L1_SIZE - panel_area, row_bytes = c->c1in * c->w_ * 32;
-    const uint64_t window = (c->kh - 1) * c->dh + 1;
-    if (row_bytes * min_u64(window, c->h) > budget) return 0;
-    /* set_fmatrix and the img2col window hold 8-bit pads, kernel sizes, strides, dilations */
-    if (c->pt > 255 || c->pb > 255 || c->pl > 255 || c->pr > 255 || c->kh > 255 || c->kw > 255 || c->sh > 255 ||
-        c->sw > 255 || c->dh > 255 || c->dw > 255 || c->sh == 0 || c->sw == 0 || c->dh == 0 || c->dw == 0)
-        return 0;
-    const uint64_t rows_fit = min_u64(budget / row_bytes, c->h);
-    uint64_t tho_fit = rows_fit >= window ? div_fast(rows_fit - window, c->sh) + 1 : 1;
-    if (rows_fit >= c->h) tho_fit = c->ho;
-    c->tile_ho = tile_ho ? tile_ho : ceil_div_fast(c->ho, splits);
-    c->tile_ho = min_u64(min_u64(c->tile_ho, tho_fit), c->ho);
-    /* a band whose window lies wholly in the padding is read with a top pad
-     * of the window's height (unit_of), which must fit 8 bits */
-    if (c->pt >= window || c->pb >= window) {
-        if (window > 255) return 0;
-        c->tile_ho = min_u64(c->tile_ho, (255 - window) / c->sh + 1);
-    }
-    c->n_st = ceil_div_fast(c->ho, c->tile_ho);
-    const uint64_t slice_rows = min_u64(c->h, (c->tile_ho - 1) * c->sh + window);
-    c->slice_slot_bytes = (slice_rows * row_bytes + FRACTAL - 1) / FRACTAL * FRACTAL;
-    c->slice_slots = c->db && 2 * c->slice_slot_bytes <= budget ? 2 : 1;
-    c->panel_base = c->slice_slots * c->slice_slot_bytes;
-    return 1;
-}
+/* Not inlined: the fault report names it (a launch without the plan words). */
+__attribute__((noinline)) static void conv_plan_missing(void) { __asm__ volatile("ebreak"); }
 
 void kernel_main(const uint64_t* gm_args) {
     /* read in this function, before any instruction writes UB */
@@ -611,11 +624,12 @@ void kernel_main(const uint64_t* gm_args) {
     c.dh = args[NPUVP_CONV_DILATION_H];
     c.dw = args[NPUVP_CONV_DILATION_W];
     c.db = (args[NPUVP_CONV_FLAGS] & 1) != 0;
-    if (c.n_img == 0 || c.c1in == 0 || c.cout == 0) return;
-    c.ho = div_fast(c.h + c.pt + c.pb - c.dh * (c.kh - 1) - 1, c.sh) + 1;
-    c.wo = div_fast(c.w_ + c.pl + c.pr - c.dw * (c.kw - 1) - 1, c.sw) + 1;
-    c.kc = c.c1in * c.kh * c.kw * 16;
-    c.kcf = c.kc / 16;
+    if (!npuvp_conv_plan_unpack(args, &c.p)) {
+        conv_plan_missing();
+        return;
+    }
+    c.kcf = c.c1in * c.kh * c.kw;
+    c.kc = c.kcf * 16;
     c.window = xd_pack_img2col_window(c.sw, c.sh, c.kw, c.kh, c.dw, c.dh, c.c1in);
     c.l0_uses = 0;
 
@@ -633,18 +647,20 @@ void kernel_main(const uint64_t* gm_args) {
                                  ((c.ep.clip_hi & 0x8000) && (c.ep.clip_hi & 0x7fff)));
     c.ep.zero_lanes_from = clip_moves_zero ? c.cout % 16 : 0;
 
+    /* units [U*b/B, U*(b+1)/B) */
     const uint64_t blocks = block_dim(), b = block_idx();
-    if (!plan(&c, args[NPUVP_CONV_TILE_HO], args[NPUVP_CONV_TILE_COUT], blocks)) {
-        conv_geometry_unsupported();
-        return;
-    }
-    const uint64_t units = c.n_img * c.n_st * c.n_cg;
-    c.u_begin = div_fast(units * b, blocks);
-    c.u_end = div_fast(units * (b + 1), blocks);
+    c.u_begin = div_fast(c.p.units * b, blocks);
+    c.u_end = div_fast(c.p.units * (b + 1), blocks);
     if (c.u_begin >= c.u_end) return;
+    c.tn = c.p.tn;
+    c.tn_shift = c.tn == NPUVP_CONV_WIDE_TN ? 8 : 7;
+    c.chunk_bytes = CHUNK_KF * 16 * MAX_TN * 2;
+    c.panel_base = c.p.slice_slots * c.p.slice_slot_bytes;
+    c.chunks_issued = c.chunks_released = c.tiles_described = 0;
+    c.first_kf_issued = 0;
 
-    for (uint64_t i = 0; i < c.slice_slots; ++i) set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID2);
-    if (!c.resident)
+    for (uint64_t i = 0; i < c.p.slice_slots; ++i) set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID2);
+    if (!c.p.resident)
         for (uint64_t i = 0; i < RING; ++i) set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3); /* chunk slots free */
     cube_pipeline_open();
     epilogue_open(&c.ep);
@@ -657,21 +673,30 @@ void kernel_main(const uint64_t* gm_args) {
      * lookahead. */
     Cursor issue, compute;
     cursor_init(&c, &issue);
+    /* the words of the layer's groups only, most often one (GCC makes a loop a call to memset:
+     * ~60 cycles before the block's first load) */
+    c.panel_loaded[0] = 0;
+    for (uint64_t p = 1, words = (c.cout16 / 16 + 63) / 64; p < words; ++p) ((volatile uint64_t*)c.panel_loaded)[p] = 0;
+    /* the compute cursor: a copy of the issue cursor at the block's first tile, made once the
+     * first part is issued if the issue cursor is still at that tile (a copy, not cursor_init's
+     * divisions again, and not before the first load) */
+    const int first_tile_issued_early = c.p.parts <= FIRST_STEPS;
+    if (first_tile_issued_early) compute = issue;
     for (uint64_t step = 0; step < FIRST_STEPS; ++step) { /* a part, then its streamed chunks */
         issue_loads(&c, &issue, 0, 0, 1);
-        if (!c.resident) issue_chunks(&c);
+        if (!c.p.resident) issue_chunks(&c);
     }
-    cursor_init(&c, &compute);
+    if (!first_tile_issued_early) compute = issue;
     const uint64_t lookahead = c.db ? LOOKAHEAD : 0;
     while (!compute.done) {
         if (compute.i) issue_loads(&c, &issue, compute.i + lookahead, compute.i, ~(uint64_t)0);
-        if (!c.resident) issue_chunks(&c);
+        if (!c.p.resident) issue_chunks(&c);
         compute_tile(&c, &compute, &issue, lookahead);
         cursor_next(&c, &compute);
     }
 
-    for (uint64_t i = 0; i < c.slice_slots; ++i) wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID2);
-    if (!c.resident)
+    for (uint64_t i = 0; i < c.p.slice_slots; ++i) wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID2);
+    if (!c.p.resident)
         for (uint64_t i = 0; i < RING; ++i) wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3);
     epilogue_close(&c.ep);
     cube_pipeline_close();

@@ -119,6 +119,20 @@ TEST(CompilerErrors, MoreThanOneInputOrOutput) {
   EXPECT_EQ(error_of(c.bytes()), "ONNX model: the model has 2 graph outputs; npuvp compiles models with exactly one");
 }
 
+// A Conv the kernel cannot run (a pad beyond set_fmatrix's 8 bits) is refused when its plan
+// (sw/include/npuvp/conv_plan.h) is made, naming the node, not by a fault on the AI Core.
+TEST(CompilerErrors, ConvPadBeyond255NamesTheNode) {
+  OnnxBuilder b;
+  b.input("x", {1, 16, 4, 4});
+  b.random_constant("w", {16, 16, 1, 1});
+  auto& conv = b.node("Conv", {"x", "w"}, {"y"}, "wide_pad");
+  OnnxBuilder::attr(conv, "pads", Dims{300, 0, 0, 0});
+  b.output("y", {1, 16, 304, 4});
+  EXPECT_EQ(error_of(b.bytes()),
+            "node 'wide_pad' (Conv): the Conv kernel cannot run this layer: a pad, kernel size, stride or dilation is "
+            "above 255 (set_fmatrix and img2col hold 8 bits)");
+}
+
 TEST(CompilerErrors, NonConstantConvWeights) {
   OnnxBuilder b;
   b.input("x", {1, 4, 8, 8});

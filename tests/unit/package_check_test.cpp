@@ -100,16 +100,19 @@ TEST(PackageCheck, MagicAndVersion) {
   expect_refused([](auto& p) { header_of(p).version = 7; }, NPUVP_MODEL_ERR_VERSION, "format version 7");
   // A version 1 package (one wait event per launch, before multi-stream packages) is refused
   // with what to do, not misread.
-  static_assert(NPUVP_PACKAGE_VERSION == 4, "the format changed: add the previous version here");
+  static_assert(NPUVP_PACKAGE_VERSION == 5, "the format changed: add the previous version here");
   expect_refused([](auto& p) { header_of(p).version = 1; }, NPUVP_MODEL_ERR_VERSION,
-                 "package: format version 1, this runtime reads version 4 only (compile the model again with this "
+                 "package: format version 1, this runtime reads version 5 only (compile the model again with this "
                  "build's compiler)");
   // Nor a version 2 package (no L2 arena: its header is shorter).
   expect_refused([](auto& p) { header_of(p).version = 2; }, NPUVP_MODEL_ERR_VERSION,
-                 "package: format version 2, this runtime reads version 4 only");
+                 "package: format version 2, this runtime reads version 5 only");
   // Nor a version 3 package (its profile area has no room for the AI Cores' window).
   expect_refused([](auto& p) { header_of(p).version = 3; }, NPUVP_MODEL_ERR_VERSION,
-                 "package: format version 3, this runtime reads version 4 only");
+                 "package: format version 3, this runtime reads version 5 only");
+  // Nor a version 4 package (Conv launches without op_conv's plan words: the kernel would fault).
+  expect_refused([](auto& p) { header_of(p).version = 4; }, NPUVP_MODEL_ERR_VERSION,
+                 "package: format version 4, this runtime reads version 5 only");
 }
 
 TEST(PackageCheck, EveryRegionInsideTotalBytes) {

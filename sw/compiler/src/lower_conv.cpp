@@ -7,6 +7,7 @@
 #include "conv_window.h"
 #include "lowering_context.h"
 #include "onnx_attributes.h"
+#include "npuvp/conv_plan.h"
 
 namespace npuvp::compiler {
 namespace {
@@ -100,6 +101,24 @@ std::uint64_t lower_depthwise(LoweringContext& context, const Node& node, const 
   return std::uint64_t(in[0] * c * w.ho * w.wo * w.kh * w.kw);
 }
 
+// op_conv.c's plan (conv_plan.h) for the launch's blocks, in its NPUVP_CONV_PLAN_* words; a
+// layer the kernel cannot run is a compile error here instead of a fault on the AI Core.
+void set_conv_plan(const Node& node, KernelLaunch& l, const ConvTiling& tiling, const std::int64_t (&fields)[15],
+                   bool double_buffering) {
+  npuvp_conv_geometry g{};
+  std::uint64_t* words[] = {&g.n, &g.cin, &g.h, &g.w, &g.cout, &g.kh, &g.kw, &g.sh, &g.sw,
+                            &g.pt, &g.pb, &g.pl, &g.pr, &g.dh, &g.dw};
+  for (int k = 0; k < 15; ++k) *words[k] = std::uint64_t(fields[k]);
+  npuvp_conv_plan plan{};
+  const char* reason = npuvp_conv_plan_make(&g, std::uint64_t(tiling.tile_ho), std::uint64_t(tiling.tile_cout),
+                                            l.blocks, double_buffering, &plan);
+  std::uint64_t args[NPUVP_CONV_ARG_COUNT] = {};
+  if (!reason) reason = npuvp_conv_plan_pack(&plan, args);
+  if (reason) fail(node, std::string("the Conv kernel cannot run this layer: ") + reason);
+  for (int word : {NPUVP_CONV_PLAN_ROWS, NPUVP_CONV_PLAN_COUT, NPUVP_CONV_PLAN_K, NPUVP_CONV_PLAN_L1})
+    l.args[word] = LoweringContext::literal(args[word]);
+}
+
 }  // namespace
 
 std::uint64_t lower_conv(LoweringContext& context, const Node& node) {
@@ -151,6 +170,7 @@ std::uint64_t lower_conv(LoweringContext& context, const Node& node) {
   l.args[NPUVP_CONV_TILE_HO] = LoweringContext::literal(std::uint64_t(tiling.tile_ho));
   l.args[NPUVP_CONV_TILE_COUT] = LoweringContext::literal(std::uint64_t(tiling.tile_cout));
   l.args[NPUVP_CONV_FLAGS] = LoweringContext::literal(context.options.double_buffering ? 1 : 0);
+  set_conv_plan(node, l, tiling, fields, context.options.double_buffering);
   context.layer().tiling = tiling.text() + (group > 1 ? " block-diagonal groups=" + std::to_string(group) : "");
   return macs;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "soc_buffers.h"
+#include "npuvp/conv_plan.h"
 
 namespace npuvp::compiler {
 
@@ -45,18 +46,14 @@ struct MatmulTiling {
 // op_matmul.c): K staged through L1 128 rows at a time, Conv C tiles at most
 // 128 columns wide, MatMul tiles at most 512 x 256.
 constexpr std::int64_t kPlannerKStage = 128;
-constexpr std::int64_t kConvMaxColumns = 128;
+constexpr std::int64_t kConvMaxColumns = NPUVP_CONV_MAX_TN;
 // op_conv.c's C tiles are at most this many output positions (an M chunk)...
-constexpr std::int64_t kConvTilePositions = 256;
+constexpr std::int64_t kConvTilePositions = NPUVP_CONV_TILE_POSITIONS;
 // ...and a block's first C tile loads its input and weights in K parts of whole input channel
-// groups: at most 8, each at least 8 fractal columns of K (op_conv.c's K_PARTS, PART_MIN_KF).
-constexpr std::int64_t conv_k_parts(std::int64_t c1in, std::int64_t k_fractals) {
-  const std::int64_t by_k = k_fractals / 8 > 0 ? k_fractals / 8 : 1;
-  const std::int64_t parts = c1in < 8 ? c1in : 8;
-  const std::int64_t at_most = parts < by_k ? parts : by_k;
-  // the kernel makes ceil(c1in / ceil(c1in / at_most)) parts of ceil(c1in / at_most) groups
-  const std::int64_t groups = (c1in + at_most - 1) / at_most;
-  return (c1in + groups - 1) / groups;
+// groups (conv_plan.h: at most 8, each at least 8 fractal columns of K).
+inline std::int64_t conv_k_parts(std::int64_t c1in, std::int64_t k_fractals) {
+  const std::uint64_t groups = npuvp_conv_part_groups(std::uint64_t(c1in), std::uint64_t(k_fractals));
+  return (c1in + std::int64_t(groups) - 1) / std::int64_t(groups);
 }
 constexpr std::int64_t kMatmulMaxTileM = 512, kMatmulMaxTileN = 256;
 // op_matmul.c keeps a tile row's A block in L1 only up to 14 K stages (K <= 1792).

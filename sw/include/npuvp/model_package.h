@@ -26,8 +26,10 @@
  * 3: an activation arena in the L2 buffer (header.l2_arena_bytes, launch.l2_args).
  * 4: the profile record carries the AI Cores' window of a launch (core_start_cycle,
  * core_end_cycle), so the profile area is larger.
+ * 5: Conv launches carry op_conv's plan (NPUVP_CONV_PLAN_* words, conv_plan.h); the
+ *    kernel no longer plans, so an older package's Conv launches would fault.
  * Other versions are refused. */
-#define NPUVP_PACKAGE_VERSION 4u
+#define NPUVP_PACKAGE_VERSION 5u
 /* Where `npuvp infer` preloads the package (docs/memory-map.md): DDR above the
  * driver's default device pool; infer runs with soc.ddr.size = 2 GiB. */
 #define NPUVP_PACKAGE_ADDRESS 0xC0000000ull

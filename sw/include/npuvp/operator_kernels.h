@@ -60,9 +60,13 @@ enum npuvp_conv_arg {
     NPUVP_CONV_PAD_TOP, NPUVP_CONV_PAD_BOTTOM, NPUVP_CONV_PAD_LEFT, NPUVP_CONV_PAD_RIGHT,
     NPUVP_CONV_DILATION_H, NPUVP_CONV_DILATION_W,
     NPUVP_CONV_ACT, NPUVP_CONV_CLIP_MIN, NPUVP_CONV_CLIP_MAX, /* f32 bits */
-    NPUVP_CONV_TILE_HO,   /* output rows per tile (0: kernel's choice)                    */
-    NPUVP_CONV_TILE_COUT, /* output channels per tile, a multiple of 16 (0: kernel's choice) */
+    NPUVP_CONV_TILE_HO,   /* output rows per tile (0: the plan's default)                  */
+    NPUVP_CONV_TILE_COUT, /* output channels per tile, a multiple of 16 (0: the plan's default) */
     NPUVP_CONV_FLAGS,     /* bit 0: double buffering                                       */
+    /* The kernel's plan, from the words above (TILE_HO and TILE_COUT are its input; the
+     * kernel reads only the plan): npuvp_conv_plan_args of conv_plan.h sets these words
+     * and defines their fields. A launch without them stops the kernel with a fault. */
+    NPUVP_CONV_PLAN_ROWS, NPUVP_CONV_PLAN_COUT, NPUVP_CONV_PLAN_K, NPUVP_CONV_PLAN_L1,
     NPUVP_CONV_ARG_COUNT
 };
 
