@@ -74,16 +74,6 @@ TEST(CompilerErrors, CeilModeAveragePoolCountingPads) {
   EXPECT_EQ(error_of(b.bytes()), "node 'pool1' (AveragePool): unsupported attribute ceil_mode=1");
 }
 
-TEST(CompilerErrors, ReduceMeanOverAChannelAxis) {
-  OnnxBuilder b;
-  b.input("x", {2, 3, 4});
-  auto& r = b.node("ReduceMean", {"x"}, {"y"}, "mean");
-  OnnxBuilder::attr(r, "axes", Dims{1});
-  b.output("y", {2, 1, 4});
-  EXPECT_EQ(error_of(b.bytes()), "node 'mean' (ReduceMean): unsupported attribute axes=1 (a ReduceMean runs over H and W "
-                                 "of a 4-D map, or in a LayerNorm pattern)");
-}
-
 TEST(CompilerErrors, PadModeReflect) {
   OnnxBuilder b;
   b.input("x", {1, 4});

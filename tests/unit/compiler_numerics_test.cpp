@@ -333,6 +333,32 @@ TEST(CompilerNumerics, SpatialReduceMeanIsAGlobalAveragePool) {
   expect_close(PackageEmulator(model.package).run(x), y, 5e-3);
 }
 
+// Means over other axes (the tokens of a ViT, x.mean(dim=1); several axes, one of them
+// not the last): the reduced axes moved last, times a constant column of 1 / n.
+TEST(CompilerNumerics, ReduceMeanOverOtherAxes) {
+  OnnxBuilder b;
+  b.input("x", {2, 3, 4, 5});
+  auto& channels = b.node("ReduceMean", {"x"}, {"m"}, "mean_channels");
+  OnnxBuilder::attr(channels, "axes", Dims{1});                  // [2, 1, 4, 5]
+  b.node("Sub", {"x", "m"}, {"d"}, "centre");
+  auto& outer = b.node("ReduceMean", {"d"}, {"y"}, "mean_batch_and_width");
+  OnnxBuilder::attr(outer, "axes", Dims{0, -1});
+  OnnxBuilder::attr(outer, "keepdims", std::int64_t(0));         // [3, 4]
+  b.output("y", {3, 4});
+  const auto x = b.random({2, 3, 4, 5});
+  auto at = [&](int n, int c, int h, int w) { return x[((n * 3 + c) * 4 + h) * 5 + w]; };
+  Tensor y{{3, 4}, std::vector<float>(12, 0.f)};
+  for (int c = 0; c < 3; ++c)
+    for (int h = 0; h < 4; ++h)
+      for (int n = 0; n < 2; ++n)
+        for (int w = 0; w < 5; ++w) {
+          const float mean = (at(n, 0, h, w) + at(n, 1, h, w) + at(n, 2, h, w)) / 3.f;
+          y.data[c * 4 + h] += (at(n, c, h, w) - mean) / 10.f;
+        }
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
+  expect_close(PackageEmulator(model.package).run(x), y, 5e-3);
+}
+
 // Softmax over an inner axis (opset 13: that axis alone), here the channels of a 4-D map
 // and the first axis: transposed to the last axis and back around the row kernel.
 TEST(CompilerNumerics, SoftmaxOverInnerAxes) {

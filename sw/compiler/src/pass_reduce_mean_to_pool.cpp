@@ -18,6 +18,8 @@ std::vector<std::int64_t> reduced_axes(const Graph& graph, const Node& node, std
   } else {
     axes = attribute_ints(node, "axes", {});
   }
+  if (axes.empty() && !has_attribute(node, "axes") && attribute_int(node, "noop_with_empty_axes", 0) == 0)
+    for (std::int64_t a = 0; a < rank; ++a) axes.push_back(a);  // no axes: all of them
   for (auto& a : axes) a = a < 0 ? a + rank : a;
   std::sort(axes.begin(), axes.end());
   return axes;
@@ -31,28 +33,85 @@ bool is_spatial_mean(const Graph& graph, const Node& node) {
   return reduced_axes(graph, node, 4) == std::vector<std::int64_t>{2, 3};
 }
 
-// "2, 3" or "[1]": the axes as the node gives them, for the error.
-std::string axes_text(const Graph& graph, const Node& node) {
-  const auto rank = std::int64_t(graph.values[node.inputs[0]].shape.size());
-  std::string text;
-  for (auto a : reduced_axes(graph, node, rank)) text += (text.empty() ? "" : ",") + std::to_string(a);
-  return text.empty() ? "all" : text;
+// A ReduceMean of an activation over static axes the general way?
+bool is_general_mean(const Graph& graph, const Node& node) {
+  if (node.removed || node.op() != "ReduceMean" || node.inputs.empty() || node.inputs[0] < 0) return false;
+  const Value& x = graph.values[node.inputs[0]];
+  if (x.is_constant() || x.shape.empty()) return false;
+  const auto axes = reduced_axes(graph, node, std::int64_t(x.shape.size()));
+  return !axes.empty() && std::adjacent_find(axes.begin(), axes.end()) == axes.end() && axes.front() >= 0 &&
+         axes.back() < std::int64_t(x.shape.size());
+}
+
+int add_activation(Graph& graph, const std::string& base, const Shape& shape) {
+  Value value;
+  value.name = graph.unique_name(base);
+  value.shape = shape;
+  value.shape_known = true;
+  return graph.add_value(std::move(value));
+}
+
+Node new_node(const std::string& op, const std::string& name, std::vector<int> inputs, int output) {
+  Node node;
+  node.proto.set_op_type(op);
+  node.proto.set_name(name);
+  node.inputs = std::move(inputs);
+  node.outputs = {output};
+  return node;
+}
+
+int shape_constant(Graph& graph, const std::string& name, const Shape& shape) {
+  return graph.add_constant(graph.unique_name(name), HostTensor::ints({std::int64_t(shape.size())}, shape));
+}
+
+// Any other mean: the reduced axes moved last (a Transpose, unless they are), the tensor
+// viewed as [kept, reduced], times a constant column of 1 / reduced on the Cube (f32
+// accumulation), the result viewed in the output's shape.
+void append_general_mean(Graph& graph, Node& node, std::vector<Node>& result) {
+  const int x = node.inputs[0], out = node.outputs[0];
+  const Shape in = graph.values[x].shape;
+  const auto axes = reduced_axes(graph, node, std::int64_t(in.size()));
+  std::vector<std::int64_t> perm;
+  std::int64_t kept = 1, reduced = 1;
+  for (std::int64_t a = 0; a < std::int64_t(in.size()); ++a)
+    if (!std::binary_search(axes.begin(), axes.end(), a)) { perm.push_back(a); kept *= in[a]; }
+  for (auto a : axes) { perm.push_back(a); reduced *= in[a]; }
+  const std::string name = node.name();
+  int moved = x;
+  if (!std::is_sorted(perm.begin(), perm.end())) {
+    Shape moved_shape;
+    for (auto p : perm) moved_shape.push_back(in[p]);
+    moved = add_activation(graph, name + "_reduced_last", moved_shape);
+    Node transpose = new_node("Transpose", name + "_move_axes", {x}, moved);
+    set_attribute_ints(transpose, "perm", perm);
+    result.push_back(std::move(transpose));
+  }
+  const int rows = add_activation(graph, name + "_rows", {kept, reduced});
+  result.push_back(new_node("Reshape", name + "_as_rows", {moved, shape_constant(graph, name + "_rows_shape", {kept, reduced})}, rows));
+  const int column = graph.add_constant(graph.unique_name(name + "_mean_column"),
+                                        HostTensor::floats({reduced, 1}, std::vector<float>(reduced, 1.f / float(reduced))));
+  const int means = add_activation(graph, name + "_means", {kept, 1});
+  result.push_back(new_node("MatMul", name, {rows, column}, means));
+  const Shape out_shape = graph.values[out].shape;
+  result.push_back(new_node("Reshape", name + "_as_output", {means, shape_constant(graph, name + "_output_shape", out_shape)}, out));
+  node.removed = true;
 }
 
 }  // namespace
 
 int reduce_means_to_pools(Graph& graph) {
-  // match_layernorms took the ReduceMeans of LayerNorm patterns: the spatial mean is
-  // the only other form the kernels run.
-  for (const auto& node : graph.nodes)
-    if (!node.removed && node.op() == "ReduceMean" && !is_spatial_mean(graph, node))
-      fail(node, "unsupported attribute axes=" + axes_text(graph, node) +
-                     " (a ReduceMean runs over H and W of a 4-D map, or in a LayerNorm pattern)");
+  // match_layernorms took the ReduceMeans of LayerNorm patterns; a spatial mean becomes
+  // a pool, any other one a MatMul.
   std::vector<Node> result;
   int rewritten = 0;
   for (auto& node : graph.nodes) {
     if (!is_spatial_mean(graph, node)) {
-      result.push_back(std::move(node));
+      if (is_general_mean(graph, node)) {
+        append_general_mean(graph, node, result);
+        ++rewritten;
+      } else {
+        result.push_back(std::move(node));
+      }
       continue;
     }
     const bool keepdims = attribute_int(node, "keepdims", 1) != 0;
