@@ -44,7 +44,8 @@ int match_gelus(Graph& graph);
 
 // After match_layernorms: ReduceMean of a 4-D map over H and W (x.mean([2, 3]), as
 // MnasNet, ShuffleNet and squeeze-excite blocks pool) -> GlobalAveragePool, followed by
-// a Reshape view when keepdims is 0. Returns the ReduceMeans rewritten.
+// a Reshape view when keepdims is 0; any other ReduceMean -> Transpose (reduced axes
+// last), Reshape, MatMul with a constant column of 1/n, Reshape. Returns the rewrites.
 int reduce_means_to_pools(Graph& graph);
 
 // A Softmax (opset >= 13) over an axis other than the last (Softmax(dim=1) of a
