@@ -681,6 +681,39 @@ TEST(CompilerNumerics, OneDimensionalConvAndPool) {
   expect_close(PackageEmulator(model.package).run(x), y, 5e-3);
 }
 
+// HardSwish and HardSigmoid (MobileNetV3), LeakyRelu with a slope below and above 1:
+// decomposed into the elementwise ops the kernels have, on a Conv's NC1HWC0 output.
+TEST(CompilerNumerics, DecomposedActivations) {
+  OnnxBuilder b(14);
+  b.input("x", {1, 3, 6, 7});
+  const auto w = b.random_constant("w", {20, 3, 1, 1}, 1.f);
+  b.node("Conv", {"x", "w"}, {"c"}, "conv");
+  b.node("HardSwish", {"c"}, {"hs"}, "hard_swish");
+  auto& sigmoid = b.node("HardSigmoid", {"hs"}, {"hg"}, "hard_sigmoid");
+  OnnxBuilder::attr(sigmoid, "alpha", 0.3f);
+  OnnxBuilder::attr(sigmoid, "beta", 0.4f);
+  auto& leaky = b.node("LeakyRelu", {"c"}, {"l1"}, "leaky");
+  OnnxBuilder::attr(leaky, "alpha", 0.1f);
+  auto& steep = b.node("LeakyRelu", {"l1"}, {"l2"}, "leaky_steep");
+  OnnxBuilder::attr(steep, "alpha", 1.5f);
+  b.node("Add", {"hg", "l2"}, {"y"}, "sum");
+  b.output("y", {1, 20, 6, 7});
+  const auto x = b.random({1, 3, 6, 7}, 3.f);
+  Tensor y{{1, 20, 6, 7}, std::vector<float>(20 * 42)};
+  for (int co = 0; co < 20; ++co)
+    for (int p = 0; p < 42; ++p) {
+      float c = 0;
+      for (int ci = 0; ci < 3; ++ci) c += w[co * 3 + ci] * x[ci * 42 + p];
+      const float hs = c * std::min(std::max(c / 6.f + 0.5f, 0.f), 1.f);
+      const float hg = std::min(std::max(0.3f * hs + 0.4f, 0.f), 1.f);
+      const float l1 = c > 0 ? c : 0.1f * c;
+      const float l2 = l1 > 0 ? l1 : 1.5f * l1;
+      y.data[co * 42 + p] = hg + l2;
+    }
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
+  expect_close(PackageEmulator(model.package).run(x), y, 5e-3);
+}
+
 // The output is the input itself (an Identity, as an inference Dropout would leave it):
 // the one node left is a view, and the output gets the input's copy.
 TEST(CompilerNumerics, OutputIsTheInput) {

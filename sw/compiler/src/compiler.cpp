@@ -50,6 +50,7 @@ CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
   while (fold_constants(graph) > 0) infer_missing_shapes(graph);
   require_static_shapes(graph);
   remove_identities(graph);
+  decompose_activations(graph);
   convs_1d_as_2d(graph);
   resolve_pool_ceil_mode(graph);
   fold_batchnorms(graph);

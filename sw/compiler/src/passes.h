@@ -30,6 +30,11 @@ int resolve_pool_ceil_mode(Graph& graph);
 // and folds and fuses as a 2-D one does. Returns the nodes rewritten.
 int convs_1d_as_2d(Graph& graph);
 
+// HardSigmoid -> Mul, Add, Clip(0, 1); HardSwish -> x * that (alpha 1/6, beta 1/2);
+// LeakyRelu -> Max(x, alpha x) (Min for alpha > 1): elementwise ops the kernels have
+// (MobileNetV3). Returns the nodes decomposed.
+int decompose_activations(Graph& graph);
+
 // BatchNormalization after a Conv (whose output feeds only the BN) is folded
 // into the Conv's weights and bias; any other BN becomes a per-channel
 // scale and shift (lowered as a 1x1 depthwise conv).

@@ -1,0 +1,81 @@
+#include "onnx_attributes.h"
+#include "passes.h"
+
+namespace npuvp::compiler {
+namespace {
+
+int scalar(Graph& graph, const std::string& name, float value) {
+  return graph.add_constant(graph.unique_name(name), HostTensor::floats({}, {value}));
+}
+
+int like(Graph& graph, int of, const std::string& name) {
+  Value value;
+  value.name = graph.unique_name(name);
+  value.shape = graph.values[of].shape;
+  value.shape_known = true;
+  return graph.add_value(std::move(value));
+}
+
+Node make(const std::string& op, const std::string& name, std::vector<int> inputs, int output) {
+  Node node;
+  node.proto.set_op_type(op);
+  node.proto.set_name(name);
+  node.inputs = std::move(inputs);
+  node.outputs = {output};
+  return node;
+}
+
+// Clip to [lo, hi] in the form the model's opset reads (bounds as inputs from opset 11).
+Node clip(Graph& graph, const std::string& name, int in, int out, float lo, float hi) {
+  if (graph.opset >= 11)
+    return make("Clip", name, {in, scalar(graph, name + "_min", lo), scalar(graph, name + "_max", hi)}, out);
+  Node node = make("Clip", name, {in}, out);
+  set_attribute_float(node, "min", lo);
+  set_attribute_float(node, "max", hi);
+  return node;
+}
+
+// clip(alpha x + beta, 0, 1) into `out`.
+void hard_sigmoid(Graph& graph, const std::string& name, int x, int out, float alpha, float beta,
+                  std::vector<Node>& result) {
+  const int scaled = like(graph, x, name + "_scaled"), shifted = like(graph, x, name + "_shifted");
+  result.push_back(make("Mul", name + "_scale", {x, scalar(graph, name + "_alpha", alpha)}, scaled));
+  result.push_back(make("Add", name + "_shift", {scaled, scalar(graph, name + "_beta", beta)}, shifted));
+  result.push_back(clip(graph, name, shifted, out, 0.f, 1.f));
+}
+
+}  // namespace
+
+int decompose_activations(Graph& graph) {
+  std::vector<Node> result;
+  int decomposed = 0;
+  for (auto& node : graph.nodes) {
+    const std::string& op = node.op();
+    const bool known = op == "HardSigmoid" || op == "HardSwish" || op == "LeakyRelu";
+    if (node.removed || !known || node.inputs.empty() || node.inputs[0] < 0 || node.outputs.size() != 1 ||
+        graph.values[node.inputs[0]].is_constant()) {
+      result.push_back(std::move(node));
+      continue;
+    }
+    const int x = node.inputs[0], out = node.outputs[0];
+    const std::string name = node.name();
+    if (op == "HardSigmoid") {
+      hard_sigmoid(graph, name, x, out, attribute_float(node, "alpha", 0.2f), attribute_float(node, "beta", 0.5f), result);
+    } else if (op == "HardSwish") {  // x * hard_sigmoid(x) with alpha 1/6, beta 1/2
+      const int gate = like(graph, x, name + "_gate");
+      hard_sigmoid(graph, name + "_gate", x, gate, 1.f / 6.f, 0.5f, result);
+      result.push_back(make("Mul", name, {x, gate}, out));
+    } else {  // LeakyRelu: max(x, alpha x), or min for alpha > 1
+      const float alpha = attribute_float(node, "alpha", 0.01f);
+      const int scaled = like(graph, x, name + "_scaled");
+      result.push_back(make("Mul", name + "_scale", {x, scalar(graph, name + "_alpha", alpha)}, scaled));
+      result.push_back(make(alpha <= 1.f ? "Max" : "Min", name, {x, scaled}, out));
+    }
+    ++decomposed;
+  }
+  graph.nodes = std::move(result);
+  graph.compact();
+  return decomposed;
+}
+
+}  // namespace npuvp::compiler
