@@ -144,6 +144,26 @@ TEST(CompilerErrors, ThreeDimensionalConv) {
   EXPECT_EQ(error_of(b.bytes()), "node 'conv3d' (Conv): only 2-D convolutions are supported (weights 2x4x3x3x3)");
 }
 
+TEST(CompilerErrors, ResizeOtherThanNearestByIntegerFactors) {
+  OnnxBuilder b;
+  b.input("x", {1, 2, 4, 6});
+  b.constant("roi", {0}, {});
+  b.constant("scales", {4}, {1.f, 1.f, 2.f, 2.f});
+  auto& linear = b.node("Resize", {"x", "roi", "scales"}, {"y"}, "bilinear");
+  OnnxBuilder::attr(linear, "mode", std::string("linear"));
+  b.output("y", {1, 2, 8, 12});
+  EXPECT_EQ(error_of(b.bytes()), "node 'bilinear' (Resize): unsupported attribute mode=linear");
+
+  OnnxBuilder c;
+  c.input("x", {1, 2, 4, 6});
+  c.constant("roi", {0}, {});
+  c.constant("scales", {4}, {1.f, 1.f, 1.5f, 1.f});
+  c.node("Resize", {"x", "roi", "scales"}, {"y"}, "by_one_and_a_half");
+  c.output("y", {1, 2, 6, 6});
+  EXPECT_EQ(error_of(c.bytes()),
+            "node 'by_one_and_a_half' (Resize): only integer scale factors are supported (1x2x4x6 -> 1x2x6x6)");
+}
+
 TEST(CompilerErrors, GatherByComputedIndices) {
   OnnxBuilder b;
   b.input("x", {4, 3});

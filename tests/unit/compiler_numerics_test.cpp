@@ -714,6 +714,36 @@ TEST(CompilerNumerics, DecomposedActivations) {
   expect_close(PackageEmulator(model.package).run(x), y, 5e-3);
 }
 
+// Nearest Resize by integer factors (nn.Upsample, F.interpolate): 2 x 3 from scales with
+// asymmetric/floor on a Conv's output, then x2 from sizes with the default half_pixel and
+// round_prefer_floor; both read input index floor(x / factor).
+TEST(CompilerNumerics, NearestResizeByIntegerFactors) {
+  OnnxBuilder b;
+  b.input("x", {1, 3, 4, 5});
+  const auto w = b.random_constant("w", {18, 3, 1, 1}, 1.f);
+  b.constant("roi", {0}, {});
+  b.constant("scales", {4}, {1.f, 1.f, 2.f, 3.f});
+  b.constant_ints("sizes", {4}, {1, 18, 16, 30});
+  b.node("Conv", {"x", "w"}, {"c"}, "conv");
+  auto& first = b.node("Resize", {"c", "roi", "scales"}, {"r"}, "resize_scales");
+  OnnxBuilder::attr(first, "coordinate_transformation_mode", std::string("asymmetric"));
+  OnnxBuilder::attr(first, "nearest_mode", std::string("floor"));
+  b.node("Resize", {"r", "roi", "", "sizes"}, {"y"}, "resize_sizes");
+  b.output("y", {1, 18, 16, 30});
+  const auto x = b.random({1, 3, 4, 5});
+  Tensor y{{1, 18, 16, 30}, std::vector<float>(18 * 16 * 30)};
+  for (int co = 0; co < 18; ++co)
+    for (int h = 0; h < 16; ++h)
+      for (int v = 0; v < 30; ++v) {
+        const int ih = h / 2 / 2, iw = v / 2 / 3;
+        float acc = 0;
+        for (int ci = 0; ci < 3; ++ci) acc += w[co * 3 + ci] * x[(ci * 4 + ih) * 5 + iw];
+        y.data[(co * 16 + h) * 30 + v] = acc;
+      }
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
+  expect_close(PackageEmulator(model.package).run(x), y, 5e-3);
+}
+
 // The output is the input itself (an Identity, as an inference Dropout would leave it):
 // the one node left is a view, and the output gets the input's copy.
 TEST(CompilerNumerics, OutputIsTheInput) {

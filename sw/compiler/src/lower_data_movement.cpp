@@ -1,5 +1,8 @@
 // Ops that only move data, all on the COPY kernel (with FILL for padding):
-// layout conversions, Transpose, Concat, Pad, Slice, Gather, Split.
+// layout conversions, Transpose, Concat, Pad, Slice, Gather, Split, nearest Resize.
+#include <algorithm>
+#include <cmath>
+
 #include "compile_error.h"
 #include "host_eval.h"
 #include "lowering_context.h"
@@ -225,6 +228,64 @@ std::uint64_t lower_split(LoweringContext& context, const Node& node) {
     copy_slab(context, context.address(out), s, 0, src, in, at, s[axis], axis);
     at += s[axis];
   }
+  return 0;
+}
+
+namespace {
+
+// The input index ONNX's nearest Resize reads for output index `x` of an axis `in` -> `out`
+// (coordinate_transformation_mode, nearest_mode), or -1 for a mode it does not define here.
+std::int64_t nearest_source(const std::string& transform, const std::string& rounding, std::int64_t x,
+                            std::int64_t in, std::int64_t out) {
+  const double scale = double(out) / double(in);
+  double original;
+  if (transform == "half_pixel") original = (x + 0.5) / scale - 0.5;
+  else if (transform == "pytorch_half_pixel") original = out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
+  else if (transform == "asymmetric") original = x / scale;
+  else if (transform == "tf_half_pixel_for_nn") original = (x + 0.5) / scale;
+  else if (transform == "align_corners") original = out > 1 ? double(x) * double(in - 1) / double(out - 1) : 0.0;
+  else return -1;
+  double index;
+  if (rounding == "floor") index = std::floor(original);
+  else if (rounding == "ceil") index = std::ceil(original);
+  else if (rounding == "round_prefer_floor") index = original - std::floor(original) == 0.5 ? std::floor(original) : std::round(original);
+  else if (rounding == "round_prefer_ceil") index = original - std::floor(original) == 0.5 ? std::ceil(original) : std::round(original);
+  else return -1;
+  return std::clamp<std::int64_t>(std::int64_t(index), 0, in - 1);
+}
+
+}  // namespace
+
+// Resize / Upsample, mode nearest, every axis scaled by an integer factor, with
+// coordinate modes that read input index floor(x / factor) (all the common ones do at
+// integer factors; checked index by index): one strided COPY over [in_d, factor_d]
+// pairs, the factor axes reading with stride 0.
+std::uint64_t lower_resize(LoweringContext& context, const Node& node) {
+  const Shape& in = context.shape(node.inputs[0]);
+  const Shape& out = context.shape(node.outputs[0]);
+  const std::string mode = attribute_string(node, "mode", "nearest");
+  if (mode != "nearest") fail_attribute(node, "mode", mode);
+  const bool modern = node.op() == "Resize" && context.graph.opset >= 11;
+  const std::string transform = modern ? attribute_string(node, "coordinate_transformation_mode", "half_pixel") : "asymmetric";
+  const std::string rounding = modern ? attribute_string(node, "nearest_mode", "round_prefer_floor") : "floor";
+  if (in.size() != out.size()) fail(node, "internal: resize rank mismatch");
+  const auto in_strides = dense_strides(in);
+  Shape dims;
+  std::vector<std::int64_t> in_copy_strides;
+  for (size_t d = 0; d < in.size(); ++d) {
+    if (in[d] < 1 || out[d] % in[d] != 0)
+      fail(node, "only integer scale factors are supported (" + shape_text(in) + " -> " + shape_text(out) + ")");
+    const std::int64_t factor = out[d] / in[d];
+    for (std::int64_t x = 0; x < out[d]; ++x)
+      if (nearest_source(transform, rounding, x, in[d], out[d]) != x / factor)
+        fail_attribute(node, "coordinate_transformation_mode", transform + " with nearest_mode " + rounding);
+    dims.push_back(in[d]);
+    in_copy_strides.push_back(in_strides[d]);
+    dims.push_back(factor);
+    in_copy_strides.push_back(0);
+  }
+  context.emit_copy(context.address(node.outputs[0]), context.address(node.inputs[0]), dims, dense_strides(dims),
+                    in_copy_strides);
   return 0;
 }
 

@@ -298,6 +298,7 @@ Lowering lowering_for(const std::string& op) {
       {kToNC1HWC0, lower_layout_conversion}, {kToND, lower_layout_conversion},
       {"Transpose", lower_transpose}, {"Concat", lower_concat}, {"Pad", lower_pad},
       {"Slice", lower_slice}, {"Gather", lower_gather}, {"Split", lower_split},
+      {"Resize", lower_resize}, {"Upsample", lower_resize},
       {"Reshape", lower_view}, {"Flatten", lower_view}, {"Squeeze", lower_view}, {"Unsqueeze", lower_view},
       {"Identity", lower_view},
   };

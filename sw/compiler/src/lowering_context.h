@@ -112,5 +112,6 @@ std::uint64_t lower_pad(LoweringContext& context, const Node& node);
 std::uint64_t lower_slice(LoweringContext& context, const Node& node);
 std::uint64_t lower_gather(LoweringContext& context, const Node& node);
 std::uint64_t lower_split(LoweringContext& context, const Node& node);
+std::uint64_t lower_resize(LoweringContext& context, const Node& node);
 
 }  // namespace npuvp::compiler
