@@ -681,8 +681,9 @@ TEST(CompilerNumerics, OneDimensionalConvAndPool) {
   expect_close(PackageEmulator(model.package).run(x), y, 5e-3);
 }
 
-// HardSwish and HardSigmoid (MobileNetV3), LeakyRelu with a slope below and above 1:
-// decomposed into the elementwise ops the kernels have, on a Conv's NC1HWC0 output.
+// HardSwish and HardSigmoid (MobileNetV3), LeakyRelu with a slope below and above 1, PRelu
+// with per-channel slopes: decomposed into the elementwise ops the kernels have, on a Conv's
+// NC1HWC0 output.
 TEST(CompilerNumerics, DecomposedActivations) {
   OnnxBuilder b(14);
   b.input("x", {1, 3, 6, 7});
@@ -696,7 +697,11 @@ TEST(CompilerNumerics, DecomposedActivations) {
   OnnxBuilder::attr(leaky, "alpha", 0.1f);
   auto& steep = b.node("LeakyRelu", {"l1"}, {"l2"}, "leaky_steep");
   OnnxBuilder::attr(steep, "alpha", 1.5f);
-  b.node("Add", {"hg", "l2"}, {"y"}, "sum");
+  std::vector<float> slope(20);
+  for (int k = 0; k < 20; ++k) slope[k] = 0.05f * float(k) - 0.3f;
+  b.constant("slope", {20, 1, 1}, slope);
+  b.node("PRelu", {"l2", "slope"}, {"p"}, "prelu");
+  b.node("Add", {"hg", "p"}, {"y"}, "sum");
   b.output("y", {1, 20, 6, 7});
   const auto x = b.random({1, 3, 6, 7}, 3.f);
   Tensor y{{1, 20, 6, 7}, std::vector<float>(20 * 42)};
@@ -708,7 +713,7 @@ TEST(CompilerNumerics, DecomposedActivations) {
       const float hg = std::min(std::max(0.3f * hs + 0.4f, 0.f), 1.f);
       const float l1 = c > 0 ? c : 0.1f * c;
       const float l2 = l1 > 0 ? l1 : 1.5f * l1;
-      y.data[co * 42 + p] = hg + l2;
+      y.data[co * 42 + p] = hg + (l2 > 0 ? l2 : slope[co] * l2);
     }
   const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
   expect_close(PackageEmulator(model.package).run(x), y, 5e-3);

@@ -51,7 +51,9 @@ int decompose_activations(Graph& graph) {
   int decomposed = 0;
   for (auto& node : graph.nodes) {
     const std::string& op = node.op();
-    const bool known = op == "HardSigmoid" || op == "HardSwish" || op == "LeakyRelu";
+    const bool known = op == "HardSigmoid" || op == "HardSwish" || op == "LeakyRelu" ||
+                       (op == "PRelu" && node.inputs.size() == 2 && node.inputs[1] >= 0 &&
+                        graph.values[node.inputs[1]].is_constant());
     if (node.removed || !known || node.inputs.empty() || node.inputs[0] < 0 || node.outputs.size() != 1 ||
         graph.values[node.inputs[0]].is_constant()) {
       result.push_back(std::move(node));
@@ -65,6 +67,13 @@ int decompose_activations(Graph& graph) {
       const int gate = like(graph, x, name + "_gate");
       hard_sigmoid(graph, name + "_gate", x, gate, 1.f / 6.f, 0.5f, result);
       result.push_back(make("Mul", name, {x, gate}, out));
+    } else if (op == "PRelu") {  // relu(x) + slope * min(x, 0), the slope a constant
+      const int positive = like(graph, x, name + "_positive"), negative = like(graph, x, name + "_negative");
+      const int scaled = like(graph, x, name + "_scaled");
+      result.push_back(make("Relu", name + "_relu", {x}, positive));
+      result.push_back(make("Min", name + "_min", {x, scalar(graph, name + "_zero", 0.f)}, negative));
+      result.push_back(make("Mul", name + "_slope", {negative, node.inputs[1]}, scaled));
+      result.push_back(make("Add", name, {positive, scaled}, out));
     } else {  // LeakyRelu: max(x, alpha x), or min for alpha > 1
       const float alpha = attribute_float(node, "alpha", 0.01f);
       const int scaled = like(graph, x, name + "_scaled");

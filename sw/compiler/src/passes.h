@@ -31,8 +31,9 @@ int resolve_pool_ceil_mode(Graph& graph);
 int convs_1d_as_2d(Graph& graph);
 
 // HardSigmoid -> Mul, Add, Clip(0, 1); HardSwish -> x * that (alpha 1/6, beta 1/2);
-// LeakyRelu -> Max(x, alpha x) (Min for alpha > 1): elementwise ops the kernels have
-// (MobileNetV3). Returns the nodes decomposed.
+// LeakyRelu -> Max(x, alpha x) (Min for alpha > 1); PRelu with a constant slope ->
+// Relu(x) + slope * Min(x, 0): elementwise ops the kernels have (MobileNetV3). Returns
+// the nodes decomposed.
 int decompose_activations(Graph& graph);
 
 // BatchNormalization after a Conv (whose output feeds only the BN) is folded

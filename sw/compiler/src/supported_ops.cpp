@@ -6,9 +6,9 @@
 namespace npuvp::compiler {
 
 bool compiler_knows_op(const std::string& op) {
-  // HardSigmoid, HardSwish, LeakyRelu: decompose_activations rewrites them.
+  // HardSigmoid, HardSwish, LeakyRelu, PRelu: decompose_activations rewrites them.
   return op == "Constant" || op == "Dropout" || op == "ReduceMean" || op == "HardSigmoid" || op == "HardSwish" ||
-         op == "LeakyRelu" || has_lowering(op) || can_evaluate_on_host(op);
+         op == "LeakyRelu" || op == "PRelu" || has_lowering(op) || can_evaluate_on_host(op);
 }
 
 }  // namespace npuvp::compiler
