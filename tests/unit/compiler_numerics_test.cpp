@@ -749,6 +749,38 @@ TEST(CompilerNumerics, NearestResizeByIntegerFactors) {
   expect_close(PackageEmulator(model.package).run(x), y, 5e-3);
 }
 
+// Where with a constant condition (masked_fill with a registered causal mask): an infinite
+// fill in the else branch before a Softmax, a constant else branch, a constant then branch.
+TEST(CompilerNumerics, WhereWithAConstantCondition) {
+  OnnxBuilder b;
+  b.input("x", {2, 3, 4});
+  const std::vector<int> keep = {1, 1, 0, 1};
+  auto* mask = b.model().mutable_graph()->add_initializer();
+  mask->set_name("keep");
+  mask->set_data_type(onnx::TensorProto::BOOL);
+  mask->add_dims(1);
+  mask->add_dims(4);
+  for (int k : keep) mask->add_int32_data(k);
+  b.constant("minus_infinity", {}, {-INFINITY});
+  b.constant("half", {}, {0.5f});
+  b.constant("zero", {}, {0.f});
+  b.node("Where", {"keep", "x", "minus_infinity"}, {"masked"}, "mask_fill");
+  b.node("Softmax", {"masked"}, {"s"}, "softmax");
+  b.node("Where", {"keep", "s", "half"}, {"kept"}, "constant_else");
+  b.node("Where", {"keep", "zero", "x"}, {"dropped"}, "constant_then");
+  b.node("Add", {"kept", "dropped"}, {"y"}, "sum");
+  b.output("y", {2, 3, 4});
+  const auto x = b.random({2, 3, 4}, 2.f);
+  Tensor y{{2, 3, 4}, std::vector<float>(24)};
+  for (int r = 0; r < 6; ++r) {
+    float sum = 0;
+    for (int k = 0; k < 4; ++k) sum += keep[k] ? std::exp(x[r * 4 + k]) : 0.f;
+    for (int k = 0; k < 4; ++k) y.data[r * 4 + k] = keep[k] ? std::exp(x[r * 4 + k]) / sum : 0.5f + x[r * 4 + k];
+  }
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
+  expect_close(PackageEmulator(model.package).run(x), y, 5e-3);
+}
+
 // The output is the input itself (an Identity, as an inference Dropout would leave it):
 // the one node left is a view, and the output gets the input's copy.
 TEST(CompilerNumerics, OutputIsTheInput) {

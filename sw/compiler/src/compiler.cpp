@@ -51,6 +51,7 @@ CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
   require_static_shapes(graph);
   remove_identities(graph);
   decompose_activations(graph);
+  where_with_constant_conditions(graph);
   convs_1d_as_2d(graph);
   resolve_pool_ceil_mode(graph);
   fold_batchnorms(graph);

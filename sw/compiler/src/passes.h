@@ -36,6 +36,12 @@ int convs_1d_as_2d(Graph& graph);
 // the nodes decomposed.
 int decompose_activations(Graph& graph);
 
+// Where(c, a, b) with a constant condition (masked_fill with a registered mask): the
+// activation branches times the 0/1 masks of c and not c, a constant branch as
+// where(c, a, 0) computed here (an infinite fill stays exact), the two added. Exact for
+// finite activations. Returns the Wheres rewritten.
+int where_with_constant_conditions(Graph& graph);
+
 // BatchNormalization after a Conv (whose output feeds only the BN) is folded
 // into the Conv's weights and bias; any other BN becomes a per-channel
 // scale and shift (lowered as a 1x1 depthwise conv).
