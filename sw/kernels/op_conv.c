@@ -90,14 +90,17 @@ enum {
     LOOKAHEAD = 2,        /* tiles; < BIAS_SLOTS */
     TILE_RING = 4,        /* per-tile records the issue side leaves for the compute side; > LOOKAHEAD */
     MAX_GROUPS = NPUVP_CONV_MAX_GROUPS, /* 16-column groups of resident weights (Kc * Cout16 * 2 <= 512 KiB) */
-    /* the plan's K parts (NPUVP_CONV_K_PARTS: K_PARTS + LOOKAHEAD tokens <= 15) and panel tokens
-     * (NPUVP_CONV_PANEL_TOKENS: (LOOKAHEAD + 1) * 4 <= 15) */
+    /* the plan's K parts (NPUVP_CONV_K_PARTS, NPUVP_CONV_WIDE_K_PARTS: parts + LOOKAHEAD tokens
+     * <= 15) and panel tokens (NPUVP_CONV_PANEL_TOKENS: (LOOKAHEAD + 1) * 4 <= 15) */
     WRITE_BACK_PARTS = 4, /* the block's last C tile's write-back: parts stored while the next converts */
     FIRST_STEPS = 1,      /* the first tile's load steps issued before its first K step (then one
                              per K step): the first part alone ahead of the Cube's first
                              instructions (3 and 2 measured 0.5 % and 0.3 % slower on ResNet-50);
                              all of them would fill the MTE2 queue (16) and stall the scalar unit */
 };
+
+/* event counters hold 15: the first tile's part tokens and the lookahead's slice tokens */
+_Static_assert(NPUVP_CONV_K_PARTS + LOOKAHEAD <= 15 && NPUVP_CONV_WIDE_K_PARTS + LOOKAHEAD <= 15, "K parts");
 
 typedef struct {
     const uint8_t *in, *w, *bias, *res;
