@@ -243,6 +243,9 @@ TEST(ModelRuntime, ReportCsvAndTimelineSlicesPerLayer) {
   EXPECT_THAT(trace, HasSubstr("\"name\":\"relu1\""));
   EXPECT_THAT(trace, HasSubstr("\"name\":\"add1\""));
   EXPECT_THAT(trace, HasSubstr("\"layers, stream 1\""));  // relu1's track
+  // A slice spans the cores' window (the report's cycles); the TS's window is in its arguments.
+  EXPECT_THAT(trace, HasSubstr("\"ts_start_cycle\""));
+  EXPECT_THAT(trace, HasSubstr("\"ts_end_cycle\""));
   std::remove(job.profile_csv.c_str());
   std::remove(options.trace_path.c_str());
 }

@@ -119,7 +119,7 @@ struct ConvCase {
   unsigned cores = 1;
   std::uint64_t blocks = 0;
   std::uint64_t base = kDdrData;
-  std::map<std::string, std::string> parameters;  // more SoC parameters (e.g. HBM-class DDR)
+  std::map<std::string, std::string> parameters{};  // more SoC parameters (e.g. HBM-class DDR)
 };
 
 // 5HD index of (image, channel, row, column).
