@@ -318,6 +318,22 @@ TEST(OperatorConv, WideTilesResidualClipOddChannels) {
   EXPECT_EQ(plan.tn, std::uint64_t(NPUVP_CONV_WIDE_TN));
   run_conv(c);
 }
+// The same without double buffering (one slice slot, the last tile written back whole).
+TEST(OperatorConv, WideTilesResidualClipOddChannelsSerial) {
+  ConvCase c{1, 80, 9, 9, 300, 3, 3};
+  c = pads(c, 1, 1, 1, 1);
+  c.tile_ho = 3;
+  c.tile_cout = 304;
+  c.residual = true;
+  c.bias = true;
+  c.act = NPUVP_ACT_CLIP;
+  c.clip_lo = 0.25f;
+  c.clip_hi = 4.0f;
+  c.cores = 2;
+  c.blocks = 3;
+  c.double_buffer = false;
+  run_conv(c);
+}
 
 // 1x1 with a residual and ReLU applied after it (ResNet's block end), odd sizes.
 TEST(OperatorConv, Pointwise1x1ResidualRelu) {
