@@ -164,6 +164,26 @@ static void load_scalar_values(uint64_t values, const uint8_t* gm, const struct 
     set_flag(PIPE_MTE2, PIPE_S, EVENT_ID6);
 }
 
+/* How many of the tile's first rows can be set with whole repeats: a vdup of
+ * round128(pitch) elements writes past its row into the next (which that row's
+ * vdup then overwrites), but must not write past the tile's CHUNK elements into
+ * the next operand's tile (a's excess would overwrite b's first rows, loaded
+ * already). The rows from there on get their partial repeat masked. */
+static uint64_t rows_with_whole_repeats(const struct tile* t) {
+    const uint64_t row_write = ceil_div(t->pitch, LANES_F16) * LANES_F16;
+    if ((t->k - 1) * t->pitch + row_write <= CHUNK) return t->k;
+    return (CHUNK - row_write) / t->pitch + 1;
+}
+
+/* V: one row at `ub` set to `value`, its partial repeat masked. */
+static void dup_row_masked(uint64_t ub, uint16_t value, uint64_t pitch) {
+    const uint64_t whole = pitch / LANES_F16;
+    if (whole) vector_dup(ub, value, vector_contiguous(whole, XD_F16));
+    set_mask_lanes(pitch % LANES_F16);
+    vector_dup(ub + whole * LANES_F16 * 2, value, vector_contiguous(1, XD_F16));
+    set_mask_all();
+}
+
 /* V: a SCALAR operand's per-row values duplicated over each row (one vdup
  * for the tile when they are all the same element), read from UB after
  * load_scalar_values or else from GM by the scalar unit. */
@@ -175,14 +195,18 @@ static void fill_scalar_operand(uint64_t ub, const uint8_t* gm, const struct til
     }
     /* k > 1: a row is at most CHUNK / 2 elements, so one instruction each */
     const uint64_t config = vector_contiguous(ceil_div(t->pitch, LANES_F16), XD_F16), row_bytes = t->pitch * 2;
+    const uint64_t whole_rows = rows_with_whole_repeats(t);
+    uint64_t i = 0;
     if (scalar_values_via_ub(t, row_stride)) {
         wait_flag(PIPE_MTE2, PIPE_S, EVENT_ID6);
         const uint64_t step = value_offset(row_stride, 1);
-        for (uint64_t i = 0; i < t->k; ++i, ub += row_bytes, values += step)
-            vector_dup(ub, ub_read16(values), config);
+        for (; i < whole_rows; ++i, ub += row_bytes, values += step) vector_dup(ub, ub_read16(values), config);
+        for (; i < t->k; ++i, ub += row_bytes, values += step) dup_row_masked(ub, ub_read16(values), t->pitch);
     } else {
-        for (uint64_t i = 0; i < t->k; ++i, ub += row_bytes, gm += row_stride * 2)
+        for (; i < whole_rows; ++i, ub += row_bytes, gm += row_stride * 2)
             vector_dup(ub, *(volatile const uint16_t*)gm, config);
+        for (; i < t->k; ++i, ub += row_bytes, gm += row_stride * 2)
+            dup_row_masked(ub, *(volatile const uint16_t*)gm, t->pitch);
     }
 }
 

@@ -185,6 +185,12 @@ def build_maxpool() -> Built:
     return exported(nn.MaxPool2d(3, stride=2, padding=1), (1, 5, 15, 17))
 
 
+def build_maxpool_ceil_mode() -> Built:
+    """ceil_mode=1 as SqueezeNet and GoogLeNet use it: the last window of each row and column
+    hangs over the map's end (14 x 16 -> 7 x 8, floor mode would give 6 x 7)."""
+    return exported(nn.MaxPool2d(3, stride=2, ceil_mode=True), (1, 5, 14, 16))
+
+
 def build_avgpool_exclude_pad() -> Built:
     """AveragePool with pads and count_include_pad=0: border windows divide by fewer."""
     return exported(nn.AvgPool2d(3, stride=2, padding=1, count_include_pad=False), (1, 5, 15, 17))
@@ -296,6 +302,7 @@ OPS = {
     "op_layernorm_decomposed": (build_layernorm_decomposed, ["ReduceMean", "Sub", "Pow", "Sqrt", "Div"]),
     "op_batchnorm": (build_batchnorm, ["BatchNormalization"]),
     "op_maxpool": (build_maxpool, ["MaxPool"]),
+    "op_maxpool_ceil_mode": (build_maxpool_ceil_mode, ["MaxPool"]),
     "op_avgpool_exclude_pad": (build_avgpool_exclude_pad, ["AveragePool"]),
     "op_avgpool_include_pad": (build_avgpool_include_pad, ["AveragePool"]),
     "op_global_avgpool": (build_global_avgpool, ["GlobalAveragePool"]),

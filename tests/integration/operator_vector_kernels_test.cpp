@@ -325,6 +325,12 @@ TEST(OperatorEltwise, BroadcastRowLong) { run_eltwise({NPUVP_ELT_SUB, {5, 20000}
 TEST(OperatorEltwise, BroadcastColumn) { run_eltwise({NPUVP_ELT_DIV, {45, 70}, {}, {1, 0}, 0, 0, -4, 4, 0.5, 4}); }
 // A per-channel scale of an N x C x H x W tensor (N = 2, C = 512, 7 x 7).
 TEST(OperatorEltwise, BroadcastPerChannel) { run_eltwise({NPUVP_ELT_MUL, {2, 512, 49}, {}, {0, 1, 0}}); }
+// A per-row scalar A over short rows: each row's vdup writes whole 128-lane repeats,
+// and those of a full tile's last rows once ran past A's tile into B's first rows
+// (a squeeze-excite block's scale * x: 480 channels of 6 x 6 in EfficientNet-B0, tiles of
+// 170 rows of 48; 672 channels of 3 x 3, a tile of 512 rows of 16).
+TEST(OperatorEltwise, BroadcastColumnAShortRows) { run_eltwise({NPUVP_ELT_MUL, {480, 36}, {1, 0}, {}}); }
+TEST(OperatorEltwise, BroadcastColumnAFullTileOfShortRows) { run_eltwise({NPUVP_ELT_MUL, {672, 9}, {1, 0}, {}}); }
 TEST(OperatorEltwise, BroadcastMiddleAxis) { run_eltwise({NPUVP_ELT_SUB, {2, 3, 5}, {5, 0, 1}, {3, 1, 0}}); }
 TEST(OperatorEltwise, BroadcastA) { run_eltwise({NPUVP_ELT_DIV, {6, 4, 100}, {0, 100, 1}, {}, 0, 0, -4, 4, 0.5, 4}); }
 TEST(OperatorEltwise, BroadcastRank4) {

@@ -55,18 +55,33 @@ TEST(CompilerErrors, UnsupportedAttributeValue) {
   auto& pool = b.node("MaxPool", {"x"}, {"y"}, "pool1");
   OnnxBuilder::attr(pool, "kernel_shape", Dims{3, 3});
   OnnxBuilder::attr(pool, "strides", Dims{2, 2});
-  OnnxBuilder::attr(pool, "ceil_mode", std::int64_t(1));
-  b.output("y", {1, 16, 4, 4});
-  EXPECT_EQ(error_of(b.bytes()), "node 'pool1' (MaxPool): unsupported attribute ceil_mode=1");
+  OnnxBuilder::attr(pool, "storage_order", std::int64_t(1));
+  b.output("y", {1, 16, 3, 3});
+  EXPECT_EQ(error_of(b.bytes()), "node 'pool1' (MaxPool): unsupported attribute storage_order=1");
 }
 
-TEST(CompilerErrors, SoftmaxOverAnInnerAxis) {
+// ceil_mode where the padding counts: the kernel would count the ceil extension too.
+TEST(CompilerErrors, CeilModeAveragePoolCountingPads) {
+  OnnxBuilder b;
+  b.input("x", {1, 16, 8, 8});
+  auto& pool = b.node("AveragePool", {"x"}, {"y"}, "pool1");
+  OnnxBuilder::attr(pool, "kernel_shape", Dims{3, 3});
+  OnnxBuilder::attr(pool, "strides", Dims{2, 2});
+  OnnxBuilder::attr(pool, "pads", Dims{1, 1, 1, 1});
+  OnnxBuilder::attr(pool, "count_include_pad", std::int64_t(1));
+  OnnxBuilder::attr(pool, "ceil_mode", std::int64_t(1));
+  b.output("y", {1, 16, 5, 5});
+  EXPECT_EQ(error_of(b.bytes()), "node 'pool1' (AveragePool): unsupported attribute ceil_mode=1");
+}
+
+TEST(CompilerErrors, ReduceMeanOverAChannelAxis) {
   OnnxBuilder b;
   b.input("x", {2, 3, 4});
-  auto& s = b.node("Softmax", {"x"}, {"y"}, "sm");
-  OnnxBuilder::attr(s, "axis", std::int64_t(1));
-  b.output("y", {2, 3, 4});
-  EXPECT_EQ(error_of(b.bytes()), "node 'sm' (Softmax): unsupported attribute axis=1");
+  auto& r = b.node("ReduceMean", {"x"}, {"y"}, "mean");
+  OnnxBuilder::attr(r, "axes", Dims{1});
+  b.output("y", {2, 1, 4});
+  EXPECT_EQ(error_of(b.bytes()), "node 'mean' (ReduceMean): unsupported attribute axes=1 (a ReduceMean runs over H and W "
+                                 "of a 4-D map, or in a LayerNorm pattern)");
 }
 
 TEST(CompilerErrors, PadModeReflect) {
@@ -129,13 +144,14 @@ TEST(CompilerErrors, NonConstantConvWeights) {
       << message;
 }
 
-TEST(CompilerErrors, OneDimensionalConv) {
+// (1-D ones run as 2-D ones of height 1: CompilerNumerics.OneDimensionalConvAndPool.)
+TEST(CompilerErrors, ThreeDimensionalConv) {
   OnnxBuilder b;
-  b.input("x", {1, 4, 9});
-  b.random_constant("w", {2, 4, 3});
-  b.node("Conv", {"x", "w"}, {"y"}, "conv1d");
-  b.output("y", {1, 2, 7});
-  EXPECT_EQ(error_of(b.bytes()), "node 'conv1d' (Conv): only 2-D convolutions are supported (weights 2x4x3)");
+  b.input("x", {1, 4, 5, 6, 7});
+  b.random_constant("w", {2, 4, 3, 3, 3});
+  b.node("Conv", {"x", "w"}, {"y"}, "conv3d");
+  b.output("y", {1, 2, 3, 4, 5});
+  EXPECT_EQ(error_of(b.bytes()), "node 'conv3d' (Conv): only 2-D convolutions are supported (weights 2x4x3x3x3)");
 }
 
 TEST(CompilerErrors, GatherByComputedIndices) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "compiler_package_emulator.h"
 #include "compiler_reference_ops.h"
@@ -284,6 +285,83 @@ TEST(CompilerNumerics, DepthwiseGroupedPoolsAndStandaloneBatchNorm) {
   expect_close(PackageEmulator(model.package).run(x), t);
 }
 
+// ceil_mode = 1 (SqueezeNet's and GoogLeNet's max pools): the last window of a row or
+// column hangs over the map's end and pools only what is inside.
+TEST(CompilerNumerics, PoolsWithCeilMode) {
+  OnnxBuilder b;
+  b.input("x", {2, 20, 9, 10});
+  auto& mp = b.node("MaxPool", {"x"}, {"m"}, "max_ceil");
+  OnnxBuilder::attr(mp, "kernel_shape", Dims{3, 3});
+  OnnxBuilder::attr(mp, "strides", Dims{2, 2});
+  OnnxBuilder::attr(mp, "ceil_mode", std::int64_t(1));             // 9 x 10 -> 4 x 5 (floor: 4 x 4)
+  auto& ap = b.node("AveragePool", {"m"}, {"y"}, "average_ceil");
+  OnnxBuilder::attr(ap, "kernel_shape", Dims{3, 3});
+  OnnxBuilder::attr(ap, "strides", Dims{2, 2});
+  OnnxBuilder::attr(ap, "pads", Dims{1, 1, 1, 1});
+  OnnxBuilder::attr(ap, "ceil_mode", std::int64_t(1));             // 4 x 5 -> 3 x 3 (floor: 2 x 3)
+  b.output("y", {2, 20, 3, 3});
+  const auto x = b.random({2, 20, 9, 10});
+  Tensor t{{2, 20, 9, 10}, x};
+  t = ref::pool2d(t, 3, 2, 0, true, false, true);
+  t = ref::pool2d(t, 3, 2, 1, false, false, true);
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
+  expect_close(PackageEmulator(model.package).run(x), t);
+}
+
+// x.mean([2, 3]) in both forms (keepdim, as a squeeze-excite block scales x by it, and
+// without, as MnasNet's and ShuffleNet's classifiers pool): each a GlobalAveragePool.
+TEST(CompilerNumerics, SpatialReduceMeanIsAGlobalAveragePool) {
+  OnnxBuilder b;
+  b.input("x", {2, 20, 5, 7});
+  auto& keep = b.node("ReduceMean", {"x"}, {"m"}, "mean_keepdims");
+  OnnxBuilder::attr(keep, "axes", Dims{-1, -2});
+  b.node("Mul", {"x", "m"}, {"s"}, "scale");
+  auto& drop = b.node("ReduceMean", {"s"}, {"y"}, "mean_squeezed");
+  OnnxBuilder::attr(drop, "axes", Dims{2, 3});
+  OnnxBuilder::attr(drop, "keepdims", std::int64_t(0));
+  b.output("y", {2, 20});
+  const auto x = b.random({2, 20, 5, 7});
+  Tensor y{{2, 20}, std::vector<float>(40)};
+  for (int p = 0; p < 40; ++p) {
+    float mean = 0, scaled = 0;
+    for (int k = 0; k < 35; ++k) mean += x[p * 35 + k] / 35.f;
+    for (int k = 0; k < 35; ++k) scaled += x[p * 35 + k] * mean / 35.f;
+    y.data[p] = scaled;
+  }
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
+  EXPECT_EQ(PackageView(model.package).launches_of(NPUVP_OP_KERNEL_POOL).size(), 2u);
+  expect_close(PackageEmulator(model.package).run(x), y, 5e-3);
+}
+
+// Softmax over an inner axis (opset 13: that axis alone), here the channels of a 4-D map
+// and the first axis: transposed to the last axis and back around the row kernel.
+TEST(CompilerNumerics, SoftmaxOverInnerAxes) {
+  OnnxBuilder b;
+  b.input("x", {2, 5, 3, 4});
+  auto& channels = b.node("Softmax", {"x"}, {"s"}, "softmax_channels");
+  OnnxBuilder::attr(channels, "axis", std::int64_t(1));
+  auto& first = b.node("Softmax", {"s"}, {"y"}, "softmax_batch");
+  OnnxBuilder::attr(first, "axis", std::int64_t(-4));
+  b.output("y", {2, 5, 3, 4});
+  const auto x = b.random({2, 5, 3, 4}, 3.f);
+  // softmax over axis `axis` of [2, 5, 12] viewed as (outer, axis, inner)
+  auto softmax_axis = [](const std::vector<float>& v, int outer, int n, int inner) {
+    std::vector<float> y(v.size());
+    for (int o = 0; o < outer; ++o)
+      for (int i = 0; i < inner; ++i) {
+        float m = -INFINITY, sum = 0;
+        for (int k = 0; k < n; ++k) m = std::max(m, v[(o * n + k) * inner + i]);
+        for (int k = 0; k < n; ++k) sum += std::exp(v[(o * n + k) * inner + i] - m);
+        for (int k = 0; k < n; ++k) y[(o * n + k) * inner + i] = std::exp(v[(o * n + k) * inner + i] - m) / sum;
+      }
+    return y;
+  };
+  const Tensor y{{2, 5, 3, 4}, softmax_axis(softmax_axis(x, 2, 5, 12), 1, 2, 60)};
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
+  EXPECT_EQ(PackageView(model.package).launches_of(NPUVP_OP_KERNEL_SOFTMAX).size(), 2u);
+  expect_close(PackageEmulator(model.package).run(x), y, 2e-3);
+}
+
 // A 2-head attention block with decomposed LayerNorm and GELU (opset 13 export style).
 TEST(CompilerNumerics, TransformerEncoderBlock) {
   OnnxBuilder b(13);
@@ -507,6 +585,146 @@ TEST(CompilerNumerics, DataMovementAndBroadcasting) {
     EXPECT_NE(layer.op, "Identity");
     EXPECT_NE(layer.op, "Reshape");  // a view
   }
+  expect_close(PackageEmulator(model.package).run(x), y, 5e-3);
+}
+
+// A constant first operand (W @ x, batched and broadcast over x's batch, and Gemm's A with
+// transB): stored in the constants region like a constant B.
+TEST(CompilerNumerics, ConstantFirstOperand) {
+  OnnxBuilder b;
+  b.input("x", {2, 7, 9});
+  const auto w = b.random_constant("w", {5, 7}, 0.5f);
+  const auto g = b.random_constant("g", {4, 9}, 0.5f);
+  b.node("MatMul", {"w", "x"}, {"wx"}, "w_times_x");       // [2, 5, 9]
+  b.constant_ints("rows", {2}, {10, 9});
+  b.node("Reshape", {"wx", "rows"}, {"flat"}, "flatten");  // [10, 9]
+  auto& gemm = b.node("Gemm", {"g", "flat"}, {"y"}, "g_times_flat_t");  // [4, 10]
+  OnnxBuilder::attr(gemm, "transB", std::int64_t(1));
+  b.output("y", {4, 10});
+  const auto x = b.random({2, 7, 9});
+  std::vector<float> wx(2 * 5 * 9, 0.f);
+  for (int n = 0; n < 2; ++n)
+    for (int i = 0; i < 5; ++i)
+      for (int j = 0; j < 9; ++j)
+        for (int k = 0; k < 7; ++k) wx[(n * 5 + i) * 9 + j] += w[i * 7 + k] * x[(n * 7 + k) * 9 + j];
+  Tensor y{{4, 10}, std::vector<float>(40, 0.f)};
+  for (int i = 0; i < 4; ++i)
+    for (int r = 0; r < 10; ++r)
+      for (int k = 0; k < 9; ++k) y.data[i * 10 + r] += g[i * 9 + k] * wx[r * 9 + k];
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
+  expect_close(PackageEmulator(model.package).run(x), y, 1e-2);
+}
+
+// Conv1d with BatchNorm and ReLU, then MaxPool1d: run as 2-D windows of height 1, the
+// BatchNorm folded and the ReLU fused as in 2-D (no conversion between them).
+TEST(CompilerNumerics, OneDimensionalConvAndPool) {
+  OnnxBuilder b;
+  b.input("x", {2, 5, 20});
+  const auto w = b.random_constant("w", {8, 5, 3}, 0.4f);
+  std::vector<float> gamma(8, 1.25f), beta(8, 0.5f), mean(8, 0.1f), var(8, 0.5f);
+  b.constant("g", {8}, gamma); b.constant("be", {8}, beta); b.constant("m", {8}, mean); b.constant("v", {8}, var);
+  auto& conv = b.node("Conv", {"x", "w"}, {"c"}, "conv1d");
+  OnnxBuilder::attr(conv, "kernel_shape", Dims{3});
+  OnnxBuilder::attr(conv, "strides", Dims{2});
+  OnnxBuilder::attr(conv, "pads", Dims{1, 2});                    // 20 -> 11
+  b.node("BatchNormalization", {"c", "g", "be", "m", "v"}, {"bn"}, "bn");
+  b.node("Relu", {"bn"}, {"r"}, "relu");
+  auto& pool = b.node("MaxPool", {"r"}, {"y"}, "pool1d");
+  OnnxBuilder::attr(pool, "kernel_shape", Dims{2});
+  OnnxBuilder::attr(pool, "strides", Dims{2});                    // 11 -> 5
+  b.output("y", {2, 8, 5});
+  const auto x = b.random({2, 5, 20});
+  Tensor y{{2, 8, 5}, std::vector<float>(80)};
+  for (int n = 0; n < 2; ++n)
+    for (int co = 0; co < 8; ++co) {
+      std::vector<float> r(11);
+      for (int o = 0; o < 11; ++o) {
+        float acc = 0;
+        for (int ci = 0; ci < 5; ++ci)
+          for (int k = 0; k < 3; ++k) {
+            const int i = o * 2 - 1 + k;
+            if (i >= 0 && i < 20) acc += w[(co * 5 + ci) * 3 + k] * x[(n * 5 + ci) * 20 + i];
+          }
+        const float bn = (acc - mean[co]) / std::sqrt(var[co] + 1e-5f) * gamma[co] + beta[co];
+        r[o] = std::max(bn, 0.f);
+      }
+      for (int o = 0; o < 5; ++o) y.data[(n * 8 + co) * 5 + o] = std::max(r[2 * o], r[2 * o + 1]);
+    }
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
+  EXPECT_EQ(model.layout_conversions, 2u);  // in and out only
+  expect_close(PackageEmulator(model.package).run(x), y, 5e-3);
+}
+
+// The output is the input itself (an Identity, as an inference Dropout would leave it):
+// the one node left is a view, and the output gets the input's copy.
+TEST(CompilerNumerics, OutputIsTheInput) {
+  OnnxBuilder b;
+  b.input("x", {2, 3, 5});
+  b.node("Dropout", {"x"}, {"y"}, "dropout");
+  b.output("y", {2, 3, 5});
+  const auto x = b.random({2, 3, 5});
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
+  ASSERT_EQ(model.layers.size(), 1u);
+  EXPECT_EQ(model.layers[0].op, "Copy");
+  expect_close(PackageEmulator(model.package).run(x), Tensor{{2, 3, 5}, x}, 1e-3);
+}
+
+// Open slice ends as PyTorch exports x[:, 1:] and shape[2:]: INT64_MAX, which once came back
+// from a double as INT64_MIN (an empty slice: "internal: slice shape mismatch").
+TEST(CompilerNumerics, SlicesWithOpenEndsAndSteps) {
+  OnnxBuilder b(13);
+  b.input("x", {2, 3, 4, 5});
+  const std::int64_t open = std::numeric_limits<std::int64_t>::max();
+  b.constant_ints("two", {1}, {2});
+  b.constant_ints("open", {1}, {open});
+  b.constant_ints("minus_one", {1}, {-1});
+  b.constant_ints("starts", {2}, {0, 1});
+  b.constant_ints("ends", {2}, {open, open});
+  b.constant_ints("axes", {2}, {1, 2});
+  b.constant_ints("steps", {2}, {2, 3});
+  b.node("Shape", {"x"}, {"x_shape"});
+  b.node("Slice", {"x_shape", "two", "open"}, {"trailing"});  // [4, 5]
+  auto& target = b.node("Concat", {"minus_one", "trailing"}, {"target"});
+  OnnxBuilder::attr(target, "axis", std::int64_t(0));
+  b.node("Reshape", {"x", "target"}, {"r"}, "merge");           // [6, 4, 5]
+  b.node("Slice", {"r", "starts", "ends", "axes", "steps"}, {"y"}, "strided");  // [6, 2, 2]
+  b.output("y", {6, 2, 2});
+  const auto x = b.random({2, 3, 4, 5});
+  Tensor y{{6, 2, 2}, std::vector<float>(24)};
+  for (int p = 0; p < 6; ++p)
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 2; ++j) y.data[(p * 2 + i) * 2 + j] = x[(p * 4 + 2 * i) * 5 + 1 + 3 * j];
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
+  expect_close(PackageEmulator(model.package).run(x), y, 1e-3);
+}
+
+// A shape chain that only becomes static after another one folded: the Reshape target
+// x.flatten(2) computes (Shape, Slice, Concat) has no static output shape at import, so
+// the Shape of what follows it folds only after shapes are inferred again (PyTorch's
+// nn.MultiheadAttention after a patch embedding's flatten, exported at opset 13).
+TEST(CompilerNumerics, ShapeChainAfterAFoldedReshape) {
+  OnnxBuilder b(13);
+  b.input("x", {1, 6, 2, 3});
+  b.constant_ints("zero", {1}, {0});
+  b.constant_ints("two", {1}, {2});
+  b.constant_ints("minus_one", {1}, {-1});
+  b.constant_ints("half", {1}, {2});
+  b.node("Shape", {"x"}, {"x_shape"});
+  b.node("Slice", {"x_shape", "zero", "two", "zero"}, {"leading"});  // [1, 6]
+  auto& target = b.node("Concat", {"leading", "minus_one"}, {"flat_target"});
+  OnnxBuilder::attr(target, "axis", std::int64_t(0));
+  b.node("Reshape", {"x", "flat_target"}, {"flat"}, "flatten");       // [1, 6, 6]
+  b.node("Relu", {"flat"}, {"r"}, "relu");
+  b.node("Shape", {"r"}, {"r_shape"});
+  b.node("Gather", {"r_shape", "minus_one"}, {"last"});               // [6]
+  b.node("Div", {"last", "half"}, {"end"});                           // [3]
+  b.node("Slice", {"r", "zero", "end", "minus_one"}, {"y"}, "first_half");
+  b.output("y", {1, 6, 3});
+  const auto x = b.random({1, 6, 2, 3});
+  Tensor y{{1, 6, 3}, std::vector<float>(18)};
+  for (int c = 0; c < 6; ++c)
+    for (int k = 0; k < 3; ++k) y.data[c * 3 + k] = std::max(x[c * 6 + k], 0.f);
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
   expect_close(PackageEmulator(model.package).run(x), y, 5e-3);
 }
 

@@ -42,9 +42,17 @@ inline Tensor conv2d(const Tensor& x, const std::vector<float>& w, const std::ve
   return y;
 }
 
-inline Tensor pool2d(const Tensor& x, std::int64_t k, std::int64_t stride, std::int64_t pad, bool max, bool include_pad = false) {
+// ceil_mode as PyTorch: the output rounds up, but no window starts in the end padding.
+inline std::int64_t pool_output(std::int64_t size, std::int64_t k, std::int64_t stride, std::int64_t pad, bool ceil_mode) {
+  std::int64_t out = (size + 2 * pad - k + (ceil_mode ? stride - 1 : 0)) / stride + 1;
+  if (ceil_mode && (out - 1) * stride >= size + pad) --out;
+  return out;
+}
+
+inline Tensor pool2d(const Tensor& x, std::int64_t k, std::int64_t stride, std::int64_t pad, bool max, bool include_pad = false,
+                     bool ceil_mode = false) {
   const auto n = x.shape[0], c = x.shape[1], h = x.shape[2], w = x.shape[3];
-  const auto ho = (h + 2 * pad - k) / stride + 1, wo = (w + 2 * pad - k) / stride + 1;
+  const auto ho = pool_output(h, k, stride, pad, ceil_mode), wo = pool_output(w, k, stride, pad, ceil_mode);
   Tensor y{{n, c, ho, wo}, std::vector<float>(n * c * ho * wo)};
   for (std::int64_t b = 0; b < n * c; ++b)
     for (std::int64_t i = 0; i < ho; ++i)

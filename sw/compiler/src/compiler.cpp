@@ -45,11 +45,18 @@ CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
   remove_identities(graph);
   fold_constants(graph);
   infer_missing_shapes(graph);
+  // Shapes inferred only now (behind a Reshape whose target was folded) make more
+  // Shape nodes, and the arithmetic on them, foldable.
+  while (fold_constants(graph) > 0) infer_missing_shapes(graph);
   require_static_shapes(graph);
   remove_identities(graph);
+  convs_1d_as_2d(graph);
+  resolve_pool_ceil_mode(graph);
   fold_batchnorms(graph);
   match_layernorms(graph);
   match_gelus(graph);
+  reduce_means_to_pools(graph);
+  move_softmax_axes_last(graph);
   if (options.streams > 1) hoist_independent_branches(graph);
   fuse_epilogues(graph);
   fold_transposes(graph);

@@ -76,6 +76,7 @@ std::int64_t normalize_axis(const Node& node, std::int64_t axis, std::int64_t ra
 Ints int_values(const HostTensor* t) {
   Ints v;
   if (!t) return v;
+  if (t->is_int()) return t->i;  // not through double: INT64_MAX (an open Slice end) would not survive
   for (std::int64_t k = 0; k < t->size(); ++k) v.push_back(std::int64_t(t->at(k)));
   return v;
 }

@@ -18,6 +18,9 @@ std::vector<std::int64_t> constant_ints(const LoweringContext& context, const No
   if (k >= node.inputs.size() || node.inputs[k] < 0) return {};
   const Value& v = context.value(node.inputs[k]);
   if (!v.is_constant()) fail(node, std::string(what) + " must be constant");
+  // int64 as they are: at() goes through double, and INT64_MAX (the exporter's open
+  // end of x[:, 1:]) does not come back from 2^63.
+  if (v.constant->is_int()) return v.constant->i;
   std::vector<std::int64_t> values;
   for (std::int64_t j = 0; j < v.constant->size(); ++j) values.push_back(std::int64_t(v.constant->at(j)));
   return values;
@@ -178,7 +181,8 @@ std::uint64_t lower_slice(LoweringContext& context, const Node& node) {
     offset += start * in_strides[axis];
     strides[axis] = in_strides[axis] * step;
   }
-  if (dims != context.shape(node.outputs[0])) fail(node, "internal: slice shape mismatch");
+  if (dims != context.shape(node.outputs[0]))
+    fail(node, "internal: slice shape mismatch (" + shape_text(dims) + " computed, " + shape_text(context.shape(node.outputs[0])) + " inferred)");
   context.set_bytes_read(context.stored_bytes(node.outputs[0]));
   ArgWord in_address = context.address(node.inputs[0]);
   in_address.value += std::uint64_t(offset * 2);

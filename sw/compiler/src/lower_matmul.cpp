@@ -71,6 +71,13 @@ ArgWord constant_b(LoweringContext& context, const HostTensor& b, float alpha) {
   return LoweringContext::constant(context.add_f16(values));
 }
 
+// A constant A operand as f16, stored as given (its strides tell the kernel how).
+ArgWord constant_a(LoweringContext& context, const HostTensor& a) {
+  std::vector<float> values(a.size());
+  for (std::int64_t k = 0; k < a.size(); ++k) values[k] = float(a.at(k));
+  return LoweringContext::constant(context.add_f16(values));
+}
+
 // An operand as the kernel reads it: a logical [batch..., rows, cols] shape and
 // element strides per logical axis (a Transpose folded into it permutes them).
 struct OperandView {
@@ -152,7 +159,6 @@ void emit_channel_interleave(LoweringContext& context, const Node& node, std::in
 
 std::uint64_t lower_matmul(LoweringContext& context, const Node& node) {
   const int a_id = node.inputs[0], b_id = node.inputs[1];
-  if (context.value(a_id).is_constant()) fail(node, "a constant first operand is not supported");
   // A folded Slice: the operand is a strided window of a larger tensor (shape, strides, offset as attributes).
   auto operand_view = [&](int id, const char* k) {
     const auto shape = attribute_ints(node, std::string("npuvp_view_shape_") + k, {});
@@ -196,7 +202,9 @@ std::uint64_t lower_matmul(LoweringContext& context, const Node& node) {
   const bool b_constant = context.value(b_id).is_constant();
   const float alpha = node.epilogue.alpha;
   p.alpha = b_constant ? 1.f : alpha;
-  const ArgWord a_base = context.address(a_id, view_offset("a"));
+  const bool a_constant = context.value(a_id).is_constant();
+  const ArgWord a_base = a_constant ? constant_a(context, *context.value(a_id).constant)
+                                    : context.address(a_id, view_offset("a"));
   const ArgWord b_base = b_constant ? constant_b(context, *context.value(b_id).constant, alpha)
                                     : context.address(b_id, view_offset("b"));
   const ArgWord c_base = context.address(node.outputs[0]);
@@ -242,7 +250,6 @@ std::uint64_t lower_gemm(LoweringContext& context, const Node& node) {
   const Shape& a = context.shape(a_id);
   const Shape& b = context.shape(b_id);
   if (a.size() != 2 || b.size() != 2) fail(node, "operands must be 2-D");
-  if (context.value(a_id).is_constant()) fail(node, "a constant first operand is not supported");
   MatmulOperands p;
   p.trans_a = attribute_int(node, "transA", 0) != 0;
   p.trans_b = attribute_int(node, "transB", 0) != 0;
@@ -256,7 +263,7 @@ std::uint64_t lower_gemm(LoweringContext& context, const Node& node) {
   p.ldb = b[1];
   p.ldc = p.n;
   const bool b_constant = context.value(b_id).is_constant();
-  p.a = context.address(a_id);
+  p.a = context.value(a_id).is_constant() ? constant_a(context, *context.value(a_id).constant) : context.address(a_id);
   p.b = b_constant ? constant_b(context, *context.value(b_id).constant, alpha) : context.address(b_id);
   p.alpha = b_constant ? 1.f : alpha;
   p.bias = fused_bias(context, node, p.n, 1.f);

@@ -299,6 +299,7 @@ Lowering lowering_for(const std::string& op) {
       {"Transpose", lower_transpose}, {"Concat", lower_concat}, {"Pad", lower_pad},
       {"Slice", lower_slice}, {"Gather", lower_gather}, {"Split", lower_split},
       {"Reshape", lower_view}, {"Flatten", lower_view}, {"Squeeze", lower_view}, {"Unsqueeze", lower_view},
+      {"Identity", lower_view},
   };
   auto it = table.find(op);
   return it == table.end() ? nullptr : it->second;

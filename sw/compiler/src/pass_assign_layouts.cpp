@@ -16,7 +16,8 @@ bool is_layout_agnostic_eltwise(const std::string& op) {
 }
 
 bool is_view_op(const std::string& op) {
-  return op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze";
+  // Identity: only the one remove_identities keeps, the graph output being the input.
+  return op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze" || op == "Identity";
 }
 
 namespace {

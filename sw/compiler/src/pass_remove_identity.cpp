@@ -24,7 +24,15 @@ int remove_identities(Graph& graph) {
   for (auto& node : graph.nodes) {
     if (node.removed || !is_identity(graph, node) || node.inputs.empty() || node.inputs[0] < 0) continue;
     const int from = node.outputs[0], to = node.inputs[0];
-    if (graph.is_graph_output(from) && to == graph.input) continue;  // keep: output must be a distinct tensor
+    if (graph.is_graph_output(from) && to == graph.input) {
+      // Kept: the output must be a distinct tensor. As a plain Identity (a view the
+      // lowering turns into the input's copy), whether it was an Identity, Dropout or Cast.
+      node.proto.set_op_type("Identity");
+      node.proto.clear_attribute();
+      node.inputs.resize(1);
+      node.outputs.resize(1);
+      continue;
+    }
     node.removed = true;
     graph.replace_uses(from, to);
     if (graph.output == to) {

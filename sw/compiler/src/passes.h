@@ -16,6 +16,20 @@ int fold_constants(Graph& graph);
 // removed; their consumers read the input directly.
 int remove_identities(Graph& graph);
 
+// MaxPool / AveragePool with ceil_mode = 1 (and explicit pads) becomes the same pool with
+// ceil_mode 0 and the end pads that give the ceil-mode output (PyTorch's rule: no window
+// starts in the end padding). Left as it is (the lowering's error) where the output shape
+// disagrees, or where an AveragePool counting its padding would count the extension.
+// Returns the pools rewritten.
+int resolve_pool_ceil_mode(Graph& graph);
+
+// 1-D windows (Conv1d, MaxPool1d, AvgPool1d, global pools of [N, C, L]) run as 2-D ones on
+// [N, C, 1, L]: a Reshape in, the window with a unit height (weights [Co, Ci/g, 1, K]), a
+// Reshape out; elementwise ops and BatchNormalization on such values (with scalar or
+// per-channel constants) follow to the 2-D form, so a Conv1d-BN-ReLU chain stays 2-D
+// and folds and fuses as a 2-D one does. Returns the nodes rewritten.
+int convs_1d_as_2d(Graph& graph);
+
 // BatchNormalization after a Conv (whose output feeds only the BN) is folded
 // into the Conv's weights and bias; any other BN becomes a per-channel
 // scale and shift (lowered as a 1x1 depthwise conv).
@@ -27,6 +41,16 @@ int match_layernorms(Graph& graph);
 
 // x * 0.5 * (1 + erf(x / sqrt 2)) in its exported forms -> one Gelu node.
 int match_gelus(Graph& graph);
+
+// After match_layernorms: ReduceMean of a 4-D map over H and W (x.mean([2, 3]), as
+// MnasNet, ShuffleNet and squeeze-excite blocks pool) -> GlobalAveragePool, followed by
+// a Reshape view when keepdims is 0. Returns the ReduceMeans rewritten.
+int reduce_means_to_pools(Graph& graph);
+
+// A Softmax (opset >= 13) over an axis other than the last (Softmax(dim=1) of a
+// feature map) -> Transpose swapping it with the last axis, Softmax over the last
+// axis, Transpose back: the kernel normalises rows. Returns the Softmaxes moved.
+int move_softmax_axes_last(Graph& graph);
 
 // Only when compiling for several streams, before fuse_epilogues: an Add of
 // two Conv / MatMul / Gemm outputs (each read only by it) gets the later of the
