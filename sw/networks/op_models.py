@@ -187,8 +187,8 @@ def build_maxpool() -> Built:
 
 def build_maxpool_ceil_mode() -> Built:
     """ceil_mode=1 as SqueezeNet and GoogLeNet use it: the last window of each row and column
-    hangs over the map's end (14 x 16 -> 7 x 8, floor mode would give 6 x 7)."""
-    return exported(nn.MaxPool2d(3, stride=2, ceil_mode=True), (1, 5, 14, 16))
+    hangs over the map's end (14 x 18 -> 7 x 9, floor mode would give 6 x 8)."""
+    return exported(nn.MaxPool2d(3, stride=2, ceil_mode=True), (1, 5, 14, 18))
 
 
 def build_avgpool_exclude_pad() -> Built:
