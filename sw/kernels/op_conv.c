@@ -517,14 +517,8 @@ static void write_back_last(const Epilogue* e, const TileGm* t, uint64_t h) {
             F16_REPEATS(elements, o, cfg, vmaxs(ub + at + o, ub + at + o, e->clip_lo, cfg));
             F16_REPEATS(elements, o, cfg, vmins(ub + at + o, ub + at + o, e->clip_hi, cfg));
         }
-        if (last && e->zero_lanes_from && t->last_group_padded) { /* as epilogue_write_back */
-            uint64_t row = 0;
-            for (uint64_t c = e->zero_lanes_from; c < 16; ++c) row |= (uint64_t)1 << c;
-            const uint64_t mask = row | row << 16 | row << 32 | row << 48;
-            set_vector_mask(mask, mask);
-            vector_dup(ub + (nf - 1) * mf * FRACTAL, 0, vector_contiguous(mf * 2, XD_F16));
-            set_vector_mask(~(uint64_t)0, ~(uint64_t)0);
-        }
+        if (last && e->zero_lanes_from && t->last_group_padded)
+            epilogue_zero_padded_lanes(e, ub + (nf - 1) * mf * FRACTAL, mf);
         SET_FLAG01(PIPE_V, PIPE_MTE3, h);
         WAIT_FLAG01(PIPE_V, PIPE_MTE3, h);
         TileGm part = *t;
