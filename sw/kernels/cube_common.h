@@ -357,6 +357,17 @@ static inline void epilogue_prefetch(const Epilogue* e, const TileGm* t, uint64_
 /* V + MTE3: the write-back of the tile in L0C half h (rows x cols valid, mf
  * x nf fractals). Waits M->V h (set by the caller after the tile's last
  * mmad) and MTE3->V h; frees L0C (V->M h) and UB (MTE3->V h) as write_back_tile. */
+/* Lanes c0 >= zero_lanes_from of every row of a tile's last 16-column group (mf fractal rows
+ * at `group` in UB) back to 0: a repeat is 8 rows of 16 lanes, the mask the same for each row. */
+static inline void epilogue_zero_padded_lanes(const Epilogue* e, uint64_t group, uint64_t mf) {
+    uint64_t row = 0;
+    for (uint64_t c = e->zero_lanes_from; c < 16; ++c) row |= (uint64_t)1 << c;
+    const uint64_t mask = row | row << 16 | row << 32 | row << 48;
+    set_vector_mask(mask, mask);
+    vector_dup(group, 0, vector_contiguous(mf * 2, XD_F16));
+    set_vector_mask(~(uint64_t)0, ~(uint64_t)0);
+}
+
 static inline void epilogue_write_back(const Epilogue* e, const TileGm* t, uint64_t h) {
     const uint64_t mf = ceil_div(t->rows, 16), nf = ceil_div(t->cols, 16);
     const uint64_t ub = h * UB_HALF, l0c = h * L0C_HALF, elements = mf * nf * 256;
@@ -389,16 +400,7 @@ static inline void epilogue_write_back(const Epilogue* e, const TileGm* t, uint6
         F16_REPEATS(elements, o, cfg, vmaxs(ub + o, ub + o, e->clip_lo, cfg));
         F16_REPEATS(elements, o, cfg, vmins(ub + o, ub + o, e->clip_hi, cfg));
     }
-    if (e->zero_lanes_from && t->last_group_padded) {
-        /* lanes c0 >= zero_lanes_from of every row of the last group: a
-         * repeat is 8 rows of 16 lanes, the mask the same for each row */
-        uint64_t row = 0;
-        for (uint64_t c = e->zero_lanes_from; c < 16; ++c) row |= (uint64_t)1 << c;
-        const uint64_t mask = row | row << 16 | row << 32 | row << 48;
-        set_vector_mask(mask, mask);
-        vector_dup(ub + (nf - 1) * mf * FRACTAL, 0, vector_contiguous(mf * 2, XD_F16));
-        set_vector_mask(~(uint64_t)0, ~(uint64_t)0);
-    }
+    if (e->zero_lanes_from && t->last_group_padded) epilogue_zero_padded_lanes(e, ub + (nf - 1) * mf * FRACTAL, mf);
     SET_FLAG01(PIPE_V, PIPE_MTE3, h);
     if (e->serial) pipe_barrier(PIPE_ALL);
     WAIT_FLAG01(PIPE_V, PIPE_MTE3, h);

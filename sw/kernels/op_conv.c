@@ -90,14 +90,17 @@ enum {
     LOOKAHEAD = 2,        /* tiles; < BIAS_SLOTS */
     TILE_RING = 4,        /* per-tile records the issue side leaves for the compute side; > LOOKAHEAD */
     MAX_GROUPS = NPUVP_CONV_MAX_GROUPS, /* 16-column groups of resident weights (Kc * Cout16 * 2 <= 512 KiB) */
-    /* the plan's K parts (NPUVP_CONV_K_PARTS: K_PARTS + LOOKAHEAD tokens <= 15) and panel tokens
-     * (NPUVP_CONV_PANEL_TOKENS: (LOOKAHEAD + 1) * 4 <= 15) */
+    /* the plan's K parts (NPUVP_CONV_K_PARTS, NPUVP_CONV_WIDE_K_PARTS: parts + LOOKAHEAD tokens
+     * <= 15) and panel tokens (NPUVP_CONV_PANEL_TOKENS: (LOOKAHEAD + 1) * 4 <= 15) */
     WRITE_BACK_PARTS = 4, /* the block's last C tile's write-back: parts stored while the next converts */
     FIRST_STEPS = 1,      /* the first tile's load steps issued before its first K step (then one
                              per K step): the first part alone ahead of the Cube's first
                              instructions (3 and 2 measured 0.5 % and 0.3 % slower on ResNet-50);
                              all of them would fill the MTE2 queue (16) and stall the scalar unit */
 };
+
+/* event counters hold 15: the first tile's part tokens and the lookahead's slice tokens */
+_Static_assert(NPUVP_CONV_K_PARTS + LOOKAHEAD <= 15 && NPUVP_CONV_WIDE_K_PARTS + LOOKAHEAD <= 15, "K parts");
 
 typedef struct {
     const uint8_t *in, *w, *bias, *res;
@@ -129,6 +132,8 @@ typedef struct {
     uint64_t img, st, cg;
     uint64_t oh0, tho, positions, chunks; /* output rows, positions, M chunks */
     uint64_t c0, channels, cols;          /* Cout range; C tile columns */
+    uint64_t split_col, half;             /* the block's last column, split in two: its index and
+                                             first half's channels (~0: none) */
     uint64_t span;                        /* units merged: the block's consecutive units of the same rows */
     uint64_t ih_lo, rows, pad_top, pad_bottom; /* the slice */
 } Unit;
@@ -144,6 +149,7 @@ typedef struct {
     uint64_t step, r0, r1, first_group, last_group;
     int panel;
     uint64_t slice_end[2];              /* last tile of the slices, ring of 2 (issue side) */
+    uint64_t n0, cols;                  /* the tile's first output channel and its channels */
 } Cursor;
 
 /* a / b for the cursors' divisors, which are mostly 1 or 2 (images, blocks, splits): the
@@ -167,6 +173,21 @@ static void unit_at(const Conv* c, uint64_t u, uint64_t img, uint64_t st, uint64
     g->c0 = g->cg * c->p.group;
     g->channels = min_u64((g->cg + g->span) * c->p.group, c->cout16) - g->c0;
     g->cols = (g->channels + c->tn - 1) >> c->tn_shift; /* no division */
+    /* The block's last C tile is written back after its last mmad with nothing left to overlap:
+     * a single-chunk unit's last column of more than 64 channels is split in two tiles, so that the first
+     * half's write-back overlaps the second half's Cube work and only the second's follows it
+     * (not with 256-column tiles: those are the first tile's remedy against MTE2; nor with
+     * streamed weights: two 64-column halves would stream 128-byte weight rows, which the DDR's
+     * channels serve badly, and twice the chunks) */
+    g->split_col = ~(uint64_t)0;
+    if (u + g->span >= c->u_end && g->chunks == 1 && c->tn == MAX_TN && c->p.resident) {
+        const uint64_t last = g->channels - (g->cols - 1) * MAX_TN;
+        if (last > 64) { /* halves of at least 48 (layer1's 64-channel tiles lost more in the extra tile) */
+            g->split_col = g->cols - 1;
+            g->half = last >> 5 << 4;
+            g->cols++;
+        }
+    }
     /* input rows of the window, in map coordinates (may lie in the padding) */
     const int64_t top = (int64_t)(g->oh0 * c->sh) - (int64_t)c->pt;
     const int64_t last = top + (int64_t)((g->tho - 1) * c->sh + (c->kh - 1) * c->dh);
@@ -197,6 +218,14 @@ static uint64_t rows_needed(const Conv* c, const Unit* g, uint64_t j) {
     return row < 0 ? 0 : min_u64((uint64_t)row, g->rows);
 }
 
+/* The tile's channels: columns of TN, the split column's halves. */
+static void cursor_columns(const Conv* c, Cursor* k) {
+    const Unit* g = &k->g;
+    const uint64_t n0 = k->ct > g->split_col ? g->c0 + g->split_col * c->tn + g->half : g->c0 + k->ct * c->tn;
+    k->n0 = n0;
+    k->cols = k->ct == g->split_col ? g->half : min_u64(c->tn, g->c0 + g->channels - n0);
+}
+
 /* A cursor at the block's first tile. */
 static void cursor_init(const Conv* c, Cursor* k) {
     k->i = k->ct = k->j = k->slice = 0;
@@ -205,7 +234,10 @@ static void cursor_init(const Conv* c, Cursor* k) {
     k->new_slice = k->first_pass = 1;
     k->step = 0;
     k->slice_end[0] = k->slice_end[1] = 0;
-    if (!k->done) unit_of(c, k->u, &k->g);
+    if (!k->done) {
+        unit_of(c, k->u, &k->g);
+        cursor_columns(c, k);
+    }
 }
 
 static void cursor_next(const Conv* c, Cursor* k) {
@@ -214,7 +246,10 @@ static void cursor_next(const Conv* c, Cursor* k) {
     k->j = 0;
     k->first_pass = 0;
     k->new_slice = 0;
-    if (++k->ct < k->g.cols) return;
+    if (++k->ct < k->g.cols) {
+        cursor_columns(c, k);
+        return;
+    }
     k->ct = 0;
     k->u += k->g.span;
     k->slice_end[k->slice & 1] = i;
@@ -225,6 +260,7 @@ static void cursor_next(const Conv* c, Cursor* k) {
     /* a span runs to the end of its rows' units, so the next unit starts the next rows (a new slice) */
     const uint64_t st = k->g.st + 1 < c->p.n_st ? k->g.st + 1 : 0, img = st ? k->g.img : k->g.img + 1;
     unit_at(c, k->u, img, st, 0, &k->g);
+    cursor_columns(c, k);
     k->slice++;
     k->new_slice = k->first_pass = 1;
 }
@@ -233,9 +269,13 @@ static void cursor_next(const Conv* c, Cursor* k) {
 static uint64_t slice_l1(const Conv* c, const Cursor* k) {
     return c->p.slice_slots > 1 && (k->slice & 1) ? c->p.slice_slot_bytes : 0;
 }
-static uint64_t tile_n0(const Conv* c, const Cursor* k) { return k->g.c0 + k->ct * c->tn; }
+static uint64_t tile_n0(const Conv* c, const Cursor* k) {
+    (void)c;
+    return k->n0;
+}
 static uint64_t tile_cols(const Conv* c, const Cursor* k) {
-    return min_u64(c->tn, k->g.c0 + k->g.channels - tile_n0(c, k));
+    (void)c;
+    return k->cols;
 }
 /* Resident weights: the Kc x Cout16 matrix as one nd2nz block per K part (part q at
  * q * part_kf * Cout16 * 32, its column group nb at nb * rows_q * 32, rows_q its K rows), so
@@ -477,14 +517,8 @@ static void write_back_last(const Epilogue* e, const TileGm* t, uint64_t h) {
             F16_REPEATS(elements, o, cfg, vmaxs(ub + at + o, ub + at + o, e->clip_lo, cfg));
             F16_REPEATS(elements, o, cfg, vmins(ub + at + o, ub + at + o, e->clip_hi, cfg));
         }
-        if (last && e->zero_lanes_from && t->last_group_padded) { /* as epilogue_write_back */
-            uint64_t row = 0;
-            for (uint64_t c = e->zero_lanes_from; c < 16; ++c) row |= (uint64_t)1 << c;
-            const uint64_t mask = row | row << 16 | row << 32 | row << 48;
-            set_vector_mask(mask, mask);
-            vector_dup(ub + (nf - 1) * mf * FRACTAL, 0, vector_contiguous(mf * 2, XD_F16));
-            set_vector_mask(~(uint64_t)0, ~(uint64_t)0);
-        }
+        if (last && e->zero_lanes_from && t->last_group_padded)
+            epilogue_zero_padded_lanes(e, ub + (nf - 1) * mf * FRACTAL, mf);
         SET_FLAG01(PIPE_V, PIPE_MTE3, h);
         WAIT_FLAG01(PIPE_V, PIPE_MTE3, h);
         TileGm part = *t;

@@ -9,7 +9,6 @@
 //  * with HBM-class memory the 3-channel 7x7 stem keeps the Cube busy (its window folded into
 //    channels, not 3 channels padded to 16);
 //  * a layer's cycles are the AI Cores' window, inside the task scheduler's (LeNet-5).
-#include "csv_fields.h"
 #include "integration/network_runs.h"
 
 #include <gtest/gtest.h>
@@ -25,34 +24,18 @@ using namespace npuvp::test_support;
 namespace {
 
 TEST(NetworkRoofline, EveryResNet18LayerTakesAtLeastItsRooflineBound) {
-  const std::string profile = temp_path("resnet18.csv");
-  const CommandResult result = infer_generated_network("resnet18", " --profile " + profile + " --quiet");
-  ASSERT_EQ(result.status, 0) << result.err;
-
-  std::ifstream in(profile);
-  ASSERT_TRUE(in) << "no profile written to " << profile;
-  std::string line;
-  std::getline(in, line);
-  const std::vector<std::string> header = csv_fields(line);
-  const std::size_t name = column(header, "layer"), cycles = column(header, "cycles"),
-                    roofline = column(header, "roofline_cycles"), bound = column(header, "bound"),
-                    macs = column(header, "macs");
+  const ProfiledRun run = infer_with_profile("resnet18", "");
   ASSERT_FALSE(HasFailure());
-
   int layers = 0, convolutions_with_macs = 0;
-  while (std::getline(in, line)) {
-    const std::vector<std::string> f = csv_fields(line);
-    if (f.empty() || f[0] == "total") continue;
-    ASSERT_EQ(f.size(), header.size()) << "malformed row: " << line;
+  for (const ProfileRow& layer : run.layers) {
     ++layers;
-    SCOPED_TRACE(f[name]);
-    ASSERT_NE(f[bound], "not run");
-    const double simulated = std::stod(f[cycles]), bound_cycles = std::stod(f[roofline]);
+    SCOPED_TRACE(layer["layer"]);
+    ASSERT_NE(layer["bound"], "not run");
+    const double simulated = layer.number("cycles"), bound_cycles = layer.number("roofline_cycles");
     EXPECT_GT(bound_cycles, 0.0);
     EXPECT_GE(simulated, bound_cycles) << "simulated " << simulated << " cycles, roofline bound " << bound_cycles;
-    convolutions_with_macs += std::stod(f[macs]) > 0;
+    convolutions_with_macs += layer.number("macs") > 0;
   }
-  std::remove(profile.c_str());
   // ResNet-18: 20 convolutions and the classifier carry MACs (more layers when split).
   EXPECT_GE(convolutions_with_macs, 21);
   EXPECT_GE(layers, convolutions_with_macs);
@@ -62,36 +45,19 @@ TEST(NetworkRoofline, EveryResNet18LayerTakesAtLeastItsRooflineBound) {
 // and the last block's end), inside the task scheduler's window (its start of the first launch
 // to its completion of the last): never longer, never empty, for every layer of LeNet-5.
 TEST(NetworkProfile, EveryLeNetLayerRunsOnTheCoresInsideItsTaskSchedulerWindow) {
-  const std::string profile = temp_path("lenet5_windows.csv");
-  const CommandResult result = infer_generated_network("lenet5", " --profile " + profile + " --quiet");
-  ASSERT_EQ(result.status, 0) << result.err;
-
-  std::ifstream in(profile);
-  ASSERT_TRUE(in) << "no profile written to " << profile;
-  std::string line;
-  std::getline(in, line);
-  const std::vector<std::string> header = csv_fields(line);
-  const std::size_t name = column(header, "layer"), ts_start = column(header, "ts_start_cycle"),
-                    ts_end = column(header, "ts_end_cycle"), core_start = column(header, "core_start_cycle"),
-                    core_end = column(header, "core_end_cycle"), cycles = column(header, "cycles");
+  const ProfiledRun run = infer_with_profile("lenet5", "");
   ASSERT_FALSE(HasFailure());
-  int layers = 0;
-  while (std::getline(in, line)) {
-    const std::vector<std::string> f = csv_fields(line);
-    if (f.empty() || f[0] == "total") continue;
-    ASSERT_EQ(f.size(), header.size()) << "malformed row: " << line;
-    ++layers;
-    SCOPED_TRACE(f[name]);
-    const std::uint64_t ts0 = std::stoull(f[ts_start]), ts1 = std::stoull(f[ts_end]),
-                        core0 = std::stoull(f[core_start]), core1 = std::stoull(f[core_end]);
+  for (const ProfileRow& layer : run.layers) {
+    SCOPED_TRACE(layer["layer"]);
+    const std::uint64_t ts0 = layer.count("ts_start_cycle"), ts1 = layer.count("ts_end_cycle"),
+                        core0 = layer.count("core_start_cycle"), core1 = layer.count("core_end_cycle");
     EXPECT_GT(core0, ts0) << "the cores started before the task scheduler started the launch";
     EXPECT_LT(core1, ts1) << "the cores ended after the task scheduler completed the launch";
     EXPECT_GT(core1, core0);
     // The AI Cores and the TS share the default 1 GHz clock: cycles are the cores' window.
-    EXPECT_EQ(std::stoull(f[cycles]), core1 - core0);
+    EXPECT_EQ(layer.count("cycles"), core1 - core0);
   }
-  std::remove(profile.c_str());
-  EXPECT_GE(layers, 5);  // LeNet-5: two convolutions, pools, three fully connected layers (some fused)
+  EXPECT_GE(run.layers.size(), 5u);  // LeNet-5: two convolutions, pools, three fully connected layers (some fused)
 }
 
 struct Timed {
@@ -133,31 +99,18 @@ const std::string kHbm =
 // real products); the compiler now folds the window's rows and a stride's columns into channels
 // (a WindowFold layer before it, K = 192): 0.571. The network's answer must not change.
 TEST(NetworkCubeUtilisation, ResNet18StemFoldsItsWindowOnHbm) {
-  const std::string profile = temp_path("resnet18_hbm.csv");
-  const CommandResult result = infer_generated_network("resnet18", " --profile " + profile + " --quiet" + kHbm);
-  ASSERT_EQ(result.status, 0) << result.err;
-  EXPECT_GE(reported_cosine(result), 0.999);
-
-  std::ifstream in(profile);
-  ASSERT_TRUE(in) << "no profile written to " << profile;
-  std::string line;
-  std::getline(in, line);
-  const std::vector<std::string> header = csv_fields(line);
-  const std::size_t name = column(header, "layer"), op = column(header, "op"),
-                    utilisation = column(header, "cube_utilisation"), bound = column(header, "bound");
+  const ProfiledRun run = infer_with_profile("resnet18", kHbm);
   ASSERT_FALSE(HasFailure());
+  EXPECT_GE(reported_cosine(run.result), 0.999);
   bool folded = false, stem = false;
-  while (std::getline(in, line)) {
-    const std::vector<std::string> f = csv_fields(line);
-    if (f.size() != header.size()) continue;
-    if (f[op] == "WindowFold") folded = true;
-    if (f[name] != "/conv1/Conv") continue;
+  for (const ProfileRow& layer : run.layers) {
+    if (layer["op"] == "WindowFold") folded = true;
+    if (layer["layer"] != "/conv1/Conv") continue;
     stem = true;
     EXPECT_TRUE(folded) << "no WindowFold layer before the stem";
-    EXPECT_EQ(f[bound], "compute");
-    EXPECT_GT(std::stod(f[utilisation]), 0.5);
+    EXPECT_EQ(layer["bound"], "compute");
+    EXPECT_GT(layer.number("cube_utilisation"), 0.5);
   }
-  std::remove(profile.c_str());
   EXPECT_TRUE(stem) << "no layer /conv1/Conv in the profile";
 }
 

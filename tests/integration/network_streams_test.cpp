@@ -7,7 +7,6 @@
 //    event it waits for has ended (the profile's TS cycles and its waits_for column);
 //  * the streams really run at the same time: layers of different streams overlap;
 //  * the 2-layer BERT encoder, a chain, stays on one stream.
-#include "csv_fields.h"
 #include "integration/network_runs.h"
 
 #include <gtest/gtest.h>
@@ -48,25 +47,16 @@ Inference infer(const std::string& model, unsigned streams) {
   run.cosine = reported_cosine(result);
   const std::string csv = read_file(profile);
   run.latency_seconds = profile_latency(csv);
-  std::istringstream in(csv);
   std::remove(output.c_str());
   std::remove(profile.c_str());
-  std::string line;
-  std::getline(in, line);
-  const auto header = csv_fields(line);
-  const std::size_t name = column(header, "layer"), stream = column(header, "stream"),
-                    waits = column(header, "waits_for"), start = column(header, "ts_start_cycle"),
-                    end = column(header, "ts_end_cycle");
-  while (std::getline(in, line)) {
-    const auto f = csv_fields(line);
-    if (f.empty() || f[0] == "total" || f.size() != header.size()) continue;
+  for (const ProfileRow& row : profile_rows(csv)) {
     Layer layer;
-    layer.name = f[name];
-    layer.stream = static_cast<unsigned>(std::stoul(f[stream]));
-    std::istringstream list(f[waits]);
+    layer.name = row["layer"];
+    layer.stream = static_cast<unsigned>(row.count("stream"));
+    std::istringstream list(row["waits_for"]);
     for (std::size_t producer; list >> producer;) layer.waits_for.push_back(producer);
-    layer.start = std::stoull(f[start]);
-    layer.end = std::stoull(f[end]);
+    layer.start = row.count("ts_start_cycle");
+    layer.end = row.count("ts_end_cycle");
     run.layers.push_back(layer);
   }
   return run;

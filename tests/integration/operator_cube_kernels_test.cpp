@@ -318,6 +318,43 @@ TEST(OperatorConv, WideTilesResidualClipOddChannels) {
   EXPECT_EQ(plan.tn, std::uint64_t(NPUVP_CONV_WIDE_TN));
   run_conv(c);
 }
+// A block's last C tile column (one M chunk, resident weights, more than 64 channels) is
+// computed as two tiles, the first half's write-back overlapping the second half's Cube work:
+// 112 and 96 channels per block (halves 48 + 64 and 48 + 48), 200 output channels (the last
+// group padded, a Clip of positive lower bound clearing it), a residual and a bias.
+TEST(OperatorConv, LastColumnInTwoTilesResidualClipOddChannels) {
+  ConvCase c{1, 64, 12, 12, 200, 1, 1};
+  c.tile_ho = 12;
+  c.tile_cout = 112;
+  c.residual = true;
+  c.bias = true;
+  c.act = NPUVP_ACT_CLIP;
+  c.clip_lo = 0.25f;
+  c.clip_hi = 4.0f;
+  c.cores = 2;
+  npuvp_conv_geometry g{c.n, c.cin, c.h, c.w, c.cout, c.kh, c.kw, 1, 1, 0, 0, 0, 0, 1, 1};
+  npuvp_conv_plan plan{};
+  ASSERT_EQ(npuvp_conv_plan_make(&g, c.tile_ho, c.tile_cout, 2, 1, &plan), nullptr);
+  EXPECT_EQ(plan.tn, std::uint64_t(NPUVP_CONV_MAX_TN));  // 144 positions: 128-column tiles
+  EXPECT_EQ(plan.units, 2u);
+  run_conv(c);
+}
+// The same without double buffering (one slice slot, the last tile written back whole).
+TEST(OperatorConv, WideTilesResidualClipOddChannelsSerial) {
+  ConvCase c{1, 80, 9, 9, 300, 3, 3};
+  c = pads(c, 1, 1, 1, 1);
+  c.tile_ho = 3;
+  c.tile_cout = 304;
+  c.residual = true;
+  c.bias = true;
+  c.act = NPUVP_ACT_CLIP;
+  c.clip_lo = 0.25f;
+  c.clip_hi = 4.0f;
+  c.cores = 2;
+  c.blocks = 3;
+  c.double_buffer = false;
+  run_conv(c);
+}
 
 // 1x1 with a residual and ReLU applied after it (ResNet's block end), odd sizes.
 TEST(OperatorConv, Pointwise1x1ResidualRelu) {

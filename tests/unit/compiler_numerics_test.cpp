@@ -22,6 +22,19 @@ void expect_close(const std::vector<float>& got, const Tensor& expected, double 
   EXPECT_LT(a.relative_error, tolerance);
 }
 
+// An N x C x H x W tensor with zero rows and columns added around each map (the reference
+// convolution then runs without pads).
+Tensor zero_padded(const Tensor& x, std::int64_t top, std::int64_t left, std::int64_t bottom, std::int64_t right) {
+  const std::int64_t n = x.shape[0], c = x.shape[1], h = x.shape[2], w = x.shape[3];
+  const std::int64_t ph = h + top + bottom, pw = w + left + right;
+  Tensor padded{{n, c, ph, pw}, std::vector<float>(std::size_t(n * c * ph * pw), 0.f)};
+  for (std::int64_t i = 0; i < n * c; ++i)
+    for (std::int64_t y = 0; y < h; ++y)
+      for (std::int64_t z = 0; z < w; ++z)
+        padded.data[std::size_t((i * ph + y + top) * pw + z + left)] = x.data[std::size_t((i * h + y) * w + z)];
+  return padded;
+}
+
 std::vector<float> compile_and_run(const OnnxBuilder& b, const std::vector<float>& input, CompileOptions options = {}) {
   const CompiledModel model = compile_onnx_bytes(b.bytes(), options);
   PackageEmulator emulator(model.package);
@@ -140,14 +153,8 @@ TEST(CompilerNumerics, SmallChannelConvFoldWithAsymmetricPadsAndTwoImages) {
   int folds = 0;
   for (const auto& layer : model.layers) folds += layer.op == "WindowFold";
   EXPECT_EQ(folds, 1);
-  Tensor padded{{n, c, h + pt + pb, w + pl + pr}, {}};
-  padded.data.assign(std::size_t(padded.size()), 0.f);
-  for (std::int64_t i = 0; i < n * c; ++i)
-    for (std::int64_t y = 0; y < h; ++y)
-      for (std::int64_t z = 0; z < w; ++z)
-        padded.data[std::size_t((i * (h + pt + pb) + y + pt) * (w + pl + pr) + z + pl)] = x[std::size_t((i * h + y) * w + z)];
   PackageEmulator emulator(model.package);
-  expect_close(emulator.run(x), ref::conv2d(padded, weights, {}, cout, k, k, 2, 0));
+  expect_close(emulator.run(x), ref::conv2d(zero_padded({{n, c, h, w}, x}, pt, pl, pb, pr), weights, {}, cout, k, k, 2, 0));
 }
 
 // A stem written with auto_pad SAME_UPPER / SAME_LOWER (no pads attribute) folds like one with
@@ -172,15 +179,8 @@ TEST(CompilerNumerics, SmallChannelConvFoldWithSamePads) {
     int folds = 0;
     for (const auto& layer : model.layers) folds += layer.op == "WindowFold";
     EXPECT_EQ(folds, 1);
-    const std::int64_t padded_h = h + before + after;
-    Tensor padded{{1, c, padded_h, padded_h}, {}};
-    padded.data.assign(std::size_t(padded.size()), 0.f);
-    for (std::int64_t i = 0; i < c; ++i)
-      for (std::int64_t y = 0; y < h; ++y)
-        for (std::int64_t z = 0; z < h; ++z)
-          padded.data[std::size_t((i * padded_h + y + before) * padded_h + z + before)] =
-              x[std::size_t((i * h + y) * h + z)];
     PackageEmulator emulator(model.package);
+    const Tensor padded = zero_padded({{1, c, h, h}, x}, before, before, after, after);
     expect_close(emulator.run(x), ref::conv2d(padded, weights, {}, cout, k, k, 2, 0));
   }
 }

@@ -33,6 +33,12 @@ enum {
     NPUVP_CONV_MAX_GROUPS = 1024,    /* 16-column groups of resident weights */
     NPUVP_CONV_K_PARTS = 8,   /* the first tile's loads split by input channel groups */
     NPUVP_CONV_PART_MIN_KF = 8, /* a part has at least this many fractal columns of K */
+    /* with 256-column C tiles: smaller parts, so the Cube starts sooner (layer3's 1 x 1
+     * 1024 -> 256: the first part 93 -> 58 KB, its first mmad ~580 cycles sooner); at most 13 so
+     * that the parts' tokens and the lookahead's (op_conv.c's LOOKAHEAD, 2) stay within the
+     * event counter's 15 */
+    NPUVP_CONV_WIDE_K_PARTS = 13,
+    NPUVP_CONV_WIDE_PART_MIN_KF = 4,
     NPUVP_CONV_PANEL_TOKENS = 4, /* at most, per later tile loading resident weights */
     NPUVP_CONV_FRACTAL_BYTES = 512,
     NPUVP_CONV_MAX_WINDOW_FIELD = 255, /* set_fmatrix and img2col hold 8-bit pads, sizes, strides, dilations */
@@ -66,10 +72,13 @@ static inline uint64_t npuvp_conv_round16(uint64_t a) { return (a + 15) & ~(uint
 
 /* K parts of a layer with c1in input channel groups and kcf fractal columns of K: at most
  * K_PARTS, each at least PART_MIN_KF columns (a short K gains nothing from splitting). */
-static inline uint64_t npuvp_conv_part_groups(uint64_t c1in, uint64_t kcf) {
-    const uint64_t by_k = kcf / NPUVP_CONV_PART_MIN_KF ? kcf / NPUVP_CONV_PART_MIN_KF : 1;
-    const uint64_t parts = npuvp_conv_min(npuvp_conv_min(NPUVP_CONV_K_PARTS, c1in), by_k);
+static inline uint64_t npuvp_conv_part_groups_within(uint64_t c1in, uint64_t kcf, uint64_t most, uint64_t min_kf) {
+    const uint64_t by_k = kcf / min_kf ? kcf / min_kf : 1;
+    const uint64_t parts = npuvp_conv_min(npuvp_conv_min(most, c1in), by_k);
     return npuvp_conv_ceil_div(c1in, parts);
+}
+static inline uint64_t npuvp_conv_part_groups(uint64_t c1in, uint64_t kcf) {
+    return npuvp_conv_part_groups_within(c1in, kcf, NPUVP_CONV_K_PARTS, NPUVP_CONV_PART_MIN_KF);
 }
 
 /* The plan of a launch on `blocks` task blocks; tile_ho, tile_cout: the tiling asked for
@@ -116,12 +125,6 @@ static inline const char* npuvp_conv_plan_make(const struct npuvp_conv_geometry*
     p->n_cg = npuvp_conv_ceil_div(cout16, p->group);
 
     p->n_chunks = npuvp_conv_ceil_div(kcf, NPUVP_CONV_CHUNK_KF);
-    p->part_groups = npuvp_conv_part_groups(c1in, kcf);
-    p->parts = npuvp_conv_ceil_div(c1in, p->part_groups);
-    p->part_kf = p->part_groups * g->kh * g->kw;
-    p->panel_token_parts = npuvp_conv_ceil_div(p->parts, NPUVP_CONV_PANEL_TOKENS);
-    p->panel_token_kf = p->panel_token_parts * p->part_kf;
-    p->panel_tokens = npuvp_conv_ceil_div(p->parts, p->panel_token_parts);
     const uint64_t chunk_bytes = NPUVP_CONV_CHUNK_KF * 16 * NPUVP_CONV_MAX_TN * 2;
     const uint64_t panel_area = p->resident ? weights : NPUVP_CONV_RING * chunk_bytes;
 
@@ -152,6 +155,14 @@ static inline const char* npuvp_conv_plan_make(const struct npuvp_conv_geometry*
      * the Cube goes, is no longer bound by MTE2 (it was on layer3's 1 x 1 1024 -> 256: a part of
      * 60 KB for 912 Cube cycles); streamed weights keep their 128-column chunk ring */
     p->tn = p->resident && p->tile_ho * p->wo <= NPUVP_CONV_WIDE_MAX_POSITIONS ? NPUVP_CONV_WIDE_TN : NPUVP_CONV_MAX_TN;
+    p->part_groups = p->tn == NPUVP_CONV_WIDE_TN
+                         ? npuvp_conv_part_groups_within(c1in, kcf, NPUVP_CONV_WIDE_K_PARTS, NPUVP_CONV_WIDE_PART_MIN_KF)
+                         : npuvp_conv_part_groups(c1in, kcf);
+    p->parts = npuvp_conv_ceil_div(c1in, p->part_groups);
+    p->part_kf = p->part_groups * g->kh * g->kw;
+    p->panel_token_parts = npuvp_conv_ceil_div(p->parts, NPUVP_CONV_PANEL_TOKENS);
+    p->panel_token_kf = p->panel_token_parts * p->part_kf;
+    p->panel_tokens = npuvp_conv_ceil_div(p->parts, p->panel_token_parts);
     return 0;
 }
 
