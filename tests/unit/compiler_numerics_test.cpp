@@ -682,7 +682,7 @@ TEST(CompilerNumerics, OneDimensionalConvAndPool) {
 }
 
 // HardSwish and HardSigmoid (MobileNetV3), LeakyRelu with a slope below and above 1, PRelu
-// with per-channel slopes: decomposed into the elementwise ops the kernels have, on a Conv's
+// with per-channel slopes, Abs: decomposed into the elementwise ops the kernels have, on a Conv's
 // NC1HWC0 output.
 TEST(CompilerNumerics, DecomposedActivations) {
   OnnxBuilder b(14);
@@ -701,7 +701,8 @@ TEST(CompilerNumerics, DecomposedActivations) {
   for (int k = 0; k < 20; ++k) slope[k] = 0.05f * float(k) - 0.3f;
   b.constant("slope", {20, 1, 1}, slope);
   b.node("PRelu", {"l2", "slope"}, {"p"}, "prelu");
-  b.node("Add", {"hg", "p"}, {"y"}, "sum");
+  b.node("Abs", {"p"}, {"a"}, "absolute");
+  b.node("Add", {"hg", "a"}, {"y"}, "sum");
   b.output("y", {1, 20, 6, 7});
   const auto x = b.random({1, 3, 6, 7}, 3.f);
   Tensor y{{1, 20, 6, 7}, std::vector<float>(20 * 42)};
@@ -713,7 +714,7 @@ TEST(CompilerNumerics, DecomposedActivations) {
       const float hg = std::min(std::max(0.3f * hs + 0.4f, 0.f), 1.f);
       const float l1 = c > 0 ? c : 0.1f * c;
       const float l2 = l1 > 0 ? l1 : 1.5f * l1;
-      y.data[co * 42 + p] = hg + (l2 > 0 ? l2 : slope[co] * l2);
+      y.data[co * 42 + p] = hg + std::fabs(l2 > 0 ? l2 : slope[co] * l2);
     }
   const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
   expect_close(PackageEmulator(model.package).run(x), y, 5e-3);

@@ -51,7 +51,7 @@ int decompose_activations(Graph& graph) {
   int decomposed = 0;
   for (auto& node : graph.nodes) {
     const std::string& op = node.op();
-    const bool known = op == "HardSigmoid" || op == "HardSwish" || op == "LeakyRelu" ||
+    const bool known = op == "HardSigmoid" || op == "HardSwish" || op == "LeakyRelu" || op == "Abs" ||
                        (op == "PRelu" && node.inputs.size() == 2 && node.inputs[1] >= 0 &&
                         graph.values[node.inputs[1]].is_constant());
     if (node.removed || !known || node.inputs.empty() || node.inputs[0] < 0 || node.outputs.size() != 1 ||
@@ -67,6 +67,10 @@ int decompose_activations(Graph& graph) {
       const int gate = like(graph, x, name + "_gate");
       hard_sigmoid(graph, name + "_gate", x, gate, 1.f / 6.f, 0.5f, result);
       result.push_back(make("Mul", name, {x, gate}, out));
+    } else if (op == "Abs") {  // max(x, -x)
+      const int negated = like(graph, x, name + "_negated");
+      result.push_back(make("Neg", name + "_neg", {x}, negated));
+      result.push_back(make("Max", name, {x, negated}, out));
     } else if (op == "PRelu") {  // relu(x) + slope * min(x, 0), the slope a constant
       const int positive = like(graph, x, name + "_positive"), negative = like(graph, x, name + "_negative");
       const int scaled = like(graph, x, name + "_scaled");

@@ -32,8 +32,8 @@ int convs_1d_as_2d(Graph& graph);
 
 // HardSigmoid -> Mul, Add, Clip(0, 1); HardSwish -> x * that (alpha 1/6, beta 1/2);
 // LeakyRelu -> Max(x, alpha x) (Min for alpha > 1); PRelu with a constant slope ->
-// Relu(x) + slope * Min(x, 0): elementwise ops the kernels have (MobileNetV3). Returns
-// the nodes decomposed.
+// Relu(x) + slope * Min(x, 0); Abs -> Max(x, Neg(x)): elementwise ops the kernels have
+// (MobileNetV3). Returns the nodes decomposed.
 int decompose_activations(Graph& graph);
 
 // Where(c, a, b) with a constant condition (masked_fill with a registered mask): the
