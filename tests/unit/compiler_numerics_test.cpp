@@ -782,6 +782,25 @@ TEST(CompilerNumerics, WhereWithAConstantCondition) {
   expect_close(PackageEmulator(model.package).run(x), y, 5e-3);
 }
 
+// Pad with negative pads crops (ONNX allows them): rows cropped at the front and padded
+// at the back, columns padded at the front and cropped at the back.
+TEST(CompilerNumerics, PadWithNegativePads) {
+  OnnxBuilder b;
+  b.input("x", {2, 5, 6});
+  b.constant_ints("pads", {6}, {0, -1, 2, 0, 1, -3});  // -> [2, 5, 5]
+  b.constant("value", {}, {0.25f});
+  b.node("Pad", {"x", "pads", "value"}, {"y"}, "crop_and_pad");
+  b.output("y", {2, 5, 5});
+  const auto x = b.random({2, 5, 6});
+  Tensor y{{2, 5, 5}, std::vector<float>(50, 0.25f)};
+  for (int n = 0; n < 2; ++n)
+    for (int r = 0; r < 4; ++r)        // input rows 1..4 -> output rows 0..3
+      for (int c = 0; c < 3; ++c)      // input columns 0..2 -> output columns 2..4
+        y.data[(n * 5 + r) * 5 + c + 2] = x[(n * 5 + r + 1) * 6 + c];
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
+  expect_close(PackageEmulator(model.package).run(x), y, 1e-3);
+}
+
 // The output is the input itself (an Identity, as an inference Dropout would leave it):
 // the one node left is a view, and the output gets the input's copy.
 TEST(CompilerNumerics, OutputIsTheInput) {

@@ -140,16 +140,26 @@ std::uint64_t lower_pad(LoweringContext& context, const Node& node) {
     pads = full;
   }
   if (std::int64_t(pads.size()) != 2 * rank) fail(node, "pads must have 2 x rank values");
-  for (auto p : pads)
-    if (p < 0) fail(node, "negative pads are not supported");
+  // A negative pad crops: the copied part of the input starts after -begin and ends
+  // before -end elements of the axis.
   const ArgWord out_address = context.address(node.outputs[0]);
-  context.emit_fill(out_address, element_count(out), value);
-  const auto out_strides = dense_strides(out);
-  std::int64_t offset = 0;
-  for (std::int64_t d = 0; d < rank; ++d) offset += pads[d] * out_strides[d];
-  ArgWord interior = out_address;
-  interior.value += std::uint64_t(offset * 2);
-  context.emit_copy(interior, context.address(node.inputs[0]), in, out_strides, dense_strides(in));
+  bool grows = false;
+  for (auto p : pads) grows = grows || p > 0;
+  if (grows) context.emit_fill(out_address, element_count(out), value);
+  const auto out_strides = dense_strides(out), in_strides = dense_strides(in);
+  Shape kept = in;
+  std::int64_t out_offset = 0, in_offset = 0;
+  for (std::int64_t d = 0; d < rank; ++d) {
+    const std::int64_t begin = pads[d], end = pads[d + rank];
+    kept[d] = in[d] - std::max<std::int64_t>(0, -begin) - std::max<std::int64_t>(0, -end);
+    if (kept[d] <= 0) return 0;  // nothing of the input is left: the fill is the output
+    out_offset += std::max<std::int64_t>(0, begin) * out_strides[d];
+    in_offset += std::max<std::int64_t>(0, -begin) * in_strides[d];
+  }
+  ArgWord interior = out_address, source = context.address(node.inputs[0]);
+  interior.value += std::uint64_t(out_offset * 2);
+  source.value += std::uint64_t(in_offset * 2);
+  context.emit_copy(interior, source, kept, out_strides, in_strides);
   return 0;
 }
 
