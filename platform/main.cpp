@@ -40,7 +40,7 @@ usage:
   npuvp run --elf FILE.elf [options]  run a bare RISC-V ELF on the default platform
   npuvp run --elf FILE.elf --cluster  run a bare SMP ELF (built for qemu-system-riscv64
                                       -M virt -smp 16 -bios none) on the 16-core mesh cluster
-  npuvp infer MODEL.onnx --input X.npy [--output Y.npy] [--reference R.npy]
+  npuvp infer MODEL.onnx --input X.npy [--output Y.npy] [--reference R.npy [--cosine-min C] [--top1]]
               [--profile LAYERS.csv] [--set ...] [--trace T.json] [--stats S.json] [--quiet]
               [--no-double-buffering] [--no-l2] [--streams N]
                                       compile an ONNX model for the configured SoC, run it
@@ -282,6 +282,22 @@ OptionTable declare_options(CommandLine& line) {
       .add(kInfer, "output", text("Y.npy", infer.output_path), "write the model's output (float32)")
       .add(kInfer, "reference", text("R.npy", infer.reference_path),
            "compare the output with it (cosine, max abs error, top-1)")
+      .add(kInfer, "cosine-min",
+           checked<std::optional<double>>(
+               "C", infer.cosine_min,
+               [](const std::string& text, std::optional<double>& value) {
+                 char* end = nullptr;
+                 const double cosine = std::strtod(text.c_str(), &end);
+                 if (end == text.c_str() || *end || !(cosine >= -1.0 && cosine <= 1.0)) return false;
+                 value = cosine;
+                 return true;
+               },
+               "--cosine-min expects a cosine similarity -1 .. 1 (e.g. 0.999)"),
+           "fail (exit status 1) when the output's cosine similarity with the reference is below C", "reference")
+      .flag(kInfer, "top1", infer.top1,
+            "fail (exit status 1) when the top-1 index (arg-max over the last axis, per row) differs from the "
+            "reference's",
+            "reference")
       .add(kInfer, "profile", text("FILE", infer.profile_path), "the per-layer report as CSV")
       .add(kInfer, "streams",
            checked<unsigned>("N", infer.streams,

@@ -117,6 +117,37 @@ TEST(NetworksInfer, MatMulWithBroadcastBatchRunsOrIsRefusedByName) {
   }
 }
 
+// `--reference` alone reports and does not judge; `--cosine-min` and `--top1` judge (exit status
+// 1 when the output is not close enough), with the same outcome as a scenario's checks.
+TEST(NetworksInfer, ReferenceIsJudgedOnlyWithCosineMinOrTop1) {
+  const std::string lenet = "infer " + kNetworks + "/lenet5.onnx --input " + kNetworks + "/lenet5.input.npy --quiet";
+  const std::string right = " --reference " + kNetworks + "/lenet5.reference.npy";
+  // A wrong reference: the right one reversed (another top-1, cosine far below 0.999).
+  const npuvp::NpyArray reference = npuvp::read_npy(kNetworks + "/lenet5.reference.npy");
+  std::vector<float> reversed = reference.to_float();
+  std::reverse(reversed.begin(), reversed.end());
+  const std::string wrong_path = temp_path("lenet5_wrong_reference.npy");
+  npuvp::write_npy(wrong_path, reference.shape, reversed);
+  const std::string wrong = " --reference " + wrong_path;
+
+  const CommandResult unjudged = run_npuvp(lenet + wrong);
+  EXPECT_EQ(unjudged.status, 0) << unjudged.err;
+  EXPECT_THAT(last_line(unjudged.err), HasSubstr("not judged"));
+  const CommandResult passes = run_npuvp(lenet + right + " --cosine-min 0.999 --top1");
+  EXPECT_EQ(passes.status, 0) << passes.err;
+  EXPECT_THAT(last_line(passes.err), HasSubstr(": PASS (cosine "));
+  const CommandResult cosine = run_npuvp(lenet + wrong + " --cosine-min 0.999");
+  EXPECT_EQ(cosine.status, 1) << cosine.err;
+  EXPECT_THAT(last_line(cosine.err), HasSubstr("FAIL: cosine "));
+  const CommandResult top1 = run_npuvp(lenet + wrong + " --top1");
+  EXPECT_EQ(top1.status, 1) << top1.err;
+  EXPECT_THAT(last_line(top1.err), HasSubstr("FAIL: top-1 differs in 1 of 1 rows"));
+  const CommandResult alone = run_npuvp(lenet + " --top1");
+  EXPECT_EQ(alone.status, kBadInput) << alone.err;
+  EXPECT_THAT(last_line(alone.err), HasSubstr("go with --reference"));
+  std::remove(wrong_path.c_str());
+}
+
 TEST(NetworksInfer, EachBadFixtureIsOneLineAndStatus125) {
   const auto fixtures = manifest().value("bad_fixtures", nlohmann::json::array());
   ASSERT_EQ(fixtures.size(), 4u);
