@@ -135,6 +135,13 @@ std::string format_fixed(double value, int digits) {
   return text.str();
 }
 
+// "cosine 0.998765 < 0.999000", with more digits where six would print the two alike.
+std::string below_text(const std::string& what, double value, double limit) {
+  int digits = 6;
+  while (digits < 12 && format_fixed(value, digits) == format_fixed(limit, digits)) digits += 2;
+  return what + " " + format_fixed(value, digits) + " < " + format_fixed(limit, digits);
+}
+
 }  // namespace
 
 int run_infer(const InferOptions& infer, const RunOptions& options) {
@@ -196,7 +203,7 @@ int run_infer(const InferOptions& infer, const RunOptions& options) {
     std::cout << "npuvp infer: against " << infer.reference_path << ": " << figures << "\n";
     std::vector<std::string> failures;
     if (infer.cosine_min && !(c.cosine >= *infer.cosine_min))
-      failures.push_back("cosine " + format_fixed(c.cosine, 8) + " < " + format_fixed(*infer.cosine_min, 8));
+      failures.push_back(below_text("cosine", c.cosine, *infer.cosine_min));
     if (infer.top1 && c.rows_agreeing != c.rows)
       failures.push_back("top-1 differs in " + std::to_string(c.rows - c.rows_agreeing) + " of " +
                          std::to_string(c.rows) + " rows");
