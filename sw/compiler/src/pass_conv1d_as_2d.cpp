@@ -3,6 +3,7 @@
 
 #include "onnx_attributes.h"
 #include "passes.h"
+#include "pattern_helpers.h"
 
 namespace npuvp::compiler {
 namespace {
@@ -17,14 +18,6 @@ bool follows_its_inputs(const std::string& op) {
                                             "Reciprocal", "Neg", "BatchNormalization", "Add", "Sub", "Mul",
                                             "Div", "Max", "Min"};
   return ops.count(op) > 0;
-}
-
-int add_activation(Graph& graph, const std::string& base, const Shape& shape) {
-  Value value;
-  value.name = graph.unique_name(base);
-  value.shape = shape;
-  value.shape_known = true;
-  return graph.add_value(std::move(value));
 }
 
 Node reshape_node(Graph& graph, const std::string& name, int in, int out) {

@@ -1,5 +1,6 @@
 #include "onnx_attributes.h"
 #include "passes.h"
+#include "pattern_helpers.h"
 
 namespace npuvp::compiler {
 namespace {
@@ -8,28 +9,11 @@ int scalar(Graph& graph, const std::string& name, float value) {
   return graph.add_constant(graph.unique_name(name), HostTensor::floats({}, {value}));
 }
 
-int like(Graph& graph, int of, const std::string& name) {
-  Value value;
-  value.name = graph.unique_name(name);
-  value.shape = graph.values[of].shape;
-  value.shape_known = true;
-  return graph.add_value(std::move(value));
-}
-
-Node make(const std::string& op, const std::string& name, std::vector<int> inputs, int output) {
-  Node node;
-  node.proto.set_op_type(op);
-  node.proto.set_name(name);
-  node.inputs = std::move(inputs);
-  node.outputs = {output};
-  return node;
-}
-
 // Clip to [lo, hi] in the form the model's opset reads (bounds as inputs from opset 11).
 Node clip(Graph& graph, const std::string& name, int in, int out, float lo, float hi) {
   if (graph.opset >= 11)
-    return make("Clip", name, {in, scalar(graph, name + "_min", lo), scalar(graph, name + "_max", hi)}, out);
-  Node node = make("Clip", name, {in}, out);
+    return new_node("Clip", name, {in, scalar(graph, name + "_min", lo), scalar(graph, name + "_max", hi)}, out);
+  Node node = new_node("Clip", name, {in}, out);
   set_attribute_float(node, "min", lo);
   set_attribute_float(node, "max", hi);
   return node;
@@ -38,9 +22,11 @@ Node clip(Graph& graph, const std::string& name, int in, int out, float lo, floa
 // clip(alpha x + beta, 0, 1) into `out`.
 void hard_sigmoid(Graph& graph, const std::string& name, int x, int out, float alpha, float beta,
                   std::vector<Node>& result) {
-  const int scaled = like(graph, x, name + "_scaled"), shifted = like(graph, x, name + "_shifted");
-  result.push_back(make("Mul", name + "_scale", {x, scalar(graph, name + "_alpha", alpha)}, scaled));
-  result.push_back(make("Add", name + "_shift", {scaled, scalar(graph, name + "_beta", beta)}, shifted));
+  const Shape shape = graph.values[x].shape;  // a copy: adding values may move graph.values
+  const int scaled = add_activation(graph, name + "_scaled", shape);
+  const int shifted = add_activation(graph, name + "_shifted", shape);
+  result.push_back(new_node("Mul", name + "_scale", {x, scalar(graph, name + "_alpha", alpha)}, scaled));
+  result.push_back(new_node("Add", name + "_shift", {scaled, scalar(graph, name + "_beta", beta)}, shifted));
   result.push_back(clip(graph, name, shifted, out, 0.f, 1.f));
 }
 
@@ -64,25 +50,26 @@ int decompose_activations(Graph& graph) {
     if (op == "HardSigmoid") {
       hard_sigmoid(graph, name, x, out, attribute_float(node, "alpha", 0.2f), attribute_float(node, "beta", 0.5f), result);
     } else if (op == "HardSwish") {  // x * hard_sigmoid(x) with alpha 1/6, beta 1/2
-      const int gate = like(graph, x, name + "_gate");
+      const int gate = add_activation(graph, name + "_gate", graph.values[x].shape);
       hard_sigmoid(graph, name + "_gate", x, gate, 1.f / 6.f, 0.5f, result);
-      result.push_back(make("Mul", name, {x, gate}, out));
+      result.push_back(new_node("Mul", name, {x, gate}, out));
     } else if (op == "Abs") {  // max(x, -x)
-      const int negated = like(graph, x, name + "_negated");
-      result.push_back(make("Neg", name + "_neg", {x}, negated));
-      result.push_back(make("Max", name, {x, negated}, out));
+      const int negated = add_activation(graph, name + "_negated", graph.values[x].shape);
+      result.push_back(new_node("Neg", name + "_neg", {x}, negated));
+      result.push_back(new_node("Max", name, {x, negated}, out));
     } else if (op == "PRelu") {  // relu(x) + slope * min(x, 0), the slope a constant
-      const int positive = like(graph, x, name + "_positive"), negative = like(graph, x, name + "_negative");
-      const int scaled = like(graph, x, name + "_scaled");
-      result.push_back(make("Relu", name + "_relu", {x}, positive));
-      result.push_back(make("Min", name + "_min", {x, scalar(graph, name + "_zero", 0.f)}, negative));
-      result.push_back(make("Mul", name + "_slope", {negative, node.inputs[1]}, scaled));
-      result.push_back(make("Add", name, {positive, scaled}, out));
+      const int positive = add_activation(graph, name + "_positive", graph.values[x].shape);
+      const int negative = add_activation(graph, name + "_negative", graph.values[x].shape);
+      const int scaled = add_activation(graph, name + "_scaled", graph.values[x].shape);
+      result.push_back(new_node("Relu", name + "_relu", {x}, positive));
+      result.push_back(new_node("Min", name + "_min", {x, scalar(graph, name + "_zero", 0.f)}, negative));
+      result.push_back(new_node("Mul", name + "_slope", {negative, node.inputs[1]}, scaled));
+      result.push_back(new_node("Add", name, {positive, scaled}, out));
     } else {  // LeakyRelu: max(x, alpha x), or min for alpha > 1
       const float alpha = attribute_float(node, "alpha", 0.01f);
-      const int scaled = like(graph, x, name + "_scaled");
-      result.push_back(make("Mul", name + "_scale", {x, scalar(graph, name + "_alpha", alpha)}, scaled));
-      result.push_back(make(alpha <= 1.f ? "Max" : "Min", name, {x, scaled}, out));
+      const int scaled = add_activation(graph, name + "_scaled", graph.values[x].shape);
+      result.push_back(new_node("Mul", name + "_scale", {x, scalar(graph, name + "_alpha", alpha)}, scaled));
+      result.push_back(new_node(alpha <= 1.f ? "Max" : "Min", name, {x, scaled}, out));
     }
     ++decomposed;
   }

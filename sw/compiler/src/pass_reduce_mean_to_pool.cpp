@@ -2,6 +2,7 @@
 
 #include "onnx_attributes.h"
 #include "passes.h"
+#include "pattern_helpers.h"
 
 namespace npuvp::compiler {
 namespace {
@@ -41,23 +42,6 @@ bool is_general_mean(const Graph& graph, const Node& node) {
   const auto axes = reduced_axes(graph, node, std::int64_t(x.shape.size()));
   return !axes.empty() && std::adjacent_find(axes.begin(), axes.end()) == axes.end() && axes.front() >= 0 &&
          axes.back() < std::int64_t(x.shape.size());
-}
-
-int add_activation(Graph& graph, const std::string& base, const Shape& shape) {
-  Value value;
-  value.name = graph.unique_name(base);
-  value.shape = shape;
-  value.shape_known = true;
-  return graph.add_value(std::move(value));
-}
-
-Node new_node(const std::string& op, const std::string& name, std::vector<int> inputs, int output) {
-  Node node;
-  node.proto.set_op_type(op);
-  node.proto.set_name(name);
-  node.inputs = std::move(inputs);
-  node.outputs = {output};
-  return node;
 }
 
 int shape_constant(Graph& graph, const std::string& name, const Shape& shape) {

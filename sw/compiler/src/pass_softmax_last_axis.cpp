@@ -2,18 +2,10 @@
 
 #include "onnx_attributes.h"
 #include "passes.h"
+#include "pattern_helpers.h"
 
 namespace npuvp::compiler {
 namespace {
-
-// A new activation value of `shape`, named after `base`.
-int add_activation(Graph& graph, const std::string& base, const Shape& shape) {
-  Value value;
-  value.name = graph.unique_name(base);
-  value.shape = shape;
-  value.shape_known = true;
-  return graph.add_value(std::move(value));
-}
 
 Node transpose_node(const std::string& name, int in, int out, const std::vector<std::int64_t>& perm) {
   Node node;

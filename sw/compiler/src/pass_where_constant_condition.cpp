@@ -2,18 +2,10 @@
 
 #include "host_eval.h"
 #include "passes.h"
+#include "pattern_helpers.h"
 
 namespace npuvp::compiler {
 namespace {
-
-Node make(const std::string& op, const std::string& name, std::vector<int> inputs, int output) {
-  Node node;
-  node.proto.set_op_type(op);
-  node.proto.set_name(name);
-  node.inputs = std::move(inputs);
-  node.outputs = {output};
-  return node;
-}
 
 // Where(c, a, b) evaluated on the host (broadcasting as ONNX does).
 HostTensor host_where(const Node& where, const HostTensor& c, const HostTensor& a, const HostTensor& b,
@@ -59,9 +51,9 @@ int where_with_constant_conditions(Graph& graph) {
       term.shape = broadcast_shapes(node, shape, mask.shape);
       term.shape_known = true;
       terms[k] = graph.add_value(std::move(term));
-      result.push_back(make("Mul", name + (k == 0 ? "_select_then" : "_select_else"), {branch, mask_id}, terms[k]));
+      result.push_back(new_node("Mul", name + (k == 0 ? "_select_then" : "_select_else"), {branch, mask_id}, terms[k]));
     }
-    result.push_back(make("Add", name, {terms[0], terms[1]}, node.outputs[0]));
+    result.push_back(new_node("Add", name, {terms[0], terms[1]}, node.outputs[0]));
     ++rewritten;
   }
   graph.nodes = std::move(result);

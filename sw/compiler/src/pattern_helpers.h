@@ -1,7 +1,10 @@
-// Small queries the pattern-matching passes share.
+// Small queries and builders the pattern-matching and rewriting passes share.
 #pragma once
 
 #include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "graph.h"
 
@@ -33,6 +36,25 @@ inline int other_input(const Node& node, int value) {
   if (node.inputs[0] == value) return node.inputs[1];
   if (node.inputs[1] == value) return node.inputs[0];
   return -1;
+}
+
+// A new activation value of `shape`, named after `base` (made unique).
+inline int add_activation(Graph& graph, const std::string& base, const Shape& shape) {
+  Value value;
+  value.name = graph.unique_name(base);
+  value.shape = shape;
+  value.shape_known = true;
+  return graph.add_value(std::move(value));
+}
+
+// A new node `op` named `name` reading `inputs` and writing `output` (no attributes).
+inline Node new_node(const std::string& op, const std::string& name, std::vector<int> inputs, int output) {
+  Node node;
+  node.proto.set_op_type(op);
+  node.proto.set_name(name);
+  node.inputs = std::move(inputs);
+  node.outputs = {output};
+  return node;
 }
 
 }  // namespace npuvp::compiler
