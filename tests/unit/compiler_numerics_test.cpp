@@ -241,6 +241,28 @@ TEST(CompilerNumerics, ResidualBlockWithBatchNorm) {
   expect_close(PackageEmulator(model.package).run(x), t);
 }
 
+// A classifier head over 32 channels: the pooled N x 32 x 1 x 1 features are the same bytes in
+// NC1HWC0 and ND, so the conversion before the MatMul is a view, not a launch; two images.
+TEST(CompilerNumerics, PooledFeaturesReachTheClassifierWithoutAConversion) {
+  const std::int64_t c = 32;
+  OnnxBuilder b;
+  b.input("x", {2, c, 5, 6});
+  auto fw = b.random_constant("fw", {c, 7}, 0.3f);
+  b.node("Relu", {"x"}, {"r"});
+  b.node("GlobalAveragePool", {"r"}, {"gap"});
+  b.node("Flatten", {"gap"}, {"flat"});
+  b.node("MatMul", {"flat", "fw"}, {"y"}, "fc");
+  b.output("y", {2, 7});
+  const auto x = b.random({2, c, 5, 6});
+  Tensor t = ref::global_average(ref::map(Tensor{{2, c, 5, 6}, x}, [](float v) { return std::max(v, 0.f); }));
+  t.shape = {2, c};
+  t = ref::matmul(t, fw, 7);
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
+  EXPECT_EQ(model.layout_conversions, 1u);  // the input's only
+  for (const auto& layer : model.layers) EXPECT_NE(layer.op, "ToND") << layer.name;
+  expect_close(PackageEmulator(model.package).run(x), t);
+}
+
 // MobileNet-style: 1x1 expansion + BN + ReLU6, depthwise 3x3 stride 2 + ReLU6,
 // grouped conv (groups 2), average pool with padding, standalone BN, Sigmoid.
 TEST(CompilerNumerics, DepthwiseGroupedPoolsAndStandaloneBatchNorm) {

@@ -10,6 +10,7 @@
 #include "import.h"
 #include "lowering.h"
 #include "memory_plan.h"
+#include "op_classes.h"
 #include "package_writer.h"
 #include "passes.h"
 #include "soc_buffers.h"
@@ -63,7 +64,7 @@ CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
   fuse_epilogues(graph);
   fold_transposes(graph);
   fold_conv_windows(graph, options);
-  const int conversions = assign_layouts(graph);
+  assign_layouts(graph);
 
   MemoryPlanOptions memory_options;
   memory_options.soc = options.soc;
@@ -106,7 +107,10 @@ CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
   for (const auto& buffer : program.buffers) model.l2_buffers += buffer.home == DeviceBuffer::Home::L2;
   model.activation_bytes_total = program.activation_bytes_total;
   model.constants_bytes = program.constants.size();
-  model.layout_conversions = unsigned(conversions);
+  // The conversions that run (those between identical memory images are views, lowering.cpp).
+  model.layout_conversions = unsigned(std::count_if(program.layers.begin(), program.layers.end(), [](const auto& layer) {
+    return layer.op == kToND || layer.op == kToNC1HWC0;
+  }));
   model.streams = program.streams;
   model.stream_waits = unsigned(stream_waits);
   return model;

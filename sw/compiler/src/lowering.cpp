@@ -281,6 +281,15 @@ std::uint64_t lower_view(LoweringContext& context, const Node& node) {
   return 0;
 }
 
+// A layout conversion of N x C x 1 x 1 with C a multiple of 16 moves nothing: NC1HWC0's
+// [N][C/16][1][1][16] is ND's [N][C] byte for byte (a classifier's pooled features before its
+// Gemm), so its output is a view of its input instead of a launch.
+bool is_identity_layout_conversion(const LoweringContext& context, const Node& node) {
+  if (node.op() != kToND && node.op() != kToNC1HWC0) return false;
+  const Shape& s = context.shape(node.inputs[0]);
+  return s.size() == 4 && s[1] % 16 == 0 && s[2] == 1 && s[3] == 1;
+}
+
 using Lowering = std::uint64_t (*)(LoweringContext&, const Node&);
 
 Lowering lowering_for(const std::string& op) {
@@ -346,7 +355,7 @@ Program lower_graph(const Graph& graph, const CompileOptions& options, const std
   const int input_buffer = context.define_buffer(graph.input);
   context.program.buffers[input_buffer].home = DeviceBuffer::Home::Input;
   for (const auto& node : graph.nodes) {
-    if (is_view_op(node.op())) {
+    if (is_view_op(node.op()) || is_identity_layout_conversion(context, node)) {
       lower_view(context, node);
       continue;
     }

@@ -15,6 +15,7 @@ std::int64_t round16(std::int64_t v) { return ceil_div(v, 16) * 16; }
 struct CoreLoad {
   double compute = 0, port = 0;
   double tiles = 0;  // Conv: the C tiles the core computes (0: count the units)
+  bool weights_resident = false;  // Conv: all its weights stay in L1
 };
 
 // The Cube (or MTE1) cycles of `padded_macs` MACs fed with `mte1_bytes` of fractals
@@ -54,10 +55,12 @@ double modelled_cycles(const SocBuffers& soc, const CoreLoad& core, double ddr_b
   const double l2 = l2_bandwidth > 0 ? l2_bytes / l2_bandwidth : 0;
   const double memory = std::max({(ddr_bytes - l2_bytes) / soc.ddr_bytes_per_cycle * contention, l2, core.port});
   // A given fill (op_conv.c's first part and last write-back) and C tile count stand for a
-  // pipelined core whose Cube (or what feeds it inside the core) is the limit. A DDR-bound
-  // plan keeps a unit's worth of fill per core and the units as tiles: its loads and stores
-  // wait for the DDR, and so calibrated on the default SoC, fewer and busier blocks contend less.
-  const bool core_bound = double_buffering && fill >= 0 && core.tiles > 0 && core.compute >= memory;
+  // pipelined core whose Cube (or what feeds it inside the core) is the limit, or whose weights
+  // stay in L1 (op_conv.c then loads only slices and pipelines its C tiles whatever the limit;
+  // plan_conv adds the wait for those weights). A DDR-bound plan streaming its weights keeps a
+  // unit's worth of fill per core and the units as tiles: its loads and stores wait for the DDR,
+  // and so calibrated on the default SoC, fewer and busier blocks contend less.
+  const bool core_bound = double_buffering && fill >= 0 && core.tiles > 0 && (core.weights_resident || core.compute >= memory);
   const double per_core_units = core_bound ? core.tiles : double(ceil_div(units, blocks));
   const double latency =
       per_core_units * (soc.get("DDR").latency_cycles + (core_bound ? kPipelinedCTileOverheadCycles : kTileOverheadCycles));
@@ -129,21 +132,25 @@ ConvTiling plan_conv(const SocBuffers& soc, const ConvProblem& p, bool double_bu
       const std::int64_t in_rows =
           std::min<std::int64_t>(p.h, (tile_ho - 1) * p.stride_h + (p.kh - 1) * p.dilation_h + 1);
       const std::uint64_t slice = std::uint64_t(p.c1in * in_rows * p.w * 32);
-      if (sets * slice + panel_area > l1) continue;
+      // op_conv.c keeps two slice slots when they fit beside the weights, else one.
+      const std::uint64_t slots = sets * slice + panel_area <= l1 ? sets : 1;
+      if (slots * slice + panel_area > l1) continue;
       ++best.candidates;
       const std::int64_t n_ho = ceil_div(p.ho, tile_ho);
       const std::int64_t units = p.n * n_ho * n_co;
       const ConvUnits split{n_ho, n_co, tile_ho, p.ho, p.wo, cout16, tile_cout};
       for (const std::uint32_t blocks : block_candidates(soc, units)) {
-      const std::int64_t per_block = ceil_div(units, blocks);
-      // A slice is loaded once per block that computes one of its Cout groups.
-      const double input_reads = double(ceil_div(n_co, std::min(per_block, n_co)));
+      const double ddr_share = soc.ddr_bytes_per_cycle / blocks;
+      const double l2_share = soc.l2_priced_as_ddr() ? ddr_share : soc.get("L2").bytes_per_cycle / blocks;
+      const double port = soc.get("L1").bytes_per_cycle;
+      const double input_rate = std::min(port, p.input_in_l2 ? l2_share : ddr_share);
+      const double output_share = p.output_in_l2 ? l2_share : ddr_share;
+      // One slice slot (a tile's whole input at once, none to load the next one into while the
+      // Cube works) pays only when the memory behind the input is slower than the core's port:
+      // the loads are the limit anyway. With a faster one (HBM-class), the single tile's K parts
+      // are load-bound (layer3's 1 x 1 1024 -> 256 split by Cout: 18.3 k -> 19.5 k cycles).
+      if (slots < sets && input_rate >= port) continue;
       const double panel = double(kc) * tile_cout * 2;
-      const double weights = resident ? double(blocks) * double(std::min(n_co, per_block + 1)) * panel
-                                      : double(units) * panel;
-      const double input_bytes = double(p.n) * n_ho * slice * input_reads;
-      const double ddr = input_bytes + weights + out_bytes;
-      const double l2 = (p.input_in_l2 ? input_bytes : 0) + (p.output_in_l2 ? out_bytes : 0);
       // The Cube computes each unit's positions rounded up to 16 (M chunks of 256).
       const std::int64_t last_rows = p.ho - (n_ho - 1) * tile_ho;
       const double padded_rows = double((n_ho - 1) * round16(tile_ho * p.wo) + round16(last_rows * p.wo));
@@ -155,6 +162,8 @@ ConvTiling plan_conv(const SocBuffers& soc, const ConvProblem& p, bool double_bu
       // The busiest block: its share of the padded work (the last spatial tile is short, so
       // equal unit counts are not equal work) and the slices and weights its port reads.
       CoreLoad busiest;
+      busiest.weights_resident = resident;
+      double busiest_slices = 1, total_slices = 0, total_weights = 0, busiest_weights = 0;
       for (std::uint32_t b = 0; b < blocks; ++b) {
         const std::int64_t u0 = units * b / blocks, u1 = units * (b + 1) / blocks;
         if (u0 >= u1) continue;
@@ -169,23 +178,38 @@ ConvTiling plan_conv(const SocBuffers& soc, const ConvProblem& p, bool double_bu
         busiest.compute = std::max({busiest.compute, share * compute_cycles(soc, padded_work * kc, mte1),
                                     c_tiles * kCTileScalarCycles});
         busiest.tiles = std::max(busiest.tiles, c_tiles);
+        busiest_slices = std::max(busiest_slices, slices);
+        total_slices += slices;
+        total_weights += block_weights;
+        busiest_weights = std::max(busiest_weights, block_weights);
         busiest.port = std::max(busiest.port, (slices * slice + block_weights) / soc.get("L1").bytes_per_cycle);
       }
+      const double input_bytes = total_slices * double(slice);
+      const double ddr = input_bytes + total_weights + out_bytes;
+      const double l2 = (p.input_in_l2 ? input_bytes : 0) + (p.output_in_l2 ? out_bytes : 0);
       // op_conv.c's fill: its first C tile loads the slice piece of its first M chunk and its
       // weight columns in K parts and the Cube starts after the first part; its drain: the
       // last C tile's write-back. Neither depends on how many units a block has. Both move data
       // at the core's port or its share of the DDR, whichever is slower.
-      const double ddr_share = soc.ddr_bytes_per_cycle / blocks;
-      const double first_part = (slice * std::min(1.0, double(kConvTilePositions) / double(tile_ho * p.wo)) +
-                                 double(resident ? kc : std::min<std::int64_t>(kc, kPlannerKStage)) * tn * 2) /
-                                double(conv_k_parts(p.c1in, kc / 16));
-      const double fill = first_part / std::min(soc.get("L1").bytes_per_cycle, ddr_share) +
+      const double parts = double(conv_k_parts(p.c1in, kc / 16));
+      const double first_slice_part = slice * std::min(1.0, double(kConvTilePositions) / double(tile_ho * p.wo)) / parts;
+      const double first_weight_part = double(resident ? kc : std::min<std::int64_t>(kc, kPlannerKStage)) * tn * 2 / parts;
+      const double fill = first_slice_part / input_rate + first_weight_part / std::min(port, ddr_share) +
                           soc.get("DDR").latency_cycles +
-                          write_back_cycles(soc, double(round16(std::min(kConvTilePositions, tile_ho * p.wo)) * tn), ddr_share);
-      const double cycles = modelled_cycles(soc, busiest, ddr, l2, units, blocks, double_buffering, fill);
+                          write_back_cycles(soc, double(round16(std::min(kConvTilePositions, tile_ho * p.wo)) * tn), output_share);
+      double cycles = modelled_cycles(soc, busiest, ddr, l2, units, blocks, double_buffering, fill);
+      // Resident weights: the block's first C tile computes as its weights arrive, the later
+      // tiles only once all have; a block with few tiles waits for its weights.
+      if (resident && double_buffering) {
+        const double tiles = std::max(1.0, busiest.tiles);
+        cycles = std::max(cycles, busiest_weights / std::min(port, ddr_share) +
+                                      busiest.compute * (tiles - 1) / tiles + fill);
+      }
+      // One slot: a block's later slices load while its Cube waits.
+      if (slots < sets) cycles += (busiest_slices - 1) * double(slice) / input_rate;
       if (best.tile_ho == 0 || cycles < best.cycles * 0.995) {
         const int candidates = best.candidates;
-        best = {tile_ho, tile_cout, blocks, sets * slice + panel_area, 0, std::uint64_t(ddr), cycles,
+        best = {tile_ho, tile_cout, blocks, slots * slice + panel_area, 0, std::uint64_t(ddr), cycles,
                 true_macs / (cycles * soc.cube_macs_per_cycle * soc.ai_cores), candidates};
       }
       }
