@@ -437,6 +437,10 @@ static int issue_step(Conv* c, Cursor* k) {
                                 (k->r1 - k->r0) * c->w_, (g->rows - (k->r1 - k->r0)) * c->w_, c->h * row_bytes, 0);
         if (!split) set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
     }
+    /* the block's first tile: its bias row after its first slice piece and before its first
+     * weights: with a shared DDR, a row queued behind the weights part waits for the other cores'
+     * parts too (default SoC: 1.5 k cycles for 256 bytes, the first mmad waiting on it) */
+    if (split && q == 0) issue_bias(c, k);
     if (q == 0) { /* which weights the tile loads (the block's first tile: after its first slice part is under way) */
         if (!c->p.resident) { /* its weights stream in chunks (issue_chunks) */
             c->desc_n0[k->i & 3] = tile_n0(c, k);
@@ -460,9 +464,7 @@ static int issue_step(Conv* c, Cursor* k) {
             set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3);
     }
     if (split && (slice_piece || k->panel)) set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
-    if (split) { /* the block's first tile: its bias row after its first part (whose loads start
-                  * sooner; its first mmad waits for the part anyway), its residual after its last */
-        if (q == 0) issue_bias(c, k);
+    if (split) { /* the block's first tile: its residual after its last part */
         if (q + 1 == c->p.parts && c->p.resident) prefetch_late(c, k);
         c->first_kf_issued = q + 1 < c->p.parts ? (q + 1) * c->p.part_kf : ~(uint64_t)0;
     }
