@@ -37,6 +37,7 @@ compiler::SocDescription soc_description(const SocFigures& soc) {
   d.mte2_bytes_per_cycle = soc.mte2_bytes_per_cycle;
   d.mte3_bytes_per_cycle = soc.mte3_bytes_per_cycle;
   d.cc_to_ub_bytes_per_cycle = soc.cc_to_ub_bytes_per_cycle;
+  d.ring_link_bytes_per_second = soc.ring_link_bytes_per_second;
   return d;
 }
 

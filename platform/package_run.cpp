@@ -63,6 +63,8 @@ SocFigures soc_figures(const HostPlatform& platform) {
                              static_cast<double>(parameter_value<std::uint64_t>("soc.ddr.data_rate")) * 1e6;
   // The L2 buffer as configured (0: unlimited bandwidth); at most the window the driver's L2 pool manages.
   soc.l2_bytes_per_second = parameter_value<double>("soc.l2.bandwidth");
+  soc.ring_link_bytes_per_second = static_cast<double>(parameter_value<std::uint64_t>("soc.ring.link_width")) *
+                                   parameter_value<double>("soc.ring.clock");
   soc.l2_bytes = static_cast<double>(std::min(parameter_value<std::uint64_t>("soc.l2.size"), memory_map::kL2BufferSize));
   soc.ddr_base = memory_map::kDdr;
   soc.ddr_bytes = platform.ddr.size;

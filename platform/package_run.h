@@ -34,6 +34,7 @@ struct SocFigures {
   double ddr_bytes_per_second = 0, l2_bytes_per_second = 0, l2_bytes = 0;
   double mte1_bytes_per_cycle = 0, mte2_bytes_per_cycle = 0, mte3_bytes_per_cycle = 0;
   double cc_to_ub_bytes_per_cycle = 0;  // the Vector unit's L0C -> UB conversion
+  double ring_link_bytes_per_second = 0;  // soc.ring.link_width x soc.ring.clock
   std::uint64_t ddr_base = 0, ddr_bytes = 0;
 };
 

@@ -85,7 +85,6 @@ enum {
     CHUNKS_AHEAD = 4,     /* chunks issued beyond those released: 3 MTE2 instructions each, so that
                              the MTE2 queue (16) never fills and stalls the scalar unit while the
                              Cube waits for its next instruction */
-    TILE_POSITIONS = NPUVP_CONV_TILE_POSITIONS, /* M chunk: 16 fractal rows */
     MAX_TN = NPUVP_CONV_MAX_TN,
     LOOKAHEAD = 2,        /* tiles; < BIAS_SLOTS */
     TILE_RING = 4,        /* per-tile records the issue side leaves for the compute side; > LOOKAHEAD */
@@ -112,6 +111,7 @@ typedef struct {
      * compiler computed it */
     struct npuvp_conv_plan p;
     uint64_t tn, tn_shift, panel_base; /* C tile columns (the plan's), log2 */
+    uint64_t chunk, chunk_shift;       /* C tile positions (an M chunk: 256, or 512 for tall tiles), log2 */
     uint64_t u_begin, u_end;
     int db;
     uint64_t l0_uses;
@@ -166,7 +166,7 @@ static void unit_at(const Conv* c, uint64_t u, uint64_t img, uint64_t st, uint64
     g->oh0 = g->st * c->p.tile_ho;
     g->tho = min_u64(c->p.tile_ho, c->p.ho - g->oh0);
     g->positions = g->tho * c->p.wo;
-    g->chunks = ceil_div(g->positions, TILE_POSITIONS);
+    g->chunks = (g->positions + c->chunk - 1) >> c->chunk_shift; /* no division */
     /* the block's following units of the same rows join this one: their
      * channels are adjacent, so C tiles can be TN wide whatever TILE_COUT is */
     g->span = min_u64(c->u_end, (img * c->p.n_st + st + 1) * c->p.n_cg) - u;
@@ -213,7 +213,7 @@ static void unit_of(const Conv* c, uint64_t u, Unit* g) {
 /* Slice rows [0, rows_needed(j)) are needed by M chunks 0..j. */
 static uint64_t rows_needed(const Conv* c, const Unit* g, uint64_t j) {
     if (j + 1 >= g->chunks) return g->rows;
-    const uint64_t last_row = ((j + 1) * TILE_POSITIONS - 1) / c->p.wo;
+    const uint64_t last_row = ((j + 1) * c->chunk - 1) / c->p.wo;
     const int64_t row = (int64_t)(last_row * c->sh + (c->kh - 1) * c->dh) - (int64_t)g->pad_top + 1;
     return row < 0 ? 0 : min_u64((uint64_t)row, g->rows);
 }
@@ -338,12 +338,12 @@ static void take_missing_groups(Conv* c, Cursor* k, uint64_t* first, uint64_t* l
 
 static void tile_gm(const Conv* c, const Cursor* k, TileGm* t) {
     const uint64_t plane = c->p.ho * c->p.wo, n0 = tile_n0(c, k);
-    const uint64_t m0 = k->j * TILE_POSITIONS;
+    const uint64_t m0 = k->j * c->chunk;
     const uint64_t offset = ((k->g.img * c->c1out + n0 / 16) * plane + k->g.oh0 * c->p.wo + m0) * 16;
     t->out = c->out + offset * 2;
     t->residual = c->res ? c->res + offset * 2 : 0;
     t->bias = c->bias ? c->bias + n0 * 4 : 0;
-    t->rows = min_u64(TILE_POSITIONS, k->g.positions - m0);
+    t->rows = min_u64(c->chunk, k->g.positions - m0);
     t->cols = tile_cols(c, k);
     t->row_pitch = 32;
     t->group_pitch = plane * 32;
@@ -589,7 +589,7 @@ static void compute_tile(Conv* c, Cursor* k, Cursor* issue, uint64_t lookahead) 
         const uint64_t p = c->db ? c->l0_uses & 1 : 0;
         c->l0_uses++;
         WAIT_FLAG01(PIPE_M, PIPE_MTE1, p);
-        img2col_cbuf_to_ca(p * L0A_HALF, slice, c->window, k->j * TILE_POSITIONS, kb * 16, mf, kf);
+        img2col_cbuf_to_ca(p * L0A_HALF, slice, c->window, k->j * c->chunk, kb * 16, mf, kf);
         if (c->p.resident) {
             load_b_resident(c, p * L0B_HALF, group0, kf, nf, &chunk, &in_chunk);
         } else {
@@ -689,7 +689,9 @@ void kernel_main(const uint64_t* gm_args) {
     c.u_end = div_fast(c.p.units * (b + 1), blocks);
     if (c.u_begin >= c.u_end) return;
     c.tn = c.p.tn;
-    c.tn_shift = c.tn == NPUVP_CONV_WIDE_TN ? 8 : 7;
+    c.tn_shift = c.tn == NPUVP_CONV_WIDE_TN ? 8 : c.tn == NPUVP_CONV_TALL_TN ? 6 : 7;
+    c.chunk = npuvp_conv_chunk_positions(c.tn);
+    c.chunk_shift = c.chunk == NPUVP_CONV_TALL_POSITIONS ? 9 : 8;
     c.chunk_bytes = CHUNK_KF * 16 * MAX_TN * 2;
     c.panel_base = c.p.slice_slots * c.p.slice_slot_bytes;
     c.chunks_issued = c.chunks_released = c.tiles_described = 0;

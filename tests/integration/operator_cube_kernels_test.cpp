@@ -116,6 +116,7 @@ struct ConvCase {
   float clip_lo = 0, clip_hi = 6;
   std::uint64_t tile_ho = 0, tile_cout = 0;
   bool double_buffer = true;
+  bool tall = false;  // NPUVP_CONV_FLAG_TALL_TILES
   unsigned cores = 1;
   std::uint64_t blocks = 0;
   std::uint64_t base = kDdrData;
@@ -201,7 +202,7 @@ double run_conv(const ConvCase& c) {
   args[NPUVP_CONV_CLIP_MAX] = f32_bits(c.clip_hi);
   args[NPUVP_CONV_TILE_HO] = c.tile_ho;
   args[NPUVP_CONV_TILE_COUT] = c.tile_cout;
-  args[NPUVP_CONV_FLAGS] = c.double_buffer ? 1 : 0;
+  args[NPUVP_CONV_FLAGS] = (c.double_buffer ? NPUVP_CONV_FLAG_DOUBLE_BUFFERING : 0) | (c.tall ? NPUVP_CONV_FLAG_TALL_TILES : 0);
   const char* refused = npuvp_conv_plan_args(args.data(), c.blocks ? c.blocks : c.cores);
   EXPECT_EQ(refused, nullptr) << refused;
   if (refused) return 0;
@@ -354,6 +355,62 @@ TEST(OperatorConv, WideTilesResidualClipOddChannelsSerial) {
   c.blocks = 3;
   c.double_buffer = false;
   run_conv(c);
+}
+
+// Tall C tiles (512 positions x 64 channels): two images, 23 x 25 output positions per band (a
+// full M chunk of 512 and one of 63), 200 output channels (columns of 64, 64, 64 and 8 + 8 padded:
+// a Clip of positive lower bound clears the padded lanes), a residual and a bias, a 3x3 window
+// over 3 channel groups; two cores, three blocks (a block starts mid-image).
+ConvCase tall_tiles() {
+  ConvCase c{2, 48, 23, 25, 200, 3, 3};
+  c = pads(c, 1, 1, 1, 1);
+  c.tile_ho = 23;
+  c.tile_cout = 208;
+  c.tall = true;
+  c.residual = true;
+  c.bias = true;
+  c.act = NPUVP_ACT_CLIP;
+  c.clip_lo = 0.25f;
+  c.clip_hi = 4.0f;
+  c.cores = 2;
+  c.blocks = 3;
+  return c;
+}
+TEST(OperatorConv, TallTilesResidualClipOddChannels) {
+  const ConvCase c = tall_tiles();
+  npuvp_conv_geometry g{c.n, c.cin, c.h, c.w, c.cout, c.kh, c.kw, 1, 1, 1, 1, 1, 1, 1, 1};
+  npuvp_conv_plan plan{};
+  ASSERT_EQ(npuvp_conv_plan_make(&g, c.tile_ho, c.tile_cout, c.blocks,
+                                 NPUVP_CONV_FLAG_DOUBLE_BUFFERING | NPUVP_CONV_FLAG_TALL_TILES, &plan), nullptr);
+  EXPECT_EQ(plan.tn, std::uint64_t(NPUVP_CONV_TALL_TN));
+  EXPECT_EQ(npuvp_conv_chunk_positions(plan.tn), 512u);
+  run_conv(c);
+}
+TEST(OperatorConv, TallTilesResidualClipOddChannelsSerial) {
+  ConvCase c = tall_tiles();
+  c.double_buffer = false;
+  run_conv(c);
+}
+// Tall tiles of one-group Cout units (TILE_COUT 16) in 11-row bands (11 x 30 = 330 positions, one
+// partial tall chunk) over 4 blocks: spans of several 64-column columns, ReLU, no bias.
+TEST(OperatorConv, TallTilesNarrowCoutUnitsSpanColumns) {
+  ConvCase c{1, 32, 22, 30, 144, 3, 3};
+  c = pads(c, 1, 1, 1, 1);
+  c.tile_ho = 11;
+  c.tile_cout = 16;
+  c.tall = true;
+  c.act = NPUVP_ACT_RELU;
+  c.cores = 2;
+  c.blocks = 4;
+  run_conv(c);
+}
+// Bands of at most one M chunk keep their tiles whatever the flag asks (tall would only narrow them).
+TEST(OperatorConv, TallTilesOnlyWhereABandHasSeveralChunks) {
+  npuvp_conv_geometry g{1, 64, 14, 14, 256, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1};
+  npuvp_conv_plan plan{};
+  ASSERT_EQ(npuvp_conv_plan_make(&g, 14, 0, 2, NPUVP_CONV_FLAG_DOUBLE_BUFFERING | NPUVP_CONV_FLAG_TALL_TILES, &plan),
+            nullptr);
+  EXPECT_EQ(plan.tn, std::uint64_t(NPUVP_CONV_MAX_TN));  // 196 positions
 }
 
 // 1x1 with a residual and ReLU applied after it (ResNet's block end), odd sizes.
@@ -557,6 +614,7 @@ struct MatMulCase {
   float clip_lo = -0.5f, clip_hi = 0.5f;
   std::uint64_t tile_m = 0, tile_n = 0;
   bool double_buffer = true;
+  bool tall = false;  // NPUVP_CONV_FLAG_TALL_TILES
   unsigned cores = 1;
   std::uint64_t blocks = 0;
   std::uint64_t base = kDdrData;

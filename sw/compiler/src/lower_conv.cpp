@@ -104,14 +104,14 @@ std::uint64_t lower_depthwise(LoweringContext& context, const Node& node, const 
 // op_conv.c's plan (conv_plan.h) for the launch's blocks, in its NPUVP_CONV_PLAN_* words; a
 // layer the kernel cannot run is a compile error here instead of a fault on the AI Core.
 void set_conv_plan(const Node& node, KernelLaunch& l, const ConvTiling& tiling, const std::int64_t (&fields)[15],
-                   bool double_buffering) {
+                   std::uint64_t flags) {
   npuvp_conv_geometry g{};
   std::uint64_t* words[] = {&g.n, &g.cin, &g.h, &g.w, &g.cout, &g.kh, &g.kw, &g.sh, &g.sw,
                             &g.pt, &g.pb, &g.pl, &g.pr, &g.dh, &g.dw};
   for (int k = 0; k < 15; ++k) *words[k] = std::uint64_t(fields[k]);
   npuvp_conv_plan plan{};
   const char* reason = npuvp_conv_plan_make(&g, std::uint64_t(tiling.tile_ho), std::uint64_t(tiling.tile_cout),
-                                            l.blocks, double_buffering, &plan);
+                                            l.blocks, flags, &plan);
   std::uint64_t args[NPUVP_CONV_ARG_COUNT] = {};
   if (!reason) reason = npuvp_conv_plan_pack(&plan, args);
   if (reason) fail(node, std::string("the Conv kernel cannot run this layer: ") + reason);
@@ -169,8 +169,10 @@ std::uint64_t lower_conv(LoweringContext& context, const Node& node) {
   set_activation(context, l, node.epilogue, NPUVP_CONV_ACT, NPUVP_CONV_CLIP_MIN, NPUVP_CONV_CLIP_MAX);
   l.args[NPUVP_CONV_TILE_HO] = LoweringContext::literal(std::uint64_t(tiling.tile_ho));
   l.args[NPUVP_CONV_TILE_COUT] = LoweringContext::literal(std::uint64_t(tiling.tile_cout));
-  l.args[NPUVP_CONV_FLAGS] = LoweringContext::literal(context.options.double_buffering ? 1 : 0);
-  set_conv_plan(node, l, tiling, fields, context.options.double_buffering);
+  const std::uint64_t flags = (context.options.double_buffering ? NPUVP_CONV_FLAG_DOUBLE_BUFFERING : 0) |
+                              (tiling.tall ? NPUVP_CONV_FLAG_TALL_TILES : 0);
+  l.args[NPUVP_CONV_FLAGS] = LoweringContext::literal(flags);
+  set_conv_plan(node, l, tiling, fields, flags);
   context.layer().tiling = tiling.text() + (group > 1 ? " block-diagonal groups=" + std::to_string(group) : "");
   return macs;
 }

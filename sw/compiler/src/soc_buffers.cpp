@@ -1,5 +1,7 @@
 #include "soc_buffers.h"
 
+#include <algorithm>
+
 #include "compile_error.h"
 
 namespace npuvp::compiler {
@@ -32,6 +34,10 @@ SocBuffers build_soc_buffers(const SocDescription& soc) {
   registry.clock_hz = hz;
   registry.cc_to_ub_bytes_per_cycle = soc.cc_to_ub_bytes_per_cycle;
   registry.mte3_bytes_per_cycle = soc.mte3_bytes_per_cycle;
+  // what a core's MTE2 receives at most: its port or the ring link into the core
+  registry.core_fill_bytes_per_cycle = soc.ring_link_bytes_per_second > 0
+                                           ? std::min(soc.mte2_bytes_per_cycle, soc.ring_link_bytes_per_second / hz)
+                                           : soc.mte2_bytes_per_cycle;
   return registry;
 }
 

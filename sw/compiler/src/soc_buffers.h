@@ -29,6 +29,9 @@ struct SocBuffers {
   double clock_hz = 0;              // AI Core clock
   // The write-back of a Cube tile: L0C -> UB (f32 read) and UB -> GM (MTE3), bytes per cycle.
   double cc_to_ub_bytes_per_cycle = 0, mte3_bytes_per_cycle = 0;
+  // What an AI Core's MTE2 receives at most: its port, or the ring's link into the core when
+  // narrower (32 B/cycle by default: a slice from the L2 buffer arrives at 28.7 B/cycle).
+  double core_fill_bytes_per_cycle = 0;
 
   // Whether the tiling planner prices bytes in the L2 buffer as DDR bytes: an L2 no
   // faster than the DDR (the HBM-class SoC), as calibrated (tiling_planner.cpp).

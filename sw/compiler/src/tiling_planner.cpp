@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace npuvp::compiler {
 namespace {
@@ -101,7 +102,7 @@ std::vector<std::uint32_t> block_candidates(const SocBuffers& soc, std::int64_t 
 
 std::string ConvTiling::text() const {
   return "TILE_HO=" + std::to_string(tile_ho) + " TILE_COUT=" + std::to_string(tile_cout) +
-         " blocks=" + std::to_string(blocks);
+         " blocks=" + std::to_string(blocks) + (tall ? " tall" : "");
 }
 
 std::string MatmulTiling::text() const {
@@ -109,25 +110,219 @@ std::string MatmulTiling::text() const {
          " blocks=" + std::to_string(blocks);
 }
 
+namespace {
+
+// What every Conv candidate of a layer shares.
+struct ConvLayer {
+  const SocBuffers& soc;
+  const ConvProblem& p;
+  bool double_buffering;
+  std::int64_t kc, cout16;
+  double out_bytes;
+  std::uint64_t weight_bytes;
+  // All weight panels stay in L1 when they take at most half of it; otherwise
+  // two panel slots stream them (one load per unit and panel).
+  bool resident() const { return weight_bytes <= soc.get("L1").bytes / 2; }
+};
+
+// One tiling: TILE_HO, TILE_COUT, task blocks, tall C tiles (conv_plan.h), and the L1 it
+// takes: `slots` input slices of `slice` bytes beside the weights' `panel_area`.
+struct ConvCandidate {
+  std::int64_t tile_ho, tile_cout;
+  std::uint32_t blocks;
+  bool tall;
+  std::uint64_t slice, slots, panel_area;
+};
+
+struct ConvCost {
+  double cycles, ddr_bytes;
+};
+
+// The rates a block's loads move at, bytes per AI Core cycle: its input (from the L2 or the
+// DDR, at most its MTE2 port), its weights (the DDR), its output.
+struct BlockRates {
+  double input, weights, output;
+};
+
+// op_conv.c's C tiles of the block computing units [u0, u1) with resident weights, one after the
+// other, each loading what it first needs (its piece of a new slice; the weight columns the block
+// has not loaded yet) through MTE2 up to LOOKAHEAD (2) tiles ahead of the Cube: the block's time
+// from its start to its last write-back. The block's first tile computes its K parts as they
+// arrive; a later tile's weight columns come in panel tokens (conv_plan.h); a slice piece whole.
+// With the DDR the limit this is what decides: a block's Cube waits for weight columns whose
+// arrival it cannot overlap (layer3.0's 1 x 1 512 -> 256 with the default DDR: 68 k cycles in
+// 7-row tiles, the weights of each 128-column half of the span arriving before its tiles).
+double resident_block_cycles(const ConvLayer& layer, const ConvCandidate& c, std::int64_t u0, std::int64_t u1,
+                             const BlockRates& rates) {
+  const ConvProblem& p = layer.p;
+  const SocBuffers& soc = layer.soc;
+  const std::int64_t n_co = ceil_div(layer.cout16, c.tile_cout), n_ho = ceil_div(p.ho, c.tile_ho);
+  // the kernel's C tiles (conv_plan.h): wide for bands of at most 128 positions, tall if asked
+  const bool wide = c.tile_ho * p.wo <= NPUVP_CONV_WIDE_MAX_POSITIONS;
+  const std::int64_t columns_max = wide ? std::int64_t(NPUVP_CONV_WIDE_TN) : c.tall ? kConvTallColumns : kConvMaxColumns;
+  const std::int64_t chunk = c.tall ? kConvTallPositions : kConvTilePositions;
+  const double parts = double(wide ? ceil_div(p.c1in, std::int64_t(npuvp_conv_part_groups_within(
+                                                       std::uint64_t(p.c1in), std::uint64_t(layer.kc / 16),
+                                                       NPUVP_CONV_WIDE_K_PARTS, NPUVP_CONV_WIDE_PART_MIN_KF)))
+                                   : conv_k_parts(p.c1in, layer.kc / 16));
+  const double start = kConvBlockStartCycles;
+  std::vector<double> compute_start;  // of every tile so far (the lookahead waits on them)
+  double load_end = start, compute_end = start, last_write_back = 0;
+  std::int64_t loaded_lo = 0, loaded_hi = 0;  // the weight columns in L1 (channels)
+  for (std::int64_t u = u0; u < u1;) {
+    const std::int64_t rows_unit = u / n_co, st = rows_unit % n_ho, cg = u % n_co;
+    const std::int64_t span_units = std::min(u1, (rows_unit + 1) * n_co) - u;
+    const std::int64_t c0 = cg * c.tile_cout, channels = std::min(layer.cout16, (cg + span_units) * c.tile_cout) - c0;
+    const std::int64_t positions = std::min(c.tile_ho, p.ho - st * c.tile_ho) * p.wo;
+    const std::int64_t chunks = ceil_div(positions, chunk);
+    for (std::int64_t n0 = c0; n0 < c0 + channels; n0 += columns_max) {
+      const std::int64_t cols = std::min(columns_max, c0 + channels - n0);
+      for (std::int64_t j = 0; j < chunks; ++j) {
+        const std::int64_t rows = std::min(chunk, positions - j * chunk);
+        double weight_bytes = 0;
+        if (j == 0) {  // the columns the block has not loaded yet
+          const std::int64_t missing = cols - std::max<std::int64_t>(0, std::min(loaded_hi, n0 + cols) - std::max(loaded_lo, n0));
+          weight_bytes = double(layer.kc) * double(missing) * 2;
+          loaded_lo = loaded_hi == loaded_lo ? n0 : std::min(loaded_lo, n0);
+          loaded_hi = std::max(loaded_hi, n0 + cols);
+        }
+        const double piece = n0 == c0 ? double(c.slice) * double(rows) / double(positions) : 0;
+        const double load = piece / rates.input + weight_bytes / rates.weights;
+        const size_t t = compute_start.size();
+        const double load_start = std::max(load_end, t >= 2 ? compute_start[t - 2] : start);
+        load_end = load_start + load;
+        const double work = std::max(double(round16(rows)) * double(layer.kc) * double(cols) / soc.cube_macs_per_cycle,
+                                     kCTileScalarCycles);
+        // the Cube starts on the first K part (first tile) or panel token (weights), else the whole piece
+        const double tokens = t == 0 ? parts : weight_bytes > 0 ? double(NPUVP_CONV_PANEL_TOKENS) : 1;
+        const double begin = std::max(compute_end, load_start + load / tokens);
+        compute_start.push_back(begin);
+        compute_end = std::max(begin + work, load_end + work / tokens);
+        last_write_back = write_back_cycles(soc, double(round16(rows)) * double(cols), rates.output);
+      }
+    }
+    u += span_units;
+  }
+  return compute_end + last_write_back;
+}
+
+// The modelled time of op_conv.c running the layer as `c` says (docs/compiler.md, "Tiling").
+ConvCost conv_cost(const ConvLayer& layer, const ConvCandidate& c) {
+  const SocBuffers& soc = layer.soc;
+  const ConvProblem& p = layer.p;
+  const bool resident = layer.resident();
+  const std::int64_t kc = layer.kc, cout16 = layer.cout16, tile_ho = c.tile_ho, tile_cout = c.tile_cout;
+  const std::uint32_t blocks = c.blocks;
+  const double slice = double(c.slice);
+  // A C tile: an M chunk of positions x up to `columns_max` channels of the block's span.
+  const std::int64_t chunk = c.tall ? kConvTallPositions : kConvTilePositions;
+  const std::int64_t columns_max = c.tall ? kConvTallColumns : kConvMaxColumns;
+  const std::int64_t tn = std::min<std::int64_t>(tile_cout, columns_max);
+  const std::int64_t n_co = ceil_div(cout16, tile_cout), n_ho = ceil_div(p.ho, tile_ho);
+  const std::int64_t units = p.n * n_ho * n_co;
+  const ConvUnits split{n_ho, n_co, tile_ho, p.ho, p.wo, cout16, tile_cout};
+  const double ddr_share = soc.ddr_bytes_per_cycle / blocks;
+  const double l2_share = soc.l2_priced_as_ddr() ? ddr_share : soc.get("L2").bytes_per_cycle / blocks;
+  const double port = soc.get("L1").bytes_per_cycle;
+  const double input_rate = std::min(port, p.input_in_l2 ? l2_share : ddr_share);
+  const double output_share = p.output_in_l2 ? l2_share : ddr_share;
+  const double panel = double(kc) * tile_cout * 2;
+  // The Cube computes each unit's positions rounded up to 16.
+  const std::int64_t last_rows = p.ho - (n_ho - 1) * tile_ho;
+  const double padded_rows = double((n_ho - 1) * round16(tile_ho * p.wo) + round16(last_rows * p.wo));
+  const double padded_work = double(p.n) * padded_rows * double(n_co * tile_cout);
+  // MTE1: the im2col rows once per C tile column, the B panel once per M chunk.
+  const double columns = double(n_co) * double(ceil_div(tile_cout, tn));
+  const double chunks = double(p.n) * double(n_ho) * double(ceil_div(tile_ho * p.wo, chunk));
+  const double mte1 = double(p.n) * padded_rows * kc * 2 * columns + chunks * kc * 2 * double(n_co * tile_cout);
+  // The busiest block: its share of the padded work (the last spatial tile is short, so
+  // equal unit counts are not equal work) and the slices and weights its port reads.
+  CoreLoad busiest;
+  busiest.weights_resident = resident;
+  double busiest_slices = 1, total_slices = 0, total_weights = 0, busiest_share = -1;
+  std::int64_t busiest_u0 = 0, busiest_u1 = 0;
+  for (std::uint32_t b = 0; b < blocks; ++b) {
+    const std::int64_t u0 = units * b / blocks, u1 = units * (b + 1) / blocks;
+    if (u0 >= u1) continue;
+    const double share = (split.work_before(u1) - split.work_before(u0)) / padded_work;
+    const double slices = double((u1 - 1) / n_co - u0 / n_co + 1);
+    const double block_weights = resident ? double(std::min(n_co, u1 - u0)) * panel : double(u1 - u0) * panel;
+    // The block's consecutive units of the same rows form one span (adjacent channels), computed
+    // as C tiles of an M chunk x up to columns_max channels, each issued by the scalar unit.
+    const std::int64_t span_channels = std::min<std::int64_t>(cout16, std::min(n_co, u1 - u0) * tile_cout);
+    const double c_tiles = slices * double(ceil_div(tile_ho * p.wo, chunk) * ceil_div(span_channels, columns_max));
+    busiest.compute = std::max({busiest.compute, share * compute_cycles(soc, padded_work * kc, mte1),
+                                c_tiles * kCTileScalarCycles});
+    busiest.tiles = std::max(busiest.tiles, c_tiles);
+    busiest_slices = std::max(busiest_slices, slices);
+    total_slices += slices;
+    total_weights += block_weights;
+    if (share > busiest_share) {
+      busiest_share = share;
+      busiest_u0 = u0;
+      busiest_u1 = u1;
+    }
+    busiest.port = std::max(busiest.port, (slices * slice + block_weights) / port);
+  }
+  const double input_bytes = total_slices * slice;
+  const double ddr = input_bytes + total_weights + layer.out_bytes;
+  const double l2 = (p.input_in_l2 ? input_bytes : 0) + (p.output_in_l2 ? layer.out_bytes : 0);
+  // op_conv.c's fill: its first C tile loads the slice piece of its first M chunk and its
+  // weight columns in K parts and the Cube starts after the first part; its drain: the
+  // last C tile's write-back. Neither depends on how many units a block has. The input moves
+  // at the core's port or its share of the memory it is in, the weights at its DDR share.
+  const double parts = double(conv_k_parts(p.c1in, kc / 16));
+  const double first_slice_part = slice * std::min(1.0, double(chunk) / double(tile_ho * p.wo)) / parts;
+  const double first_weight_part = double(resident ? kc : std::min<std::int64_t>(kc, kPlannerKStage)) * tn * 2 / parts;
+  const double fill = first_slice_part / input_rate + first_weight_part / std::min(port, ddr_share) +
+                      soc.get("DDR").latency_cycles +
+                      write_back_cycles(soc, double(round16(std::min(chunk, tile_ho * p.wo)) * tn), output_share);
+  double cycles = modelled_cycles(soc, busiest, ddr, l2, units, blocks, layer.double_buffering, fill);
+  // Resident weights: the busiest block's C tiles one after the other, as they wait for their loads.
+  if (resident && layer.double_buffering)
+    cycles = std::max(cycles, resident_block_cycles(layer, c, busiest_u0, busiest_u1,
+                                                    {std::min(input_rate, soc.core_fill_bytes_per_cycle),
+                                                     std::min(soc.core_fill_bytes_per_cycle, ddr_share), output_share}));
+  // One slot: a block's later slices load while its Cube waits.
+  if (c.slots < (layer.double_buffering ? 2u : 1u)) cycles += (busiest_slices - 1) * slice / input_rate;
+  return {cycles, ddr};
+}
+
+// One slice slot (a tile's whole input at once, none to load the next one into while the
+// Cube works) pays only when the memory behind the input is slower than the core's port:
+// the loads are the limit anyway. With a faster one (HBM-class), the single tile's K parts
+// are load-bound (layer3's 1 x 1 1024 -> 256 split by Cout: 18.3 k -> 19.5 k cycles).
+bool one_slot_pays(const SocBuffers& soc, const ConvProblem& p, std::uint32_t blocks) {
+  const double memory = p.input_in_l2 && !soc.l2_priced_as_ddr() ? soc.get("L2").bytes_per_cycle : soc.ddr_bytes_per_cycle;
+  return memory / blocks < soc.get("L1").bytes_per_cycle;
+}
+
+// Tall C tiles (conv_plan.h) pay only when a core's weights arrive slower than a 256-position
+// tile consumes them (16 B/cycle at the Cube's peak: each weight byte is half a MAC column of
+// 256 positions); with faster memory their fewer, larger tiles overlap less (ResNet-50's
+// layer1 3 x 3 on 16 HBM-class cores: 12.9 k -> 15.7 k cycles).
+bool tall_tiles_pay(const SocBuffers& soc, std::uint32_t blocks) {
+  const double weights_rate = std::min(soc.core_fill_bytes_per_cycle, soc.ddr_bytes_per_cycle / blocks);
+  return weights_rate < soc.cube_macs_per_cycle * 2 / double(kConvTilePositions);
+}
+
+}  // namespace
+
 ConvTiling plan_conv(const SocBuffers& soc, const ConvProblem& p, bool double_buffering) {
   const std::uint64_t sets = double_buffering ? 2 : 1;
   const std::uint64_t l1 = soc.get("L1").bytes;
   const std::int64_t kc = p.c1in * p.kh * p.kw * 16, cout16 = round16(p.cout);
-  const std::int64_t c1out = cout16 / 16;
+  const ConvLayer layer{soc, p, double_buffering, kc, cout16, double(p.n) * (cout16 / 16) * p.ho * p.wo * 32,
+                        std::uint64_t(kc * cout16 * 2)};
   const double true_macs = double(p.n) * p.ho * p.wo * p.cout * (p.c1in * 16) * p.kh * p.kw;
-  const double out_bytes = double(p.n) * c1out * p.ho * p.wo * 32;
-  const std::uint64_t weight_bytes = std::uint64_t(kc * cout16 * 2);
-  // All weight panels stay in L1 when they take at most half of it; otherwise
-  // two panel slots stream them (one load per unit and panel).
-  const bool resident = weight_bytes <= l1 / 2;
+  const bool resident = layer.resident();
   ConvTiling best;
   // Largest tiles first; a smaller one must be modelled 0.5 % faster to win (the
   // model has no per-tile scalar overhead, which favours fewer, larger tiles).
   for (std::int64_t tile_cout = cout16; tile_cout >= 16; tile_cout -= 16) {
     const std::int64_t tn = std::min<std::int64_t>(tile_cout, kConvMaxColumns);
-    const std::uint64_t panel_area = resident ? weight_bytes : std::uint64_t(2 * kc * tn * 2);
+    const std::uint64_t panel_area = resident ? layer.weight_bytes : std::uint64_t(2 * kc * tn * 2);
     if (panel_area >= l1) continue;
-    const std::int64_t n_co = ceil_div(cout16, tile_cout);
     for (std::int64_t tile_ho = p.ho; tile_ho >= 1; --tile_ho) {
       const std::int64_t in_rows =
           std::min<std::int64_t>(p.h, (tile_ho - 1) * p.stride_h + (p.kh - 1) * p.dilation_h + 1);
@@ -136,82 +331,20 @@ ConvTiling plan_conv(const SocBuffers& soc, const ConvProblem& p, bool double_bu
       const std::uint64_t slots = sets * slice + panel_area <= l1 ? sets : 1;
       if (slots * slice + panel_area > l1) continue;
       ++best.candidates;
-      const std::int64_t n_ho = ceil_div(p.ho, tile_ho);
-      const std::int64_t units = p.n * n_ho * n_co;
-      const ConvUnits split{n_ho, n_co, tile_ho, p.ho, p.wo, cout16, tile_cout};
+      const std::int64_t units = p.n * ceil_div(p.ho, tile_ho) * ceil_div(cout16, tile_cout);
+      // Tall C tiles differ only for resident weights and bands of more than one M chunk.
+      const bool tall_differs = resident && tile_ho * p.wo > kConvTilePositions;
       for (const std::uint32_t blocks : block_candidates(soc, units)) {
-      const double ddr_share = soc.ddr_bytes_per_cycle / blocks;
-      const double l2_share = soc.l2_priced_as_ddr() ? ddr_share : soc.get("L2").bytes_per_cycle / blocks;
-      const double port = soc.get("L1").bytes_per_cycle;
-      const double input_rate = std::min(port, p.input_in_l2 ? l2_share : ddr_share);
-      const double output_share = p.output_in_l2 ? l2_share : ddr_share;
-      // One slice slot (a tile's whole input at once, none to load the next one into while the
-      // Cube works) pays only when the memory behind the input is slower than the core's port:
-      // the loads are the limit anyway. With a faster one (HBM-class), the single tile's K parts
-      // are load-bound (layer3's 1 x 1 1024 -> 256 split by Cout: 18.3 k -> 19.5 k cycles).
-      if (slots < sets && input_rate >= port) continue;
-      const double panel = double(kc) * tile_cout * 2;
-      // The Cube computes each unit's positions rounded up to 16 (M chunks of 256).
-      const std::int64_t last_rows = p.ho - (n_ho - 1) * tile_ho;
-      const double padded_rows = double((n_ho - 1) * round16(tile_ho * p.wo) + round16(last_rows * p.wo));
-      const double padded_work = double(p.n) * padded_rows * double(n_co * tile_cout);
-      // MTE1: the im2col rows once per C tile column (tn wide), the B panel once per M chunk of 256.
-      const double columns = double(n_co) * double(ceil_div(tile_cout, tn));
-      const double chunks = double(p.n) * double(n_ho) * double(ceil_div(tile_ho * p.wo, 256));
-      const double mte1 = double(p.n) * padded_rows * kc * 2 * columns + chunks * kc * 2 * double(n_co * tile_cout);
-      // The busiest block: its share of the padded work (the last spatial tile is short, so
-      // equal unit counts are not equal work) and the slices and weights its port reads.
-      CoreLoad busiest;
-      busiest.weights_resident = resident;
-      double busiest_slices = 1, total_slices = 0, total_weights = 0, busiest_weights = 0;
-      for (std::uint32_t b = 0; b < blocks; ++b) {
-        const std::int64_t u0 = units * b / blocks, u1 = units * (b + 1) / blocks;
-        if (u0 >= u1) continue;
-        const double share = (split.work_before(u1) - split.work_before(u0)) / padded_work;
-        const double slices = double((u1 - 1) / n_co - u0 / n_co + 1);
-        const double block_weights = resident ? double(std::min(n_co, u1 - u0)) * panel : double(u1 - u0) * panel;
-        // The block's consecutive units of the same rows form one span (adjacent channels), computed
-        // as C tiles of up to 256 positions x 128 channels, each issued by the scalar unit.
-        const std::int64_t span_channels = std::min<std::int64_t>(cout16, std::min(n_co, u1 - u0) * tile_cout);
-        const double c_tiles = slices * double(ceil_div(tile_ho * p.wo, kConvTilePositions) *
-                                               ceil_div(span_channels, kConvMaxColumns));
-        busiest.compute = std::max({busiest.compute, share * compute_cycles(soc, padded_work * kc, mte1),
-                                    c_tiles * kCTileScalarCycles});
-        busiest.tiles = std::max(busiest.tiles, c_tiles);
-        busiest_slices = std::max(busiest_slices, slices);
-        total_slices += slices;
-        total_weights += block_weights;
-        busiest_weights = std::max(busiest_weights, block_weights);
-        busiest.port = std::max(busiest.port, (slices * slice + block_weights) / soc.get("L1").bytes_per_cycle);
-      }
-      const double input_bytes = total_slices * double(slice);
-      const double ddr = input_bytes + total_weights + out_bytes;
-      const double l2 = (p.input_in_l2 ? input_bytes : 0) + (p.output_in_l2 ? out_bytes : 0);
-      // op_conv.c's fill: its first C tile loads the slice piece of its first M chunk and its
-      // weight columns in K parts and the Cube starts after the first part; its drain: the
-      // last C tile's write-back. Neither depends on how many units a block has. Both move data
-      // at the core's port or its share of the DDR, whichever is slower.
-      const double parts = double(conv_k_parts(p.c1in, kc / 16));
-      const double first_slice_part = slice * std::min(1.0, double(kConvTilePositions) / double(tile_ho * p.wo)) / parts;
-      const double first_weight_part = double(resident ? kc : std::min<std::int64_t>(kc, kPlannerKStage)) * tn * 2 / parts;
-      const double fill = first_slice_part / input_rate + first_weight_part / std::min(port, ddr_share) +
-                          soc.get("DDR").latency_cycles +
-                          write_back_cycles(soc, double(round16(std::min(kConvTilePositions, tile_ho * p.wo)) * tn), output_share);
-      double cycles = modelled_cycles(soc, busiest, ddr, l2, units, blocks, double_buffering, fill);
-      // Resident weights: the block's first C tile computes as its weights arrive, the later
-      // tiles only once all have; a block with few tiles waits for its weights.
-      if (resident && double_buffering) {
-        const double tiles = std::max(1.0, busiest.tiles);
-        cycles = std::max(cycles, busiest_weights / std::min(port, ddr_share) +
-                                      busiest.compute * (tiles - 1) / tiles + fill);
-      }
-      // One slot: a block's later slices load while its Cube waits.
-      if (slots < sets) cycles += (busiest_slices - 1) * double(slice) / input_rate;
-      if (best.tile_ho == 0 || cycles < best.cycles * 0.995) {
-        const int candidates = best.candidates;
-        best = {tile_ho, tile_cout, blocks, slots * slice + panel_area, 0, std::uint64_t(ddr), cycles,
-                true_macs / (cycles * soc.cube_macs_per_cycle * soc.ai_cores), candidates};
-      }
+        if (slots < sets && !one_slot_pays(soc, p, blocks)) continue;
+        for (const bool tall : {false, true}) {
+          if (tall && !(tall_differs && tall_tiles_pay(soc, blocks))) continue;
+          const ConvCost cost = conv_cost(layer, {tile_ho, tile_cout, blocks, tall, slice, slots, panel_area});
+          if (best.tile_ho == 0 || cost.cycles < best.cycles * 0.995) {
+            const int candidates = best.candidates;
+            best = {tile_ho, tile_cout, blocks, slots * slice + panel_area, 0, std::uint64_t(cost.ddr_bytes), cost.cycles,
+                    true_macs / (cost.cycles * soc.cube_macs_per_cycle * soc.ai_cores), candidates, tall};
+          }
+        }
       }
     }
   }

@@ -26,6 +26,7 @@ struct ConvTiling {
   std::uint64_t ddr_bytes = 0;                // modelled traffic
   double cycles = 0, cube_utilisation = 0;    // modelled
   int candidates = 0;                         // tilings evaluated
+  bool tall = false;                          // tall C tiles (conv_plan.h: 512 positions x 64 columns)
   std::string text() const;
 };
 
@@ -49,6 +50,8 @@ constexpr std::int64_t kPlannerKStage = 128;
 constexpr std::int64_t kConvMaxColumns = NPUVP_CONV_MAX_TN;
 // op_conv.c's C tiles are at most this many output positions (an M chunk)...
 constexpr std::int64_t kConvTilePositions = NPUVP_CONV_TILE_POSITIONS;
+// ...or, tall, this many positions by at most this many channels (conv_plan.h)...
+constexpr std::int64_t kConvTallPositions = NPUVP_CONV_TALL_POSITIONS, kConvTallColumns = NPUVP_CONV_TALL_TN;
 // ...and a block's first C tile loads its input and weights in K parts of whole input channel
 // groups (conv_plan.h: at most 8, each at least 8 fractal columns of K).
 inline std::int64_t conv_k_parts(std::int64_t c1in, std::int64_t k_fractals) {
@@ -75,6 +78,9 @@ constexpr double kPipelinedCTileOverheadCycles = 1000;
 // epilogue's instructions; measured ~2 k cycles per C tile on ResNet-50's 28-position
 // tiles, which made those layers scalar-bound), so a core computes no faster.
 constexpr double kCTileScalarCycles = 2000;
+// op_conv.c's start: its arguments, the plan, the cursors, before its first load (measured
+// 0.85-0.9 k cycles after the block starts, issue 19's fifth Cube session).
+constexpr double kConvBlockStartCycles = 900;
 // DDR time grows by this fraction per concurrent block beyond the DDR's channels
 // (bandwidth / 6.4 GB/s, one LPDDR4-3200 x16 channel; at least 2): row misses
 // and bank conflicts of interleaved streams. Calibrated on

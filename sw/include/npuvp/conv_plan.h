@@ -30,6 +30,13 @@ enum {
     NPUVP_CONV_WIDE_TN = 256, /* C tile columns when a tile has at most WIDE_MAX_POSITIONS positions */
     NPUVP_CONV_WIDE_MAX_POSITIONS = 128, /* 8 fractal rows x 16 fractal columns of f32: an L0C half */
     NPUVP_CONV_TILE_POSITIONS = 256, /* C tile rows: an M chunk of 16 fractal rows */
+    /* tall C tiles (NPUVP_CONV_FLAG_TALL_TILES): M chunks of 32 fractal rows, 64 columns (the
+     * same L0C half). Per weight byte a C tile then has 512 positions of Cube work: a core keeps
+     * its Cube busy while its weights arrive at 8 B/cycle instead of 16 (a core's share of the
+     * default DDR is 6.4), and a span of more than 64 channels is several columns, the next
+     * column's weights loading while the Cube works on the first */
+    NPUVP_CONV_TALL_TN = 64,
+    NPUVP_CONV_TALL_POSITIONS = 512,
     NPUVP_CONV_MAX_GROUPS = 1024,    /* 16-column groups of resident weights */
     NPUVP_CONV_K_PARTS = 8,   /* the first tile's loads split by input channel groups */
     NPUVP_CONV_PART_MIN_KF = 8, /* a part has at least this many fractal columns of K */
@@ -63,8 +70,13 @@ struct npuvp_conv_plan {
     uint64_t n_chunks;         /* streamed weights: K chunks per C tile */
     uint64_t slice_slots, slice_slot_bytes; /* input slices in L1 (the weights follow them) */
     uint64_t resident;         /* 1: all weights stay in L1; 0: they stream through the ring */
-    uint64_t tn;               /* C tile columns: MAX_TN, or WIDE_TN (below) */
+    uint64_t tn;               /* C tile columns: MAX_TN, or WIDE_TN or TALL_TN (below) */
 };
+
+/* The positions of a C tile (an M chunk) of a plan whose tiles are tn columns wide. */
+static inline uint64_t npuvp_conv_chunk_positions(uint64_t tn) {
+    return tn == NPUVP_CONV_TALL_TN ? NPUVP_CONV_TALL_POSITIONS : NPUVP_CONV_TILE_POSITIONS;
+}
 
 static inline uint64_t npuvp_conv_ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 static inline uint64_t npuvp_conv_min(uint64_t a, uint64_t b) { return a < b ? a : b; }
@@ -83,11 +95,13 @@ static inline uint64_t npuvp_conv_part_groups(uint64_t c1in, uint64_t kcf) {
 
 /* The plan of a launch on `blocks` task blocks; tile_ho, tile_cout: the tiling asked for
  * (0: the kernel's default: the rows an image gets when the blocks share the images, split
- * over Cout instead when the weights outweigh an image). Returns 0, or the reason the
- * kernel cannot run the layer. */
+ * over Cout instead when the weights outweigh an image); flags: NPUVP_CONV_FLAG_* (tall
+ * tiles only where they differ: resident weights, bands of more than one M chunk). Returns
+ * 0, or the reason the kernel cannot run the layer. */
 static inline const char* npuvp_conv_plan_make(const struct npuvp_conv_geometry* g, uint64_t tile_ho,
-                                               uint64_t tile_cout, uint64_t blocks, int double_buffering,
+                                               uint64_t tile_cout, uint64_t blocks, uint64_t flags,
                                                struct npuvp_conv_plan* p) {
+    const int double_buffering = (flags & NPUVP_CONV_FLAG_DOUBLE_BUFFERING) != 0;
     const uint64_t c1in = npuvp_conv_ceil_div(g->cin, 16), cout16 = npuvp_conv_round16(g->cout);
     const uint64_t most = NPUVP_CONV_MAX_WINDOW_FIELD;
     p->ho = p->wo = p->tile_ho = p->n_st = p->group = p->n_cg = p->units = 0;
@@ -155,6 +169,8 @@ static inline const char* npuvp_conv_plan_make(const struct npuvp_conv_geometry*
      * the Cube goes, is no longer bound by MTE2 (it was on layer3's 1 x 1 1024 -> 256: a part of
      * 60 KB for 912 Cube cycles); streamed weights keep their 128-column chunk ring */
     p->tn = p->resident && p->tile_ho * p->wo <= NPUVP_CONV_WIDE_MAX_POSITIONS ? NPUVP_CONV_WIDE_TN : NPUVP_CONV_MAX_TN;
+    if ((flags & NPUVP_CONV_FLAG_TALL_TILES) && p->resident && p->tile_ho * p->wo > NPUVP_CONV_TILE_POSITIONS)
+        p->tn = NPUVP_CONV_TALL_TN;
     p->part_groups = p->tn == NPUVP_CONV_WIDE_TN
                          ? npuvp_conv_part_groups_within(c1in, kcf, NPUVP_CONV_WIDE_K_PARTS, NPUVP_CONV_WIDE_PART_MIN_KF)
                          : npuvp_conv_part_groups(c1in, kcf);
@@ -171,7 +187,8 @@ static inline const char* npuvp_conv_plan_make(const struct npuvp_conv_geometry*
  *   PLAN_COUT  group | n_cg << 16 | units << 32 (32 bits)
  *   PLAN_K     part_groups | part_kf << 16 | panel_token_kf << 32 | n_chunks << 48
  *   PLAN_L1    slice_slot_bytes (32 bits) | slice_slots << 32 (4) | resident << 36 (1) |
- *              (tn == WIDE_TN) << 37 (1) | parts << 40 (8) | panel_token_parts << 48 (8) |
+ *              (tn == WIDE_TN) << 37 (1) | (tn == TALL_TN) << 38 (1) | parts << 40 (8) |
+ *              panel_token_parts << 48 (8) |
  *              panel_tokens << 56 (7) |
  *              1 << 63 (a plan: a launch without one stops the kernel)
  * Returns 0, or the field that does not fit. */
@@ -183,13 +200,15 @@ static inline const char* npuvp_conv_plan_pack(const struct npuvp_conv_plan* p, 
     if (p->part_groups > b16 || p->part_kf > b16 || p->panel_token_kf > b16 || p->n_chunks > b16)
         return "K (input channels x kernel size) above 65535 x 16";
     if (p->slice_slot_bytes > b32 || p->slice_slots > 15 || p->parts > b8 || p->panel_token_parts > b8 ||
-        p->panel_tokens > 127 || (p->tn != NPUVP_CONV_MAX_TN && p->tn != NPUVP_CONV_WIDE_TN))
+        p->panel_tokens > 127 ||
+        (p->tn != NPUVP_CONV_MAX_TN && p->tn != NPUVP_CONV_WIDE_TN && p->tn != NPUVP_CONV_TALL_TN))
         return "internal: a plan field outside its bits";
     args[NPUVP_CONV_PLAN_ROWS] = p->ho | p->wo << 16 | p->tile_ho << 32 | p->n_st << 48;
     args[NPUVP_CONV_PLAN_COUT] = p->group | p->n_cg << 16 | p->units << 32;
     args[NPUVP_CONV_PLAN_K] = p->part_groups | p->part_kf << 16 | p->panel_token_kf << 32 | p->n_chunks << 48;
     args[NPUVP_CONV_PLAN_L1] = p->slice_slot_bytes | p->slice_slots << 32 | p->resident << 36 |
-                               (uint64_t)(p->tn == NPUVP_CONV_WIDE_TN) << 37 | p->parts << 40 |
+                               (uint64_t)(p->tn == NPUVP_CONV_WIDE_TN) << 37 |
+                               (uint64_t)(p->tn == NPUVP_CONV_TALL_TN) << 38 | p->parts << 40 |
                                p->panel_token_parts << 48 | p->panel_tokens << 56 | NPUVP_CONV_PLAN_PRESENT;
     return 0;
 }
@@ -212,7 +231,7 @@ static inline int npuvp_conv_plan_unpack(const volatile uint64_t* args, struct n
     p->slice_slot_bytes = l1 & 0xffffffffu;
     p->slice_slots = l1 >> 32 & 0xf;
     p->resident = l1 >> 36 & 1;
-    p->tn = l1 >> 37 & 1 ? NPUVP_CONV_WIDE_TN : NPUVP_CONV_MAX_TN;
+    p->tn = l1 >> 37 & 1 ? NPUVP_CONV_WIDE_TN : l1 >> 38 & 1 ? NPUVP_CONV_TALL_TN : NPUVP_CONV_MAX_TN;
     p->parts = l1 >> 40 & 0xff;
     p->panel_token_parts = l1 >> 48 & 0xff;
     p->panel_tokens = l1 >> 56 & 0x7f;
@@ -229,6 +248,6 @@ static inline const char* npuvp_conv_plan_args(uint64_t* args, uint64_t blocks) 
         args[NPUVP_CONV_PAD_RIGHT], args[NPUVP_CONV_DILATION_H], args[NPUVP_CONV_DILATION_W]};
     struct npuvp_conv_plan p;
     const char* reason = npuvp_conv_plan_make(&g, args[NPUVP_CONV_TILE_HO], args[NPUVP_CONV_TILE_COUT], blocks,
-                                              (args[NPUVP_CONV_FLAGS] & 1) != 0, &p);
+                                              args[NPUVP_CONV_FLAGS], &p);
     return reason ? reason : npuvp_conv_plan_pack(&p, args);
 }

@@ -53,6 +53,9 @@ enum npuvp_activation {
  * row k = ((c1 * KH + i) * KW + j) * 16 + c0 (zero rows for padded input channels),
  * Cout16 = C1out * 16 columns (zero columns beyond COUT). Bias: f32[Cout16] or 0.
  * Residual: optional 5HD tensor of the output's shape. */
+/* NPUVP_CONV_FLAGS: double buffering; tall C tiles (512 positions x 64 columns instead of
+ * 256 x 128, resident weights only: conv_plan.h) */
+enum { NPUVP_CONV_FLAG_DOUBLE_BUFFERING = 1, NPUVP_CONV_FLAG_TALL_TILES = 2 };
 enum npuvp_conv_arg {
     NPUVP_CONV_IN, NPUVP_CONV_WEIGHTS, NPUVP_CONV_BIAS, NPUVP_CONV_RESIDUAL, NPUVP_CONV_OUT,
     NPUVP_CONV_N, NPUVP_CONV_CIN, NPUVP_CONV_H, NPUVP_CONV_W, NPUVP_CONV_COUT,
@@ -62,7 +65,7 @@ enum npuvp_conv_arg {
     NPUVP_CONV_ACT, NPUVP_CONV_CLIP_MIN, NPUVP_CONV_CLIP_MAX, /* f32 bits */
     NPUVP_CONV_TILE_HO,   /* output rows per tile (0: the plan's default)                  */
     NPUVP_CONV_TILE_COUT, /* output channels per tile, a multiple of 16 (0: the plan's default) */
-    NPUVP_CONV_FLAGS,     /* bit 0: double buffering                                       */
+    NPUVP_CONV_FLAGS,     /* NPUVP_CONV_FLAG_*                                             */
     /* The kernel's plan, from the words above (TILE_HO and TILE_COUT are its input; the
      * kernel reads only the plan): npuvp_conv_plan_args of conv_plan.h sets these words
      * and defines their fields. A launch without them stops the kernel with a fault. */

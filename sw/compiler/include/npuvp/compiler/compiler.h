@@ -25,6 +25,9 @@ struct SocDescription {
   // DDR: 3200 MT/s x 2 B x 2 channels; L2: soc.l2.bandwidth, soc.l2.size.
   double ddr_bytes_per_second = 12.8e9, l2_bytes_per_second = 64e9, l2_bytes = 8 << 20;
   double mte2_bytes_per_cycle = 64, mte3_bytes_per_cycle = 64, mte1_bytes_per_cycle = 256;
+  // The ring's link into an AI Core (soc.ring.link_width x soc.ring.clock): what the core's MTE2
+  // receives from the DDR or the L2 buffer at most (0: no limit).
+  double ring_link_bytes_per_second = 32e9;
   // The write-back's L0C -> UB conversion (soc.aicoreN.vector.cc_to_ub_bandwidth, bytes of f32 read).
   double cc_to_ub_bytes_per_cycle = 128;
 };
