@@ -152,6 +152,16 @@ typedef struct {
     uint64_t n0, cols;                  /* the tile's first output channel and its channels */
 } Cursor;
 
+/* log2 of a power of two (the core has no count-trailing-zeros instruction) */
+static uint64_t log2_of_power(uint64_t v) {
+    uint64_t s = 0;
+    while (v > 1) {
+        v >>= 1;
+        ++s;
+    }
+    return s;
+}
+
 /* a / b for the cursors' divisors, which are mostly 1 or 2 (images, blocks, splits): the
  * scalar unit takes 20 cycles for a division. */
 static inline uint64_t div_fast(uint64_t a, uint64_t b) { return b == 1 ? a : b == 2 ? a >> 1 : a / b; }
@@ -689,9 +699,9 @@ void kernel_main(const uint64_t* gm_args) {
     c.u_end = div_fast(c.p.units * (b + 1), blocks);
     if (c.u_begin >= c.u_end) return;
     c.tn = c.p.tn;
-    c.tn_shift = c.tn == NPUVP_CONV_WIDE_TN ? 8 : c.tn == NPUVP_CONV_TALL_TN ? 6 : 7;
+    c.tn_shift = log2_of_power(c.tn);
     c.chunk = npuvp_conv_chunk_positions(c.tn);
-    c.chunk_shift = c.chunk == NPUVP_CONV_TALL_POSITIONS ? 9 : 8;
+    c.chunk_shift = log2_of_power(c.chunk);
     c.chunk_bytes = CHUNK_KF * 16 * MAX_TN * 2;
     c.panel_base = c.p.slice_slots * c.p.slice_slot_bytes;
     c.chunks_issued = c.chunks_released = c.tiles_described = 0;

@@ -116,7 +116,7 @@ struct ConvCase {
   float clip_lo = 0, clip_hi = 6;
   std::uint64_t tile_ho = 0, tile_cout = 0;
   bool double_buffer = true;
-  bool tall = false;  // NPUVP_CONV_FLAG_TALL_TILES
+  unsigned tall = 0;  // the C tiles' height (NPUVP_CONV_FLAGS bits 1-2)
   unsigned cores = 1;
   std::uint64_t blocks = 0;
   std::uint64_t base = kDdrData;
@@ -202,7 +202,7 @@ double run_conv(const ConvCase& c) {
   args[NPUVP_CONV_CLIP_MAX] = f32_bits(c.clip_hi);
   args[NPUVP_CONV_TILE_HO] = c.tile_ho;
   args[NPUVP_CONV_TILE_COUT] = c.tile_cout;
-  args[NPUVP_CONV_FLAGS] = (c.double_buffer ? NPUVP_CONV_FLAG_DOUBLE_BUFFERING : 0) | (c.tall ? NPUVP_CONV_FLAG_TALL_TILES : 0);
+  args[NPUVP_CONV_FLAGS] = (c.double_buffer ? NPUVP_CONV_FLAG_DOUBLE_BUFFERING : 0) | (std::uint64_t(c.tall) << NPUVP_CONV_FLAG_TALL_SHIFT);
   const char* refused = npuvp_conv_plan_args(args.data(), c.blocks ? c.blocks : c.cores);
   EXPECT_EQ(refused, nullptr) << refused;
   if (refused) return 0;
@@ -366,7 +366,7 @@ ConvCase tall_tiles() {
   c = pads(c, 1, 1, 1, 1);
   c.tile_ho = 23;
   c.tile_cout = 208;
-  c.tall = true;
+  c.tall = 1;
   c.residual = true;
   c.bias = true;
   c.act = NPUVP_ACT_CLIP;
@@ -381,14 +381,36 @@ TEST(OperatorConv, TallTilesResidualClipOddChannels) {
   npuvp_conv_geometry g{c.n, c.cin, c.h, c.w, c.cout, c.kh, c.kw, 1, 1, 1, 1, 1, 1, 1, 1};
   npuvp_conv_plan plan{};
   ASSERT_EQ(npuvp_conv_plan_make(&g, c.tile_ho, c.tile_cout, c.blocks,
-                                 NPUVP_CONV_FLAG_DOUBLE_BUFFERING | NPUVP_CONV_FLAG_TALL_TILES, &plan), nullptr);
-  EXPECT_EQ(plan.tn, std::uint64_t(NPUVP_CONV_TALL_TN));
+                                 NPUVP_CONV_FLAG_DOUBLE_BUFFERING | 1 << NPUVP_CONV_FLAG_TALL_SHIFT, &plan), nullptr);
+  EXPECT_EQ(plan.tn, 64u);
   EXPECT_EQ(npuvp_conv_chunk_positions(plan.tn), 512u);
   run_conv(c);
 }
 TEST(OperatorConv, TallTilesResidualClipOddChannelsSerial) {
   ConvCase c = tall_tiles();
   c.double_buffer = false;
+  run_conv(c);
+}
+// The tallest tiles (1024 positions x 32 channels): two 28 x 28 bands (784 positions, one partial
+// chunk), 96 output channels in three 32-column columns, a residual, ReLU, a bias; 2 cores.
+TEST(OperatorConv, TallestTilesResidualRelu) {
+  ConvCase c{1, 40, 28, 28, 96, 3, 3};
+  c = pads(c, 1, 1, 1, 1);
+  c.tile_ho = 28;
+  c.tile_cout = 48;
+  c.tall = 2;
+  c.residual = true;
+  c.bias = true;
+  c.act = NPUVP_ACT_RELU;
+  c.cores = 2;
+  npuvp_conv_geometry g{c.n, c.cin, c.h, c.w, c.cout, c.kh, c.kw, 1, 1, 1, 1, 1, 1, 1, 1};
+  npuvp_conv_plan plan{};
+  ASSERT_EQ(npuvp_conv_plan_make(&g, c.tile_ho, c.tile_cout, 2,
+                                 NPUVP_CONV_FLAG_DOUBLE_BUFFERING | 2 << NPUVP_CONV_FLAG_TALL_SHIFT, &plan), nullptr);
+  EXPECT_EQ(plan.tn, 32u);
+  EXPECT_EQ(npuvp_conv_chunk_positions(plan.tn), 1024u);
+  EXPECT_STREQ(npuvp_conv_plan_make(&g, c.tile_ho, c.tile_cout, 2, 3 << NPUVP_CONV_FLAG_TALL_SHIFT, &plan),
+               "a C tile height above 2 (NPUVP_CONV_FLAGS bits 1-2)");
   run_conv(c);
 }
 // Tall tiles of one-group Cout units (TILE_COUT 16) in 11-row bands (11 x 30 = 330 positions, one
@@ -398,7 +420,7 @@ TEST(OperatorConv, TallTilesNarrowCoutUnitsSpanColumns) {
   c = pads(c, 1, 1, 1, 1);
   c.tile_ho = 11;
   c.tile_cout = 16;
-  c.tall = true;
+  c.tall = 1;
   c.act = NPUVP_ACT_RELU;
   c.cores = 2;
   c.blocks = 4;
@@ -408,7 +430,7 @@ TEST(OperatorConv, TallTilesNarrowCoutUnitsSpanColumns) {
 TEST(OperatorConv, TallTilesOnlyWhereABandHasSeveralChunks) {
   npuvp_conv_geometry g{1, 64, 14, 14, 256, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1};
   npuvp_conv_plan plan{};
-  ASSERT_EQ(npuvp_conv_plan_make(&g, 14, 0, 2, NPUVP_CONV_FLAG_DOUBLE_BUFFERING | NPUVP_CONV_FLAG_TALL_TILES, &plan),
+  ASSERT_EQ(npuvp_conv_plan_make(&g, 14, 0, 2, NPUVP_CONV_FLAG_DOUBLE_BUFFERING | 2 << NPUVP_CONV_FLAG_TALL_SHIFT, &plan),
             nullptr);
   EXPECT_EQ(plan.tn, std::uint64_t(NPUVP_CONV_MAX_TN));  // 196 positions
 }
@@ -614,7 +636,7 @@ struct MatMulCase {
   float clip_lo = -0.5f, clip_hi = 0.5f;
   std::uint64_t tile_m = 0, tile_n = 0;
   bool double_buffer = true;
-  bool tall = false;  // NPUVP_CONV_FLAG_TALL_TILES
+  unsigned tall = 0;  // the C tiles' height (NPUVP_CONV_FLAGS bits 1-2)
   unsigned cores = 1;
   std::uint64_t blocks = 0;
   std::uint64_t base = kDdrData;

@@ -170,7 +170,7 @@ std::uint64_t lower_conv(LoweringContext& context, const Node& node) {
   l.args[NPUVP_CONV_TILE_HO] = LoweringContext::literal(std::uint64_t(tiling.tile_ho));
   l.args[NPUVP_CONV_TILE_COUT] = LoweringContext::literal(std::uint64_t(tiling.tile_cout));
   const std::uint64_t flags = (context.options.double_buffering ? NPUVP_CONV_FLAG_DOUBLE_BUFFERING : 0) |
-                              (tiling.tall ? NPUVP_CONV_FLAG_TALL_TILES : 0);
+                              std::uint64_t(tiling.tall) << NPUVP_CONV_FLAG_TALL_SHIFT;
   l.args[NPUVP_CONV_FLAGS] = LoweringContext::literal(flags);
   set_conv_plan(node, l, tiling, fields, flags);
   context.layer().tiling = tiling.text() + (group > 1 ? " block-diagonal groups=" + std::to_string(group) : "");

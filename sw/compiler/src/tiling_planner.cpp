@@ -102,7 +102,7 @@ std::vector<std::uint32_t> block_candidates(const SocBuffers& soc, std::int64_t 
 
 std::string ConvTiling::text() const {
   return "TILE_HO=" + std::to_string(tile_ho) + " TILE_COUT=" + std::to_string(tile_cout) +
-         " blocks=" + std::to_string(blocks) + (tall ? " tall" : "");
+         " blocks=" + std::to_string(blocks) + (tall ? " tall=" + std::to_string(tall) : "");
 }
 
 std::string MatmulTiling::text() const {
@@ -125,12 +125,12 @@ struct ConvLayer {
   bool resident() const { return weight_bytes <= soc.get("L1").bytes / 2; }
 };
 
-// One tiling: TILE_HO, TILE_COUT, task blocks, tall C tiles (conv_plan.h), and the L1 it
+// One tiling: TILE_HO, TILE_COUT, task blocks, the C tiles' height (conv_plan.h), and the L1 it
 // takes: `slots` input slices of `slice` bytes beside the weights' `panel_area`.
 struct ConvCandidate {
   std::int64_t tile_ho, tile_cout;
   std::uint32_t blocks;
-  bool tall;
+  unsigned tall;
   std::uint64_t slice, slots, panel_area;
 };
 
@@ -159,8 +159,8 @@ double resident_block_cycles(const ConvLayer& layer, const ConvCandidate& c, std
   const std::int64_t n_co = ceil_div(layer.cout16, c.tile_cout), n_ho = ceil_div(p.ho, c.tile_ho);
   // the kernel's C tiles (conv_plan.h): wide for bands of at most 128 positions, tall if asked
   const bool wide = c.tile_ho * p.wo <= NPUVP_CONV_WIDE_MAX_POSITIONS;
-  const std::int64_t columns_max = wide ? std::int64_t(NPUVP_CONV_WIDE_TN) : c.tall ? kConvTallColumns : kConvMaxColumns;
-  const std::int64_t chunk = c.tall ? kConvTallPositions : kConvTilePositions;
+  const std::int64_t columns_max = wide ? std::int64_t(NPUVP_CONV_WIDE_TN) : kConvMaxColumns >> c.tall;
+  const std::int64_t chunk = kConvTilePositions << c.tall;
   const double parts = double(wide ? ceil_div(p.c1in, std::int64_t(npuvp_conv_part_groups_within(
                                                        std::uint64_t(p.c1in), std::uint64_t(layer.kc / 16),
                                                        NPUVP_CONV_WIDE_K_PARTS, NPUVP_CONV_WIDE_PART_MIN_KF)))
@@ -215,8 +215,8 @@ ConvCost conv_cost(const ConvLayer& layer, const ConvCandidate& c) {
   const std::uint32_t blocks = c.blocks;
   const double slice = double(c.slice);
   // A C tile: an M chunk of positions x up to `columns_max` channels of the block's span.
-  const std::int64_t chunk = c.tall ? kConvTallPositions : kConvTilePositions;
-  const std::int64_t columns_max = c.tall ? kConvTallColumns : kConvMaxColumns;
+  const std::int64_t chunk = kConvTilePositions << c.tall;
+  const std::int64_t columns_max = kConvMaxColumns >> c.tall;
   const std::int64_t tn = std::min<std::int64_t>(tile_cout, columns_max);
   const std::int64_t n_co = ceil_div(cout16, tile_cout), n_ho = ceil_div(p.ho, tile_ho);
   const std::int64_t units = p.n * n_ho * n_co;
@@ -297,13 +297,13 @@ bool one_slot_pays(const SocBuffers& soc, const ConvProblem& p, std::uint32_t bl
   return memory / blocks < soc.get("L1").bytes_per_cycle;
 }
 
-// Tall C tiles (conv_plan.h) pay only when a core's weights arrive slower than a 256-position
-// tile consumes them (16 B/cycle at the Cube's peak: each weight byte is half a MAC column of
-// 256 positions); with faster memory their fewer, larger tiles overlap less (ResNet-50's
-// layer1 3 x 3 on 16 HBM-class cores: 12.9 k -> 15.7 k cycles).
-bool tall_tiles_pay(const SocBuffers& soc, std::uint32_t blocks) {
+// Tall C tiles of height h (conv_plan.h) pay only when a core's weights arrive slower than
+// tiles of height h - 1 consume them (256 << (h - 1) positions: 16 >> (h - 1) B/cycle at the
+// Cube's peak, each weight byte half a MAC column of them); with faster memory their fewer,
+// larger tiles overlap less (ResNet-50's layer1 3 x 3 on 16 HBM-class cores: 12.9 k -> 15.7 k cycles).
+bool tall_tiles_pay(const SocBuffers& soc, std::uint32_t blocks, unsigned height) {
   const double weights_rate = std::min(soc.core_fill_bytes_per_cycle, soc.ddr_bytes_per_cycle / blocks);
-  return weights_rate < soc.cube_macs_per_cycle * 2 / double(kConvTilePositions);
+  return weights_rate < soc.cube_macs_per_cycle * 2 / double(kConvTilePositions << (height - 1));
 }
 
 }  // namespace
@@ -336,8 +336,8 @@ ConvTiling plan_conv(const SocBuffers& soc, const ConvProblem& p, bool double_bu
       const bool tall_differs = resident && tile_ho * p.wo > kConvTilePositions;
       for (const std::uint32_t blocks : block_candidates(soc, units)) {
         if (slots < sets && !one_slot_pays(soc, p, blocks)) continue;
-        for (const bool tall : {false, true}) {
-          if (tall && !(tall_differs && tall_tiles_pay(soc, blocks))) continue;
+        for (unsigned tall = 0; tall <= kConvPlannedTall; ++tall) {
+          if (tall && !(tall_differs && tall_tiles_pay(soc, blocks, tall))) continue;
           const ConvCost cost = conv_cost(layer, {tile_ho, tile_cout, blocks, tall, slice, slots, panel_area});
           if (best.tile_ho == 0 || cost.cycles < best.cycles * 0.995) {
             const int candidates = best.candidates;

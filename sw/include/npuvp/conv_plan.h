@@ -30,13 +30,11 @@ enum {
     NPUVP_CONV_WIDE_TN = 256, /* C tile columns when a tile has at most WIDE_MAX_POSITIONS positions */
     NPUVP_CONV_WIDE_MAX_POSITIONS = 128, /* 8 fractal rows x 16 fractal columns of f32: an L0C half */
     NPUVP_CONV_TILE_POSITIONS = 256, /* C tile rows: an M chunk of 16 fractal rows */
-    /* tall C tiles (NPUVP_CONV_FLAG_TALL_TILES): M chunks of 32 fractal rows, 64 columns (the
-     * same L0C half). Per weight byte a C tile then has 512 positions of Cube work: a core keeps
-     * its Cube busy while its weights arrive at 8 B/cycle instead of 16 (a core's share of the
-     * default DDR is 6.4), and a span of more than 64 channels is several columns, the next
-     * column's weights loading while the Cube works on the first */
-    NPUVP_CONV_TALL_TN = 64,
-    NPUVP_CONV_TALL_POSITIONS = 512,
+    /* tall C tiles of height h (NPUVP_CONV_FLAGS bits 1-2): M chunks of 256 << h positions by
+     * 128 >> h columns (the same L0C half). Per weight byte a C tile then has 256 << h positions
+     * of Cube work: a core keeps its Cube busy while its weights arrive at 16 >> h B/cycle (a
+     * core's share of the default DDR is 6.4), and a span of more than 128 >> h channels is
+     * several columns, the next column's weights loading while the Cube works on the first */
     NPUVP_CONV_MAX_GROUPS = 1024,    /* 16-column groups of resident weights */
     NPUVP_CONV_K_PARTS = 8,   /* the first tile's loads split by input channel groups */
     NPUVP_CONV_PART_MIN_KF = 8, /* a part has at least this many fractal columns of K */
@@ -70,12 +68,12 @@ struct npuvp_conv_plan {
     uint64_t n_chunks;         /* streamed weights: K chunks per C tile */
     uint64_t slice_slots, slice_slot_bytes; /* input slices in L1 (the weights follow them) */
     uint64_t resident;         /* 1: all weights stay in L1; 0: they stream through the ring */
-    uint64_t tn;               /* C tile columns: MAX_TN, or WIDE_TN or TALL_TN (below) */
+    uint64_t tn;               /* C tile columns: MAX_TN, WIDE_TN, or MAX_TN >> h for tall tiles */
 };
 
-/* The positions of a C tile (an M chunk) of a plan whose tiles are tn columns wide. */
+/* The positions of a C tile (an M chunk) of a plan whose tiles are tn columns wide: an L0C half. */
 static inline uint64_t npuvp_conv_chunk_positions(uint64_t tn) {
-    return tn == NPUVP_CONV_TALL_TN ? NPUVP_CONV_TALL_POSITIONS : NPUVP_CONV_TILE_POSITIONS;
+    return (uint64_t)NPUVP_CONV_TILE_POSITIONS * (tn < NPUVP_CONV_MAX_TN ? NPUVP_CONV_MAX_TN / tn : 1);
 }
 
 static inline uint64_t npuvp_conv_ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
@@ -169,8 +167,9 @@ static inline const char* npuvp_conv_plan_make(const struct npuvp_conv_geometry*
      * the Cube goes, is no longer bound by MTE2 (it was on layer3's 1 x 1 1024 -> 256: a part of
      * 60 KB for 912 Cube cycles); streamed weights keep their 128-column chunk ring */
     p->tn = p->resident && p->tile_ho * p->wo <= NPUVP_CONV_WIDE_MAX_POSITIONS ? NPUVP_CONV_WIDE_TN : NPUVP_CONV_MAX_TN;
-    if ((flags & NPUVP_CONV_FLAG_TALL_TILES) && p->resident && p->tile_ho * p->wo > NPUVP_CONV_TILE_POSITIONS)
-        p->tn = NPUVP_CONV_TALL_TN;
+    const uint64_t tall = (flags & NPUVP_CONV_FLAG_TALL_MASK) >> NPUVP_CONV_FLAG_TALL_SHIFT;
+    if (tall > NPUVP_CONV_MAX_TALL) return "a C tile height above 2 (NPUVP_CONV_FLAGS bits 1-2)";
+    if (tall && p->resident && p->tile_ho * p->wo > NPUVP_CONV_TILE_POSITIONS) p->tn = NPUVP_CONV_MAX_TN >> tall;
     p->part_groups = p->tn == NPUVP_CONV_WIDE_TN
                          ? npuvp_conv_part_groups_within(c1in, kcf, NPUVP_CONV_WIDE_K_PARTS, NPUVP_CONV_WIDE_PART_MIN_KF)
                          : npuvp_conv_part_groups(c1in, kcf);
@@ -187,7 +186,7 @@ static inline const char* npuvp_conv_plan_make(const struct npuvp_conv_geometry*
  *   PLAN_COUT  group | n_cg << 16 | units << 32 (32 bits)
  *   PLAN_K     part_groups | part_kf << 16 | panel_token_kf << 32 | n_chunks << 48
  *   PLAN_L1    slice_slot_bytes (32 bits) | slice_slots << 32 (4) | resident << 36 (1) |
- *              (tn == WIDE_TN) << 37 (1) | (tn == TALL_TN) << 38 (1) | parts << 40 (8) |
+ *              (tn == WIDE_TN) << 37 (1) | h << 38 (2, tn == MAX_TN >> h) | parts << 40 (8) |
  *              panel_token_parts << 48 (8) |
  *              panel_tokens << 56 (7) |
  *              1 << 63 (a plan: a launch without one stops the kernel)
@@ -201,14 +200,16 @@ static inline const char* npuvp_conv_plan_pack(const struct npuvp_conv_plan* p, 
         return "K (input channels x kernel size) above 65535 x 16";
     if (p->slice_slot_bytes > b32 || p->slice_slots > 15 || p->parts > b8 || p->panel_token_parts > b8 ||
         p->panel_tokens > 127 ||
-        (p->tn != NPUVP_CONV_MAX_TN && p->tn != NPUVP_CONV_WIDE_TN && p->tn != NPUVP_CONV_TALL_TN))
+        (p->tn != NPUVP_CONV_WIDE_TN && p->tn != NPUVP_CONV_MAX_TN && p->tn != NPUVP_CONV_MAX_TN / 2 &&
+         p->tn != NPUVP_CONV_MAX_TN / 4))
         return "internal: a plan field outside its bits";
     args[NPUVP_CONV_PLAN_ROWS] = p->ho | p->wo << 16 | p->tile_ho << 32 | p->n_st << 48;
     args[NPUVP_CONV_PLAN_COUT] = p->group | p->n_cg << 16 | p->units << 32;
     args[NPUVP_CONV_PLAN_K] = p->part_groups | p->part_kf << 16 | p->panel_token_kf << 32 | p->n_chunks << 48;
     args[NPUVP_CONV_PLAN_L1] = p->slice_slot_bytes | p->slice_slots << 32 | p->resident << 36 |
                                (uint64_t)(p->tn == NPUVP_CONV_WIDE_TN) << 37 |
-                               (uint64_t)(p->tn == NPUVP_CONV_TALL_TN) << 38 | p->parts << 40 |
+                               (uint64_t)(p->tn == NPUVP_CONV_MAX_TN / 2 ? 1 : p->tn == NPUVP_CONV_MAX_TN / 4 ? 2 : 0) << 38 |
+                               p->parts << 40 |
                                p->panel_token_parts << 48 | p->panel_tokens << 56 | NPUVP_CONV_PLAN_PRESENT;
     return 0;
 }
@@ -231,7 +232,7 @@ static inline int npuvp_conv_plan_unpack(const volatile uint64_t* args, struct n
     p->slice_slot_bytes = l1 & 0xffffffffu;
     p->slice_slots = l1 >> 32 & 0xf;
     p->resident = l1 >> 36 & 1;
-    p->tn = l1 >> 37 & 1 ? NPUVP_CONV_WIDE_TN : l1 >> 38 & 1 ? NPUVP_CONV_TALL_TN : NPUVP_CONV_MAX_TN;
+    p->tn = l1 >> 37 & 1 ? NPUVP_CONV_WIDE_TN : NPUVP_CONV_MAX_TN >> (l1 >> 38 & 3);
     p->parts = l1 >> 40 & 0xff;
     p->panel_token_parts = l1 >> 48 & 0xff;
     p->panel_tokens = l1 >> 56 & 0x7f;
