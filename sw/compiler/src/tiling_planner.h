@@ -51,9 +51,10 @@ constexpr std::int64_t kConvMaxColumns = NPUVP_CONV_MAX_TN;
 // op_conv.c's C tiles are at most this many output positions (an M chunk)...
 constexpr std::int64_t kConvTilePositions = NPUVP_CONV_TILE_POSITIONS;
 // ...or, tall of height h (1, 2: conv_plan.h), kConvTilePositions << h by kConvMaxColumns >> h.
-// The planner uses heights up to 1: a height-2 tile's 32 weight columns are 64-byte rows of the
-// Kc x Cout16 matrix, which at its pitch all fall on one DDR channel (the channels interleave every
-// 64 bytes): ResNet-50's layer2 3 x 3 took 61.1 k cycles with them, 40.7 k with height 1.
+// The planner uses heights up to 1: height 2 measured slower on every layer it was chosen for
+// (ResNet-50's layer2 3 x 3 with the default DDR: 61.1 k cycles, 40.7 k with height 1; 51.0 k with
+// the weights stored by column groups, so not only because its 64-byte weight rows fall on one
+// DDR channel of the 64-byte interleave).
 constexpr unsigned kConvPlannedTall = 1;
 // ...and a block's first C tile loads its input and weights in K parts of whole input channel
 // groups (conv_plan.h: at most 8, each at least 8 fractal columns of K).
