@@ -129,6 +129,18 @@ std::size_t index_5hd(std::size_t img, std::size_t ch, std::size_t y, std::size_
   return (((img * c1 + ch / 16) * h + y) * w + x) * 16 + ch % 16;
 }
 
+// The kernel's plan of a case on `blocks` blocks with NPUVP_CONV_FLAGS `flags` (0: the case's own).
+npuvp_conv_plan plan_of(const ConvCase& c, std::uint64_t blocks, std::uint64_t flags = 0) {
+  const npuvp_conv_geometry g{c.n,          c.cin,        c.h,          c.w,           c.cout,
+                              c.kh,         c.kw,         c.stride_h,   c.stride_w,    c.pad_top,
+                              c.pad_bottom, c.pad_left,   c.pad_right,  c.dilation_h,  c.dilation_w};
+  if (!flags) flags = (c.double_buffer ? NPUVP_CONV_FLAG_DOUBLE_BUFFERING : 0) | std::uint64_t(c.tall) << NPUVP_CONV_FLAG_TALL_SHIFT;
+  npuvp_conv_plan plan{};
+  const char* refused = npuvp_conv_plan_make(&g, c.tile_ho, c.tile_cout, blocks, flags, &plan);
+  EXPECT_EQ(refused, nullptr) << refused;
+  return plan;
+}
+
 // Returns the Cube utilisation (MACs / (cycles x 2048 x cores)).
 double run_conv(const ConvCase& c) {
   const std::size_t ho = window_output_size(c.h, c.pad_top, c.pad_bottom, c.dilation_h, c.kh, c.stride_h);
@@ -313,10 +325,7 @@ TEST(OperatorConv, WideTilesResidualClipOddChannels) {
   c.clip_hi = 4.0f;
   c.cores = 2;
   c.blocks = 3;
-  npuvp_conv_geometry g{c.n, c.cin, c.h, c.w, c.cout, c.kh, c.kw, 1, 1, 1, 1, 1, 1, 1, 1};
-  npuvp_conv_plan plan{};
-  ASSERT_EQ(npuvp_conv_plan_make(&g, c.tile_ho, c.tile_cout, c.blocks, 1, &plan), nullptr);
-  EXPECT_EQ(plan.tn, std::uint64_t(NPUVP_CONV_WIDE_TN));
+  EXPECT_EQ(plan_of(c, c.blocks).tn, std::uint64_t(NPUVP_CONV_WIDE_TN));
   run_conv(c);
 }
 // A block's last C tile column (one M chunk, resident weights, more than 64 channels) is
@@ -333,9 +342,7 @@ TEST(OperatorConv, LastColumnInTwoTilesResidualClipOddChannels) {
   c.clip_lo = 0.25f;
   c.clip_hi = 4.0f;
   c.cores = 2;
-  npuvp_conv_geometry g{c.n, c.cin, c.h, c.w, c.cout, c.kh, c.kw, 1, 1, 0, 0, 0, 0, 1, 1};
-  npuvp_conv_plan plan{};
-  ASSERT_EQ(npuvp_conv_plan_make(&g, c.tile_ho, c.tile_cout, 2, 1, &plan), nullptr);
+  const npuvp_conv_plan plan = plan_of(c, 2);
   EXPECT_EQ(plan.tn, std::uint64_t(NPUVP_CONV_MAX_TN));  // 144 positions: 128-column tiles
   EXPECT_EQ(plan.units, 2u);
   run_conv(c);
@@ -378,10 +385,7 @@ ConvCase tall_tiles() {
 }
 TEST(OperatorConv, TallTilesResidualClipOddChannels) {
   const ConvCase c = tall_tiles();
-  npuvp_conv_geometry g{c.n, c.cin, c.h, c.w, c.cout, c.kh, c.kw, 1, 1, 1, 1, 1, 1, 1, 1};
-  npuvp_conv_plan plan{};
-  ASSERT_EQ(npuvp_conv_plan_make(&g, c.tile_ho, c.tile_cout, c.blocks,
-                                 NPUVP_CONV_FLAG_DOUBLE_BUFFERING | 1 << NPUVP_CONV_FLAG_TALL_SHIFT, &plan), nullptr);
+  const npuvp_conv_plan plan = plan_of(c, c.blocks);
   EXPECT_EQ(plan.tn, 64u);
   EXPECT_EQ(npuvp_conv_chunk_positions(plan.tn), 512u);
   run_conv(c);
@@ -403,13 +407,12 @@ TEST(OperatorConv, TallestTilesResidualRelu) {
   c.bias = true;
   c.act = NPUVP_ACT_RELU;
   c.cores = 2;
-  npuvp_conv_geometry g{c.n, c.cin, c.h, c.w, c.cout, c.kh, c.kw, 1, 1, 1, 1, 1, 1, 1, 1};
-  npuvp_conv_plan plan{};
-  ASSERT_EQ(npuvp_conv_plan_make(&g, c.tile_ho, c.tile_cout, 2,
-                                 NPUVP_CONV_FLAG_DOUBLE_BUFFERING | 2 << NPUVP_CONV_FLAG_TALL_SHIFT, &plan), nullptr);
+  const npuvp_conv_plan plan = plan_of(c, 2);
   EXPECT_EQ(plan.tn, 32u);
   EXPECT_EQ(npuvp_conv_chunk_positions(plan.tn), 1024u);
-  EXPECT_STREQ(npuvp_conv_plan_make(&g, c.tile_ho, c.tile_cout, 2, 3 << NPUVP_CONV_FLAG_TALL_SHIFT, &plan),
+  const npuvp_conv_geometry g{c.n, c.cin, c.h, c.w, c.cout, c.kh, c.kw, 1, 1, 1, 1, 1, 1, 1, 1};
+  npuvp_conv_plan refused{};
+  EXPECT_STREQ(npuvp_conv_plan_make(&g, c.tile_ho, c.tile_cout, 2, 3 << NPUVP_CONV_FLAG_TALL_SHIFT, &refused),
                "a C tile height above 2 (NPUVP_CONV_FLAGS bits 1-2)");
   run_conv(c);
 }
@@ -428,11 +431,10 @@ TEST(OperatorConv, TallTilesNarrowCoutUnitsSpanColumns) {
 }
 // Bands of at most one M chunk keep their tiles whatever the flag asks (tall would only narrow them).
 TEST(OperatorConv, TallTilesOnlyWhereABandHasSeveralChunks) {
-  npuvp_conv_geometry g{1, 64, 14, 14, 256, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1};
-  npuvp_conv_plan plan{};
-  ASSERT_EQ(npuvp_conv_plan_make(&g, 14, 0, 2, NPUVP_CONV_FLAG_DOUBLE_BUFFERING | 2 << NPUVP_CONV_FLAG_TALL_SHIFT, &plan),
-            nullptr);
-  EXPECT_EQ(plan.tn, std::uint64_t(NPUVP_CONV_MAX_TN));  // 196 positions
+  ConvCase c{1, 64, 14, 14, 256, 1, 1};
+  c.tile_ho = 14;
+  c.tall = 2;
+  EXPECT_EQ(plan_of(c, 2).tn, std::uint64_t(NPUVP_CONV_MAX_TN));  // 196 positions
 }
 
 // 1x1 with a residual and ReLU applied after it (ResNet's block end), odd sizes.
