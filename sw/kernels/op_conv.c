@@ -111,7 +111,7 @@ typedef struct {
      * compiler computed it */
     struct npuvp_conv_plan p;
     uint64_t tn, tn_shift, panel_base; /* C tile columns (the plan's), log2 */
-    uint64_t chunk, chunk_shift;       /* C tile positions (an M chunk: 256, or 512 for tall tiles), log2 */
+    uint64_t chunk, chunk_shift;       /* C tile positions (an M chunk: 256, or 256 << h for tall tiles), log2 */
     uint64_t u_begin, u_end;
     int db;
     uint64_t l0_uses;
@@ -151,16 +151,6 @@ typedef struct {
     uint64_t slice_end[2];              /* last tile of the slices, ring of 2 (issue side) */
     uint64_t n0, cols;                  /* the tile's first output channel and its channels */
 } Cursor;
-
-/* log2 of a power of two (the core has no count-trailing-zeros instruction) */
-static uint64_t log2_of_power(uint64_t v) {
-    uint64_t s = 0;
-    while (v > 1) {
-        v >>= 1;
-        ++s;
-    }
-    return s;
-}
 
 /* a / b for the cursors' divisors, which are mostly 1 or 2 (images, blocks, splits): the
  * scalar unit takes 20 cycles for a division. */
@@ -699,9 +689,11 @@ void kernel_main(const uint64_t* gm_args) {
     c.u_end = div_fast(c.p.units * (b + 1), blocks);
     if (c.u_begin >= c.u_end) return;
     c.tn = c.p.tn;
-    c.tn_shift = log2_of_power(c.tn);
-    c.chunk = npuvp_conv_chunk_positions(c.tn);
-    c.chunk_shift = log2_of_power(c.chunk);
+    /* log2 by cases, not a loop: a block's start is on every layer's critical path (a loop of
+     * a few iterations each for both cost ResNet-50 10 us on 2 HBM-class cores) */
+    c.tn_shift = c.tn == NPUVP_CONV_WIDE_TN ? 8 : c.tn == NPUVP_CONV_MAX_TN ? 7 : c.tn == NPUVP_CONV_MAX_TN / 2 ? 6 : 5;
+    c.chunk_shift = c.tn < NPUVP_CONV_MAX_TN ? 15 - c.tn_shift : 8; /* 256 positions x 128 columns, or taller */
+    c.chunk = (uint64_t)1 << c.chunk_shift;
     c.chunk_bytes = CHUNK_KF * 16 * MAX_TN * 2;
     c.panel_base = c.p.slice_slots * c.p.slice_slot_bytes;
     c.chunks_issued = c.chunks_released = c.tiles_described = 0;
