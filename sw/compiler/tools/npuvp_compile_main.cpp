@@ -1,4 +1,4 @@
-// npuvp-compile model.onnx -o model.pkg [--ai-cores N] [--ddr-gbps G] [--l2-gbps G] [--no-double-buffering] [--no-l2] [--streams N]:
+// npuvp-compile model.onnx -o model.pkg [--ai-cores N] [--ddr-gbps G] [--l2-gbps G] [--ring-gbps G] [--no-double-buffering] [--no-l2] [--streams N]:
 // compiles an ONNX model into a model package and prints the layer summary.
 // Exit status: 0 done, 1 compile error, 2 usage error.
 #include <cstdio>
@@ -12,7 +12,7 @@
 namespace {
 
 int usage(const char* why) {
-  std::fprintf(stderr, "npuvp-compile: %s\nusage: npuvp-compile model.onnx -o model.pkg [--ai-cores N] [--ddr-gbps G] [--l2-gbps G] [--no-double-buffering] [--no-l2] [--streams N]\n", why);
+  std::fprintf(stderr, "npuvp-compile: %s\nusage: npuvp-compile model.onnx -o model.pkg [--ai-cores N] [--ddr-gbps G] [--l2-gbps G] [--ring-gbps G] [--no-double-buffering] [--no-l2] [--streams N]\n", why);
   return 2;
 }
 
@@ -30,12 +30,14 @@ int main(int argc, char** argv) {
       const long cores = std::strtol(argv[++k], nullptr, 10);
       if (cores < 1 || cores > 64) return usage("--ai-cores takes 1 .. 64");
       options.soc.ai_cores = unsigned(cores);
-    } else if ((arg == "--ddr-gbps" || arg == "--l2-gbps") && k + 1 < argc) {
-      // The SoC's DDR (L2 buffer) bandwidth in GB/s, e.g. 512 for the HBM-class configuration of
-      // docs/networks.md: the plan depends on it.
+    } else if ((arg == "--ddr-gbps" || arg == "--l2-gbps" || arg == "--ring-gbps") && k + 1 < argc) {
+      // The SoC's DDR (L2 buffer, ring link into a core) bandwidth in GB/s, e.g. 512 (512, 128) for
+      // the HBM-class configuration of docs/networks.md: the plan depends on it.
       const double gbps = std::strtod(argv[++k], nullptr);
       if (!(gbps > 0)) return usage((arg + " takes a positive bandwidth in GB/s").c_str());
-      (arg == "--ddr-gbps" ? options.soc.ddr_bytes_per_second : options.soc.l2_bytes_per_second) = gbps * 1e9;
+      (arg == "--ddr-gbps"  ? options.soc.ddr_bytes_per_second
+       : arg == "--l2-gbps" ? options.soc.l2_bytes_per_second
+                            : options.soc.ring_link_bytes_per_second) = gbps * 1e9;
     } else if (arg == "--streams" && k + 1 < argc) {
       const long streams = std::strtol(argv[++k], nullptr, 10);
       if (streams < 1 || streams > long(kMaxStreams)) return usage(("--streams takes 1 .. " + std::to_string(kMaxStreams)).c_str());
