@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <vector>
 
 namespace npuvp::compiler {
 namespace {
@@ -112,6 +111,19 @@ std::string MatmulTiling::text() const {
 
 namespace {
 
+// The share of the memory a Conv's input is in (the L2 arena's when it is there and the L2 is
+// faster than the DDR, else the DDR's) that each of `blocks` blocks gets, bytes per cycle.
+double input_memory_share(const SocBuffers& soc, const ConvProblem& p, std::uint32_t blocks) {
+  const bool in_l2 = p.input_in_l2 && !soc.l2_priced_as_ddr();
+  return (in_l2 ? soc.get("L2").bytes_per_cycle : soc.ddr_bytes_per_cycle) / blocks;
+}
+
+// The rate each of `blocks` blocks receives weights at: its share of the DDR, at most what its
+// MTE2 gets from the ring.
+double weights_rate(const SocBuffers& soc, std::uint32_t blocks) {
+  return std::min(soc.core_fill_bytes_per_cycle, soc.ddr_bytes_per_cycle / blocks);
+}
+
 // What every Conv candidate of a layer shares.
 struct ConvLayer {
   const SocBuffers& soc;
@@ -157,16 +169,14 @@ double resident_block_cycles(const ConvLayer& layer, const ConvCandidate& c, std
   const ConvProblem& p = layer.p;
   const SocBuffers& soc = layer.soc;
   const std::int64_t n_co = ceil_div(layer.cout16, c.tile_cout), n_ho = ceil_div(p.ho, c.tile_ho);
-  // the kernel's C tiles (conv_plan.h): wide for bands of at most 128 positions, tall if asked
-  const bool wide = c.tile_ho * p.wo <= NPUVP_CONV_WIDE_MAX_POSITIONS;
-  const std::int64_t columns_max = wide ? std::int64_t(NPUVP_CONV_WIDE_TN) : kConvMaxColumns >> c.tall;
-  const std::int64_t chunk = kConvTilePositions << c.tall;
-  const double parts = double(wide ? ceil_div(p.c1in, std::int64_t(npuvp_conv_part_groups_within(
-                                                       std::uint64_t(p.c1in), std::uint64_t(layer.kc / 16),
-                                                       NPUVP_CONV_WIDE_K_PARTS, NPUVP_CONV_WIDE_PART_MIN_KF)))
-                                   : conv_k_parts(p.c1in, layer.kc / 16));
+  // the kernel's C tiles and K parts (conv_plan.h)
+  const std::uint64_t tn = npuvp_conv_tile_columns(1, std::uint64_t(c.tile_ho * p.wo), c.tall);
+  const std::int64_t columns_max = std::int64_t(tn), chunk = std::int64_t(npuvp_conv_chunk_positions(tn));
+  const double parts = double(conv_k_parts(p.c1in, layer.kc / 16, tn));
   const double start = kConvBlockStartCycles;
-  std::vector<double> compute_start;  // of every tile so far (the lookahead waits on them)
+  // the Cube's start of the previous two tiles (a tile's loads are issued two tiles ahead)
+  double started_before_last = start, started_last = start;
+  std::int64_t tiles = 0;
   double load_end = start, compute_end = start, last_write_back = 0;
   std::int64_t loaded_lo = 0, loaded_hi = 0;  // the weight columns in L1 (channels)
   for (std::int64_t u = u0; u < u1;) {
@@ -188,15 +198,15 @@ double resident_block_cycles(const ConvLayer& layer, const ConvCandidate& c, std
         }
         const double piece = n0 == c0 ? double(c.slice) * double(rows) / double(positions) : 0;
         const double load = piece / rates.input + weight_bytes / rates.weights;
-        const size_t t = compute_start.size();
-        const double load_start = std::max(load_end, t >= 2 ? compute_start[t - 2] : start);
+        const double load_start = std::max(load_end, started_before_last);
         load_end = load_start + load;
         const double work = std::max(double(round16(rows)) * double(layer.kc) * double(cols) / soc.cube_macs_per_cycle,
                                      kCTileScalarCycles);
         // the Cube starts on the first K part (first tile) or panel token (weights), else the whole piece
-        const double tokens = t == 0 ? parts : weight_bytes > 0 ? double(NPUVP_CONV_PANEL_TOKENS) : 1;
+        const double tokens = tiles++ == 0 ? parts : weight_bytes > 0 ? double(NPUVP_CONV_PANEL_TOKENS) : 1;
         const double begin = std::max(compute_end, load_start + load / tokens);
-        compute_start.push_back(begin);
+        started_before_last = started_last;
+        started_last = begin;
         compute_end = std::max(begin + work, load_end + work / tokens);
         last_write_back = write_back_cycles(soc, double(round16(rows)) * double(cols), rates.output);
       }
@@ -224,7 +234,7 @@ ConvCost conv_cost(const ConvLayer& layer, const ConvCandidate& c) {
   const double ddr_share = soc.ddr_bytes_per_cycle / blocks;
   const double l2_share = soc.l2_priced_as_ddr() ? ddr_share : soc.get("L2").bytes_per_cycle / blocks;
   const double port = soc.get("L1").bytes_per_cycle;
-  const double input_rate = std::min(port, p.input_in_l2 ? l2_share : ddr_share);
+  const double input_rate = std::min(port, input_memory_share(soc, p, blocks));
   const double output_share = p.output_in_l2 ? l2_share : ddr_share;
   const double panel = double(kc) * tile_cout * 2;
   // The Cube computes each unit's positions rounded up to 16.
@@ -282,7 +292,7 @@ ConvCost conv_cost(const ConvLayer& layer, const ConvCandidate& c) {
   if (resident && layer.double_buffering)
     cycles = std::max(cycles, resident_block_cycles(layer, c, busiest_u0, busiest_u1,
                                                     {std::min(input_rate, soc.core_fill_bytes_per_cycle),
-                                                     std::min(soc.core_fill_bytes_per_cycle, ddr_share), output_share}));
+                                                     weights_rate(soc, blocks), output_share}));
   // One slot: a block's later slices load while its Cube waits.
   if (c.slots < (layer.double_buffering ? 2u : 1u)) cycles += (busiest_slices - 1) * slice / input_rate;
   return {cycles, ddr};
@@ -293,8 +303,7 @@ ConvCost conv_cost(const ConvLayer& layer, const ConvCandidate& c) {
 // the loads are the limit anyway. With a faster one (HBM-class), the single tile's K parts
 // are load-bound (layer3's 1 x 1 1024 -> 256 split by Cout: 18.3 k -> 19.5 k cycles).
 bool one_slot_pays(const SocBuffers& soc, const ConvProblem& p, std::uint32_t blocks) {
-  const double memory = p.input_in_l2 && !soc.l2_priced_as_ddr() ? soc.get("L2").bytes_per_cycle : soc.ddr_bytes_per_cycle;
-  return memory / blocks < soc.get("L1").bytes_per_cycle;
+  return input_memory_share(soc, p, blocks) < soc.get("L1").bytes_per_cycle;
 }
 
 // Tall C tiles of height h (conv_plan.h) pay only when a core's weights arrive slower than
@@ -302,8 +311,7 @@ bool one_slot_pays(const SocBuffers& soc, const ConvProblem& p, std::uint32_t bl
 // Cube's peak, each weight byte half a MAC column of them); with faster memory their fewer,
 // larger tiles overlap less (ResNet-50's layer1 3 x 3 on 16 HBM-class cores: 12.9 k -> 15.7 k cycles).
 bool tall_tiles_pay(const SocBuffers& soc, std::uint32_t blocks, unsigned height) {
-  const double weights_rate = std::min(soc.core_fill_bytes_per_cycle, soc.ddr_bytes_per_cycle / blocks);
-  return weights_rate < soc.cube_macs_per_cycle * 2 / double(kConvTilePositions << (height - 1));
+  return weights_rate(soc, blocks) < soc.cube_macs_per_cycle * 2 / double(kConvTilePositions << (height - 1));
 }
 
 }  // namespace

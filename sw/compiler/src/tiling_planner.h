@@ -57,9 +57,10 @@ constexpr std::int64_t kConvTilePositions = NPUVP_CONV_TILE_POSITIONS;
 // DDR channel of the 64-byte interleave).
 constexpr unsigned kConvPlannedTall = 1;
 // ...and a block's first C tile loads its input and weights in K parts of whole input channel
-// groups (conv_plan.h: at most 8, each at least 8 fractal columns of K).
-inline std::int64_t conv_k_parts(std::int64_t c1in, std::int64_t k_fractals) {
-  const std::uint64_t groups = npuvp_conv_part_groups(std::uint64_t(c1in), std::uint64_t(k_fractals));
+// groups (conv_plan.h: at most 8, each at least 8 fractal columns of K; with tn = 256-column C
+// tiles up to 13 of at least 4).
+inline std::int64_t conv_k_parts(std::int64_t c1in, std::int64_t k_fractals, std::uint64_t tn = NPUVP_CONV_MAX_TN) {
+  const std::uint64_t groups = npuvp_conv_plan_part_groups(std::uint64_t(c1in), std::uint64_t(k_fractals), tn);
   return (c1in + std::int64_t(groups) - 1) / std::int64_t(groups);
 }
 constexpr std::int64_t kMatmulMaxTileM = 512, kMatmulMaxTileN = 256;

@@ -91,6 +91,26 @@ static inline uint64_t npuvp_conv_part_groups(uint64_t c1in, uint64_t kcf) {
     return npuvp_conv_part_groups_within(c1in, kcf, NPUVP_CONV_K_PARTS, NPUVP_CONV_PART_MIN_KF);
 }
 
+/* The C tiles' columns of a plan: resident weights get C tiles twice as wide when a band has at
+ * most 128 positions (14 x 14 and 7 x 7 maps split by rows): per K column the tile then needs
+ * ~2 / 3 of the bytes for its MACs, so the block's first C tile, which loads the slice and its
+ * weight columns as the Cube goes, is no longer bound by MTE2 (it was on layer3's 1 x 1
+ * 1024 -> 256: a part of 60 KB for 912 Cube cycles); tall ones of height `tall` (bands of more
+ * than one M chunk) are 128 >> tall wide; streamed weights keep their 128-column chunk ring. */
+static inline uint64_t npuvp_conv_tile_columns(int resident, uint64_t band_positions, uint64_t tall) {
+    if (!resident) return NPUVP_CONV_MAX_TN;
+    if (band_positions <= NPUVP_CONV_WIDE_MAX_POSITIONS) return NPUVP_CONV_WIDE_TN;
+    return tall && band_positions > NPUVP_CONV_TILE_POSITIONS ? NPUVP_CONV_MAX_TN >> tall : NPUVP_CONV_MAX_TN;
+}
+
+/* Input channel groups per K part of a plan with tn-column C tiles (more, smaller parts with
+ * 256-column tiles). */
+static inline uint64_t npuvp_conv_plan_part_groups(uint64_t c1in, uint64_t kcf, uint64_t tn) {
+    return tn == NPUVP_CONV_WIDE_TN
+               ? npuvp_conv_part_groups_within(c1in, kcf, NPUVP_CONV_WIDE_K_PARTS, NPUVP_CONV_WIDE_PART_MIN_KF)
+               : npuvp_conv_part_groups(c1in, kcf);
+}
+
 /* The plan of a launch on `blocks` task blocks; tile_ho, tile_cout: the tiling asked for
  * (0: the kernel's default: the rows an image gets when the blocks share the images, split
  * over Cout instead when the weights outweigh an image); flags: NPUVP_CONV_FLAG_* (tall
@@ -161,18 +181,10 @@ static inline const char* npuvp_conv_plan_make(const struct npuvp_conv_geometry*
         npuvp_conv_ceil_div(slice_rows * row_bytes, NPUVP_CONV_FRACTAL_BYTES) * NPUVP_CONV_FRACTAL_BYTES;
     p->slice_slots = double_buffering && 2 * p->slice_slot_bytes <= budget ? 2 : 1;
     p->units = g->n * p->n_st * p->n_cg;
-    /* C tiles twice as wide when a band has at most 128 positions (14 x 14 and 7 x 7 maps split
-     * by rows) and the weights are resident: per K column the tile then needs ~2 / 3 of the bytes
-     * for its MACs, so the block's first C tile, which loads the slice and its weight columns as
-     * the Cube goes, is no longer bound by MTE2 (it was on layer3's 1 x 1 1024 -> 256: a part of
-     * 60 KB for 912 Cube cycles); streamed weights keep their 128-column chunk ring */
-    p->tn = p->resident && p->tile_ho * p->wo <= NPUVP_CONV_WIDE_MAX_POSITIONS ? NPUVP_CONV_WIDE_TN : NPUVP_CONV_MAX_TN;
     const uint64_t tall = (flags & NPUVP_CONV_FLAG_TALL_MASK) >> NPUVP_CONV_FLAG_TALL_SHIFT;
     if (tall > NPUVP_CONV_MAX_TALL) return "a C tile height above 2 (NPUVP_CONV_FLAGS bits 1-2)";
-    if (tall && p->resident && p->tile_ho * p->wo > NPUVP_CONV_TILE_POSITIONS) p->tn = NPUVP_CONV_MAX_TN >> tall;
-    p->part_groups = p->tn == NPUVP_CONV_WIDE_TN
-                         ? npuvp_conv_part_groups_within(c1in, kcf, NPUVP_CONV_WIDE_K_PARTS, NPUVP_CONV_WIDE_PART_MIN_KF)
-                         : npuvp_conv_part_groups(c1in, kcf);
+    p->tn = npuvp_conv_tile_columns((int)p->resident, p->tile_ho * p->wo, tall);
+    p->part_groups = npuvp_conv_plan_part_groups(c1in, kcf, p->tn);
     p->parts = npuvp_conv_ceil_div(c1in, p->part_groups);
     p->part_kf = p->part_groups * g->kh * g->kw;
     p->panel_token_parts = npuvp_conv_ceil_div(p->parts, NPUVP_CONV_PANEL_TOKENS);
