@@ -141,6 +141,17 @@ npuvp_conv_plan plan_of(const ConvCase& c, std::uint64_t blocks, std::uint64_t f
   return plan;
 }
 
+// A residual, a bias and a Clip of positive lower bound [0.25, 4] (which must clear the padded
+// output lanes): the epilogue's every step.
+ConvCase residual_bias_clip(ConvCase c) {
+  c.residual = true;
+  c.bias = true;
+  c.act = NPUVP_ACT_CLIP;
+  c.clip_lo = 0.25f;
+  c.clip_hi = 4.0f;
+  return c;
+}
+
 // Returns the Cube utilisation (MACs / (cycles x 2048 x cores)).
 double run_conv(const ConvCase& c) {
   const std::size_t ho = window_output_size(c.h, c.pad_top, c.pad_bottom, c.dilation_h, c.kh, c.stride_h);
@@ -318,11 +329,7 @@ TEST(OperatorConv, WideTilesResidualClipOddChannels) {
   c.tile_ho = 3;
   c.tile_cout = 304;
   c = pads(c, 1, 1, 1, 1);
-  c.residual = true;
-  c.bias = true;
-  c.act = NPUVP_ACT_CLIP;
-  c.clip_lo = 0.25f;
-  c.clip_hi = 4.0f;
+  c = residual_bias_clip(c);
   c.cores = 2;
   c.blocks = 3;
   EXPECT_EQ(plan_of(c, c.blocks).tn, std::uint64_t(NPUVP_CONV_WIDE_TN));
@@ -336,11 +343,7 @@ TEST(OperatorConv, LastColumnInTwoTilesResidualClipOddChannels) {
   ConvCase c{1, 64, 12, 12, 200, 1, 1};
   c.tile_ho = 12;
   c.tile_cout = 112;
-  c.residual = true;
-  c.bias = true;
-  c.act = NPUVP_ACT_CLIP;
-  c.clip_lo = 0.25f;
-  c.clip_hi = 4.0f;
+  c = residual_bias_clip(c);
   c.cores = 2;
   const npuvp_conv_plan plan = plan_of(c, 2);
   EXPECT_EQ(plan.tn, std::uint64_t(NPUVP_CONV_MAX_TN));  // 144 positions: 128-column tiles
@@ -353,11 +356,7 @@ TEST(OperatorConv, WideTilesResidualClipOddChannelsSerial) {
   c = pads(c, 1, 1, 1, 1);
   c.tile_ho = 3;
   c.tile_cout = 304;
-  c.residual = true;
-  c.bias = true;
-  c.act = NPUVP_ACT_CLIP;
-  c.clip_lo = 0.25f;
-  c.clip_hi = 4.0f;
+  c = residual_bias_clip(c);
   c.cores = 2;
   c.blocks = 3;
   c.double_buffer = false;
@@ -374,11 +373,7 @@ ConvCase tall_tiles() {
   c.tile_ho = 23;
   c.tile_cout = 208;
   c.tall = 1;
-  c.residual = true;
-  c.bias = true;
-  c.act = NPUVP_ACT_CLIP;
-  c.clip_lo = 0.25f;
-  c.clip_hi = 4.0f;
+  c = residual_bias_clip(c);
   c.cores = 2;
   c.blocks = 3;
   return c;
@@ -394,6 +389,16 @@ TEST(OperatorConv, TallTilesResidualClipOddChannelsSerial) {
   ConvCase c = tall_tiles();
   c.double_buffer = false;
   run_conv(c);
+}
+// A 3x3 case (pads 1) split into one-group Cout units (TILE_COUT 16) of `tile_ho`-row bands over
+// `blocks` blocks on 2 cores: a block's consecutive units of the same rows form spans.
+ConvCase narrow_cout_units(ConvCase c, std::uint64_t tile_ho, std::uint64_t blocks) {
+  c = pads(c, 1, 1, 1, 1);
+  c.tile_ho = tile_ho;
+  c.tile_cout = 16;
+  c.cores = 2;
+  c.blocks = blocks;
+  return c;
 }
 // The tallest tiles (1024 positions x 32 channels): two 28 x 28 bands (784 positions, one partial
 // chunk), 96 output channels in three 32-column columns, a residual, ReLU, a bias; 2 cores.
@@ -419,14 +424,9 @@ TEST(OperatorConv, TallestTilesResidualRelu) {
 // Tall tiles of one-group Cout units (TILE_COUT 16) in 11-row bands (11 x 30 = 330 positions, one
 // partial tall chunk) over 4 blocks: spans of several 64-column columns, ReLU, no bias.
 TEST(OperatorConv, TallTilesNarrowCoutUnitsSpanColumns) {
-  ConvCase c{1, 32, 22, 30, 144, 3, 3};
-  c = pads(c, 1, 1, 1, 1);
-  c.tile_ho = 11;
-  c.tile_cout = 16;
+  ConvCase c = narrow_cout_units({1, 32, 22, 30, 144, 3, 3}, 11, 4);
   c.tall = 1;
   c.act = NPUVP_ACT_RELU;
-  c.cores = 2;
-  c.blocks = 4;
   run_conv(c);
 }
 // Bands of at most one M chunk keep their tiles whatever the flag asks (tall would only narrow them).
@@ -484,13 +484,8 @@ TEST(OperatorConv, ExplicitTiles) {
 // units of the same rows form one span of C tiles up to 128 wide, and a
 // block that starts mid-row finds part of the next span's weights resident.
 TEST(OperatorConv, ExplicitNarrowCoutUnitsSpanColumns) {
-  ConvCase c{1, 32, 17, 15, 80, 3, 3};
-  c = pads(c, 1, 1, 1, 1);
-  c.tile_ho = 4;
-  c.tile_cout = 16;
+  ConvCase c = narrow_cout_units({1, 32, 17, 15, 80, 3, 3}, 4, 3);
   c.bias = true;
-  c.cores = 2;
-  c.blocks = 3;
   run_conv(c);
 }
 TEST(OperatorConv, ExplicitTilesSerial) {
