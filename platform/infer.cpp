@@ -166,6 +166,7 @@ int run_infer(const InferOptions& infer, const RunOptions& options) {
     compile_options.soc = soc_description(soc);
     compile_options.double_buffering = infer.double_buffering;
     compile_options.l2_activations = infer.l2_activations;
+    compile_options.pin_weights = infer.pin_weights;
     compile_options.streams = infer.streams;
     try {
       compiled = compiler::compile_onnx_file(infer.model_path, compile_options);

@@ -24,6 +24,7 @@ struct InferOptions {
   std::string profile_path;    // --profile FILE.csv
   bool double_buffering = true;  // --no-double-buffering: the compiler's serial tiling (benchmarks)
   bool l2_activations = true;    // --no-l2: every activation in DDR (benchmarks)
+  bool pin_weights = true;       // --no-l2, --no-pinned-weights: every weight in DDR
   unsigned streams = 1;          // --streams N: the compiler's CompileOptions::streams
   std::string name;            // run name (scenario name; default: the model's file stem)
   std::vector<Scenario::Setting> parameters;  // a scenario's params:

@@ -42,7 +42,7 @@ usage:
                                       -M virt -smp 16 -bios none) on the 16-core mesh cluster
   npuvp infer MODEL.onnx --input X.npy [--output Y.npy] [--reference R.npy [--cosine-min C] [--top1]]
               [--profile LAYERS.csv] [--set ...] [--trace T.json] [--stats S.json] [--quiet]
-              [--no-double-buffering] [--no-l2] [--streams N]
+              [--no-double-buffering] [--no-l2] [--no-pinned-weights] [--streams N]
                                       compile an ONNX model for the configured SoC, run it
                                       through the driver and the AI Cores, write its output
                                       and print a per-layer report (docs/networks.md)
@@ -214,7 +214,7 @@ struct CommandLine {
   npuvp::StatsDiffOptions diff;
   bool markdown = false;
   bool no_double_buffering = false;
-  bool no_l2 = false;
+  bool no_l2 = false, no_pinned_weights = false;
   bool no_wait = false;
   std::vector<std::string> operands;
 };
@@ -314,7 +314,9 @@ OptionTable declare_options(CommandLine& line) {
       .flag(kInfer, "no-double-buffering", line.no_double_buffering,
             "compile without double buffering (for measuring what it gains)")
       .flag(kInfer, "no-l2", line.no_l2,
-            "compile with every activation in DDR, none in the L2 buffer (for measuring what it gains)");
+            "compile with every activation and weight in DDR, none in the L2 buffer (for measuring what it gains)")
+      .flag(kInfer, "no-pinned-weights", line.no_pinned_weights,
+            "compile with every weight in DDR, none pinned in the L2 buffer (for measuring what pinning gains)");
   table.flag(kParams, "markdown", line.markdown, "print the table of docs/parameters.md");
   npuvp::StatsDiffOptions& diff = line.diff;
   table.add(kStatsDiff, "match", each("PATTERN", diff.patterns), "keep statistics whose name matches PATTERN (repeatable)")
@@ -381,6 +383,7 @@ int dispatch(const std::string& command, const std::vector<std::string>& argumen
     line.infer.model_path = single_operand(line.operands);
     line.infer.double_buffering = !line.no_double_buffering;
     line.infer.l2_activations = !line.no_l2;
+    line.infer.pin_weights = !line.no_l2 && !line.no_pinned_weights;
     if (line.infer.model_path.empty()) throw UsageError("`npuvp infer` needs a model (MODEL.onnx)");
     if (line.infer.input_path.empty()) throw UsageError("`npuvp infer` needs --input X.npy");
     return npuvp::run_infer(line.infer, run);

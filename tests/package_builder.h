@@ -72,6 +72,17 @@ class PackageBuilder {
     return offset;
   }
 
+  // Pinned weights: a 64-byte multiple appended to the constants after every add_constant
+  // (call it last), copied into the L2 at load; returns the offset in the pinned weights.
+  std::uint64_t add_pinned_constant(const std::vector<std::uint16_t>& halves) {
+    if (header_.pinned_bytes == 0) header_.pinned_offset = align(constants_.size());
+    const std::uint64_t offset = header_.pinned_bytes;
+    constants_.resize(header_.pinned_offset + offset + align(halves.size() * 2));
+    std::memcpy(constants_.data() + header_.pinned_offset + offset, halves.data(), halves.size() * 2);
+    header_.pinned_bytes = constants_.size() - header_.pinned_offset;
+    return offset;
+  }
+
   // A model input or output of `dims` f16 in the io area; returns its io offset.
   std::uint64_t add_tensor(const std::string& name, npuvp_tensor_role role, const std::vector<std::uint64_t>& dims) {
     npuvp_package_tensor tensor{};

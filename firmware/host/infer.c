@@ -183,6 +183,9 @@ int main(void)
     printf("infer: model '%s': %u layers, %u launches on %u streams, compiled for %u AI Cores\n",
            npuvp_model_string(&model, h->model_name), (unsigned)h->layer_count, (unsigned)h->launch_count,
            (unsigned)h->streams, (unsigned)h->ai_cores);
+    if (h->pinned_bytes)
+        printf("infer: pinned weights: %lu bytes copied into the L2 buffer at load in %lu TS cycles\n",
+               (unsigned long)h->pinned_bytes, (unsigned long)model.staging_cycles);
 
     struct progress progress = {infer_progress_layers, 0, rdtime()};
     if (progress.every == 0) progress.every = h->layer_count >= 10 ? (h->layer_count + 9) / 10 : h->layer_count;

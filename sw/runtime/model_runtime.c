@@ -30,16 +30,17 @@ const char *npuvp_model_message(const struct npuvp_model *model) { return model 
 static uint64_t region_address(const struct npuvp_model *model, unsigned relocation, int in_l2)
 {
     switch (relocation) {
-    case NPUVP_RELOC_CONSTANTS: return model->constants_address;
+    case NPUVP_RELOC_CONSTANTS: return in_l2 ? model->pinned_address : model->constants_address;
     case NPUVP_RELOC_ARENA: return in_l2 ? model->l2_arena_address : model->arena_address;
     case NPUVP_RELOC_IO: return model->io_address;
     default: return 0;
     }
 }
 
-/* An activation arena of `bytes` (none when 0) from the driver's pool of `kind`. */
-static int allocate_arena(struct npuvp_model *model, enum npuvp_mem_kind kind, uint64_t bytes, uint64_t *address,
-                          uint64_t *allocated)
+/* An area of `bytes` (none when 0) from the driver's pool of `kind`: an activation
+ * arena, or the pinned weights' L2 copy (`what`). */
+static int allocate_area(struct npuvp_model *model, enum npuvp_mem_kind kind, const char *what, uint64_t bytes,
+                         uint64_t *address, uint64_t *allocated)
 {
     if (!bytes) return NPUVP_MODEL_OK;
     const int status = npuvp_malloc(kind, bytes, NPUVP_PACKAGE_ALIGN, address);
@@ -49,8 +50,8 @@ static int allocate_arena(struct npuvp_model *model, enum npuvp_mem_kind kind, u
         npuvp_mem_stats(kind, &stats);
         const char *memory = kind == NPUVP_MEM_L2 ? "L2" : "DDR";
         return set_message(model, status == NPUVP_ERR_OUT_OF_MEMORY ? NPUVP_MODEL_ERR_OUT_OF_MEMORY : NPUVP_MODEL_ERR_DRIVER,
-                           "model '%s': %s activation arena of %llu bytes: %s (largest free %s block %llu bytes)",
-                           npuvp_model_string(model, model->header->model_name), memory, (unsigned long long)bytes,
+                           "model '%s': %s %s of %llu bytes: %s (largest free %s block %llu bytes)",
+                           npuvp_model_string(model, model->header->model_name), memory, what, (unsigned long long)bytes,
                            npuvp_status_name(status), memory, (unsigned long long)stats.largest_free);
     }
     *allocated = bytes;
@@ -76,16 +77,55 @@ int npuvp_model_open(struct npuvp_model *model, const void *package, uint64_t av
     for (uint32_t i = 0; i < h->launch_count; i++) model->kernels_used |= 1u << model->launches[i].kernel;
     memset(model->profile, 0, (size_t)h->launch_count * sizeof *model->profile);
 
-    status = allocate_arena(model, NPUVP_MEM_DDR, h->arena_bytes, &model->arena_address, &model->arena_allocated);
-    if (status != NPUVP_MODEL_OK) return status;
-    status = allocate_arena(model, NPUVP_MEM_L2, h->l2_arena_bytes, &model->l2_arena_address,
-                            &model->l2_arena_allocated);
-    if (status != NPUVP_MODEL_OK) {
-        if (model->arena_allocated) npuvp_free(model->arena_address);
-        model->arena_address = model->arena_allocated = 0;
-        return status;
-    }
+    /* The pinned weights are copied by op_copy when the kernels are loaded. */
+    if (h->pinned_bytes) model->kernels_used |= 1u << NPUVP_OP_KERNEL_COPY;
+
+    status = allocate_area(model, NPUVP_MEM_DDR, "activation arena", h->arena_bytes, &model->arena_address,
+                           &model->arena_allocated);
+    if (status == NPUVP_MODEL_OK)
+        status = allocate_area(model, NPUVP_MEM_L2, "activation arena", h->l2_arena_bytes, &model->l2_arena_address,
+                               &model->l2_arena_allocated);
+    if (status == NPUVP_MODEL_OK)
+        status = allocate_area(model, NPUVP_MEM_L2, "copy of the pinned weights", h->pinned_bytes,
+                               &model->pinned_address, &model->pinned_allocated);
     model->opened = 1;
+    if (status != NPUVP_MODEL_OK) {
+        char message[NPUVP_MODEL_MESSAGE_BYTES];
+        memcpy(message, model->message, sizeof message);
+        npuvp_model_close(model); /* frees what was allocated */
+        memcpy(model->message, message, sizeof message);
+    }
+    return status;
+}
+
+/* Copies the pinned weights from the constants (DDR) into their L2 copy: one op_copy
+ * launch over every AI Core the model was compiled for, before any replay. */
+static int stage_pinned_weights(struct npuvp_model *model)
+{
+    const struct npuvp_package_header *h = model->header;
+    if (!h->pinned_bytes || model->pinned_staged) return NPUVP_MODEL_OK;
+    uint64_t args[NPUVP_OP_ARG_TAG + 1];
+    memset(args, 0, sizeof args);
+    args[NPUVP_OP_ARG_TAG] = ~(uint64_t)0; /* no layer's: profiles do not count it in one */
+    args[NPUVP_COPY_OUT] = model->pinned_address;
+    args[NPUVP_COPY_IN] = model->constants_address + h->pinned_offset;
+    args[NPUVP_COPY_ELEMENT_BYTES] = 2;
+    for (unsigned d = 0; d < NPUVP_COPY_MAX_RANK; d++) args[NPUVP_COPY_DIM0 + d] = 1;
+    args[NPUVP_COPY_DIM0 + NPUVP_COPY_MAX_RANK - 1] = h->pinned_bytes / 2;
+    args[NPUVP_COPY_IN_STRIDE0 + NPUVP_COPY_MAX_RANK - 1] = 1;
+    args[NPUVP_COPY_OUT_STRIDE0 + NPUVP_COPY_MAX_RANK - 1] = 1;
+    struct npuvp_result result;
+    memset(&result, 0, sizeof result);
+    const uint32_t blocks = h->ai_cores ? h->ai_cores : 1;
+    const int status = npuvp_launch(&model->kernels[NPUVP_OP_KERNEL_COPY], blocks, args, NPUVP_OP_ARG_TAG + 1,
+                                    NPUVP_STREAM_DEFAULT, &result);
+    if (status != NPUVP_OK)
+        return set_message(model, status == NPUVP_ERR_KERNEL_FAULT ? NPUVP_MODEL_ERR_KERNEL_FAULT : NPUVP_MODEL_ERR_DRIVER,
+                           "model '%s': copying %llu bytes of pinned weights into the L2 buffer: %s",
+                           npuvp_model_string(model, h->model_name), (unsigned long long)h->pinned_bytes,
+                           status == NPUVP_ERR_KERNEL_FAULT ? npuvp_result_string(&result) : npuvp_status_name(status));
+    model->staging_cycles = result.ts_end_cycle - result.ts_start_cycle;
+    model->pinned_staged = 1;
     return NPUVP_MODEL_OK;
 }
 
@@ -109,7 +149,7 @@ int npuvp_model_load_kernels(struct npuvp_model *model, const struct npuvp_model
                                npuvp_model_kernel_name(k), npuvp_status_name(status));
         model->kernels_loaded |= 1u << k;
     }
-    return NPUVP_MODEL_OK;
+    return stage_pinned_weights(model);
 }
 
 /* ---- replay ------------------------------------------------------------------------------ */
@@ -331,7 +371,10 @@ void npuvp_model_close(struct npuvp_model *model)
     if (!model || !model->opened) return;
     if (model->arena_allocated) npuvp_free(model->arena_address);
     if (model->l2_arena_allocated) npuvp_free(model->l2_arena_address);
+    if (model->pinned_allocated) npuvp_free(model->pinned_address);
     model->arena_address = model->arena_allocated = 0;
     model->l2_arena_address = model->l2_arena_allocated = 0;
+    model->pinned_address = model->pinned_allocated = 0;
+    model->pinned_staged = 0;
     model->opened = 0;
 }

@@ -53,7 +53,7 @@ enum npuvp_model_status {
     NPUVP_MODEL_ERR_PROFILE = -117,       /* profile area smaller than launch_count profile records */
     /* loading and running */
     NPUVP_MODEL_ERR_ARGUMENT = -120,      /* NULL model or package, or a call out of order */
-    NPUVP_MODEL_ERR_OUT_OF_MEMORY = -121, /* an activation arena does not fit the driver's DDR or L2 pool */
+    NPUVP_MODEL_ERR_OUT_OF_MEMORY = -121, /* an activation arena or the pinned weights' copy does not fit the driver's pool */
     NPUVP_MODEL_ERR_MISSING_KERNEL = -122,/* the package needs a kernel the host program does not embed */
     NPUVP_MODEL_ERR_BAD_KERNEL = -123,    /* an embedded kernel image the driver refused */
     NPUVP_MODEL_ERR_DRIVER = -124,        /* a driver call failed (its status in the message) */
@@ -106,6 +106,9 @@ struct npuvp_model {
     uint64_t constants_address, io_address;     /* device addresses of the regions */
     uint64_t arena_address, arena_allocated;    /* 0 while not allocated (arena_bytes 0) */
     uint64_t l2_arena_address, l2_arena_allocated; /* the L2 arena (l2_arena_bytes), likewise */
+    uint64_t pinned_address, pinned_allocated; /* the pinned weights' L2 copy (pinned_bytes), likewise */
+    int pinned_staged;                        /* the copy holds the weights (npuvp_model_load_kernels) */
+    uint64_t staging_cycles;                    /* TS cycles the copy took */
     uint32_t kernels_used;                      /* bit k: the package launches kernel k */
     uint32_t kernels_loaded;                    /* bit k: kernels[k] is loaded */
     int opened;
@@ -120,12 +123,15 @@ struct npuvp_model {
 
 /* Checks the package (npuvp_package_check with `available` bytes) and allocates its
  * activation arenas (header.arena_bytes from the driver's DDR pool, header.l2_arena_bytes
- * from its L2 pool); needs npuvp_init.
+ * from its L2 pool) and the L2 copy of its pinned weights (header.pinned_bytes, from
+ * the L2 pool); needs npuvp_init. On failure nothing stays allocated.
  * Clears the profile area. */
 int npuvp_model_open(struct npuvp_model *model, const void *package, uint64_t available);
 
-/* Loads every kernel the package launches from `images` (count entries). A kernel the
- * package uses but `images` lacks: NPUVP_MODEL_ERR_MISSING_KERNEL naming it. */
+/* Loads every kernel the package launches from `images` (count entries), then copies
+ * the pinned weights into the L2 buffer (one op_copy launch, once per open; its TS
+ * cycles in staging_cycles). A kernel the package uses but `images` lacks:
+ * NPUVP_MODEL_ERR_MISSING_KERNEL naming it (op_copy is needed for pinned weights). */
 int npuvp_model_load_kernels(struct npuvp_model *model, const struct npuvp_model_kernel_image *images,
                              size_t count);
 
@@ -141,7 +147,7 @@ int npuvp_model_load_kernels(struct npuvp_model *model, const struct npuvp_model
  * and the queue drained. */
 int npuvp_model_run(struct npuvp_model *model, npuvp_model_progress_fn progress, void *context);
 
-/* Frees the arenas. */
+/* Frees the arenas and the pinned weights' L2 copy. */
 void npuvp_model_close(struct npuvp_model *model);
 
 /* The last error's one-line message ("" after success). */

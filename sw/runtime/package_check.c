@@ -33,7 +33,7 @@ const char *npuvp_model_status_name(int status)
     case NPUVP_MODEL_ERR_TENSOR: return "bad model input or output";
     case NPUVP_MODEL_ERR_PROFILE: return "profile area too small";
     case NPUVP_MODEL_ERR_ARGUMENT: return "invalid runtime call";
-    case NPUVP_MODEL_ERR_OUT_OF_MEMORY: return "activation arena does not fit device memory";
+    case NPUVP_MODEL_ERR_OUT_OF_MEMORY: return "activation arena or pinned weights do not fit device memory";
     case NPUVP_MODEL_ERR_MISSING_KERNEL: return "kernel not in the host program";
     case NPUVP_MODEL_ERR_BAD_KERNEL: return "embedded kernel image refused";
     case NPUVP_MODEL_ERR_DRIVER: return "driver error";
@@ -107,6 +107,15 @@ static int check_regions(const struct npuvp_package_header *h, char *message, si
             return fail(message, size, NPUVP_MODEL_ERR_ALIGNMENT, "package: %s at offset %llu is not %llu-byte aligned",
                         r->name, (unsigned long long)r->offset, (unsigned long long)r->align);
     }
+    if (!inside(h->pinned_offset, h->pinned_bytes, 1, h->constants_bytes))
+        return fail(message, size, NPUVP_MODEL_ERR_REGION,
+                    "package: pinned weights at constants offset %llu (%llu bytes) reach past the constants (%llu bytes)",
+                    (unsigned long long)h->pinned_offset, (unsigned long long)h->pinned_bytes,
+                    (unsigned long long)h->constants_bytes);
+    if (h->pinned_offset % NPUVP_PACKAGE_ALIGN || h->pinned_bytes % NPUVP_PACKAGE_ALIGN)
+        return fail(message, size, NPUVP_MODEL_ERR_ALIGNMENT,
+                    "package: pinned weights at constants offset %llu (%llu bytes) are not %u-byte aligned",
+                    (unsigned long long)h->pinned_offset, (unsigned long long)h->pinned_bytes, NPUVP_PACKAGE_ALIGN);
     if (h->profile_bytes < (uint64_t)h->launch_count * sizeof(struct npuvp_package_profile))
         return fail(message, size, NPUVP_MODEL_ERR_PROFILE,
                     "package: profile area of %llu bytes holds fewer than its %u launches' records (%llu bytes)",
@@ -146,11 +155,11 @@ static int check_layers(const uint8_t *base, const struct npuvp_package_header *
 }
 
 /* Bytes of the region an argument relocated with `relocation` is relative to
- * (`in_l2`: its l2_args bit, the arena being the L2 one). */
+ * (`in_l2`: its l2_args bit, the region being the L2 counterpart). */
 static uint64_t region_bytes(const struct npuvp_package_header *h, unsigned relocation, int in_l2)
 {
     switch (relocation) {
-    case NPUVP_RELOC_CONSTANTS: return h->constants_bytes;
+    case NPUVP_RELOC_CONSTANTS: return in_l2 ? h->pinned_bytes : h->constants_bytes;
     case NPUVP_RELOC_ARENA: return in_l2 ? h->l2_arena_bytes : h->arena_bytes;
     default: return h->io_bytes;
     }
@@ -158,7 +167,7 @@ static uint64_t region_bytes(const struct npuvp_package_header *h, unsigned relo
 
 static const char *region_name(unsigned relocation, int in_l2)
 {
-    return relocation == NPUVP_RELOC_CONSTANTS ? "constants"
+    return relocation == NPUVP_RELOC_CONSTANTS ? (in_l2 ? "pinned weights" : "constants")
            : relocation == NPUVP_RELOC_ARENA   ? (in_l2 ? "L2 arena" : "arena")
                                                : "io area";
 }
@@ -190,9 +199,10 @@ static int check_launch(const uint8_t *base, const struct npuvp_package_header *
     for (unsigned a = 0; a < NPUVP_PACKAGE_MAX_ARGS; a++) {
         const unsigned relocation = NPUVP_RELOC_OF(l->relocation, a);
         const int in_l2 = (l->l2_args >> a) & 1u;
-        if (in_l2 && relocation != NPUVP_RELOC_ARENA)
+        if (in_l2 && relocation != NPUVP_RELOC_ARENA && relocation != NPUVP_RELOC_CONSTANTS)
             return fail(message, size, NPUVP_MODEL_ERR_RELOCATION,
-                        "package: launch %u: argument %u is marked L2 but is not relative to an arena", (unsigned)i, a);
+                        "package: launch %u: argument %u is marked L2 but is not relative to an arena or the constants",
+                        (unsigned)i, a);
         if (relocation == NPUVP_RELOC_NONE) continue;
         if (a >= l->nargs)
             return fail(message, size, NPUVP_MODEL_ERR_RELOCATION,

@@ -256,6 +256,7 @@ TEST(CompilerL2, ACompiledModelGivesTheSameOutputFromTheL2Arena) {
   CompileOptions in_ddr_options;
   in_ddr_options.soc.ai_cores = 4;
   in_ddr_options.l2_activations = false;
+  in_ddr_options.pin_weights = false;  // the activations' L2 arena only (compiler_pinned_weights_test.cpp)
   CompileOptions in_l2_options = in_ddr_options;
   in_l2_options.l2_activations = true;
   const CompiledModel in_ddr = compile_onnx_bytes(model, in_ddr_options);

@@ -25,6 +25,8 @@ class PackageEmulator {
     io_.assign(h.io_bytes, 0);
     arena_.assign(h.arena_bytes + 64, 0xff);  // garbage: nothing may rely on a zeroed arena
     l2_arena_.assign(h.l2_arena_bytes + 64, 0xff);
+    // The runtime's staging copy of the pinned weights into the L2 buffer.
+    pinned_.assign(constants_.begin() + h.pinned_offset, constants_.begin() + h.pinned_offset + h.pinned_bytes);
   }
 
   std::vector<float> run(const std::vector<float>& input) {
@@ -63,8 +65,9 @@ class PackageEmulator {
   std::uint8_t* pointer(const npuvp_package_launch& l, unsigned a) {
     const unsigned relocation = relocation_of(l, a);
     const std::uint64_t offset = l.args[a];
-    std::vector<std::uint8_t>* region = relocation == NPUVP_RELOC_CONSTANTS ? &constants_
-                                        : relocation == NPUVP_RELOC_ARENA   ? ((l.l2_args >> a) & 1u ? &l2_arena_ : &arena_)
+    const bool in_l2 = (l.l2_args >> a) & 1u;
+    std::vector<std::uint8_t>* region = relocation == NPUVP_RELOC_CONSTANTS ? (in_l2 ? &pinned_ : &constants_)
+                                        : relocation == NPUVP_RELOC_ARENA   ? (in_l2 ? &l2_arena_ : &arena_)
                                         : relocation == NPUVP_RELOC_IO      ? &io_
                                                                             : nullptr;
     if (!region) {
@@ -319,7 +322,7 @@ class PackageEmulator {
 
   std::vector<std::uint8_t> package_;
   PackageView view_;
-  std::vector<std::uint8_t> constants_, io_, arena_, l2_arena_;
+  std::vector<std::uint8_t> constants_, io_, arena_, l2_arena_, pinned_;
 };
 
 }  // namespace npuvp::compiler::test

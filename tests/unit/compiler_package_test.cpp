@@ -122,10 +122,13 @@ TEST(CompilerPackage, RelocatedArgumentsStayInTheirRegions) {
     for (unsigned a = 0; a < NPUVP_PACKAGE_MAX_ARGS; ++a) {
       const bool in_l2 = (launch.l2_args >> a) & 1u;
       if (in_l2) {
-        EXPECT_EQ(relocation_of(launch, a), unsigned(NPUVP_RELOC_ARENA));
+        EXPECT_TRUE(relocation_of(launch, a) == NPUVP_RELOC_ARENA || relocation_of(launch, a) == NPUVP_RELOC_CONSTANTS);
       }
       switch (relocation_of(launch, a)) {
-        case NPUVP_RELOC_CONSTANTS: ++constants; EXPECT_LT(launch.args[a], p.header.constants_bytes); break;
+        case NPUVP_RELOC_CONSTANTS:
+          ++constants;
+          EXPECT_LT(launch.args[a], in_l2 ? p.header.pinned_bytes : p.header.constants_bytes);
+          break;
         case NPUVP_RELOC_ARENA:
           ++arena;
           EXPECT_LT(launch.args[a], in_l2 ? p.header.l2_arena_bytes : p.header.arena_bytes);
@@ -148,6 +151,7 @@ TEST(CompilerPackage, ConvWeightsAndBiasFollowTheKernelLayout) {
   ASSERT_EQ(convs.size(), 2u);
   const auto& l = convs[0];
   ASSERT_EQ(relocation_of(l, NPUVP_CONV_WEIGHTS), unsigned(NPUVP_RELOC_CONSTANTS));
+  const bool pinned = (l.l2_args >> NPUVP_CONV_WEIGHTS) & 1u;  // then relative to the pinned weights
   EXPECT_EQ(l.args[NPUVP_CONV_CIN], 20u);
   EXPECT_EQ(l.args[NPUVP_CONV_COUT], 18u);
   EXPECT_EQ(l.args[NPUVP_CONV_ACT], unsigned(NPUVP_ACT_RELU));
@@ -156,7 +160,7 @@ TEST(CompilerPackage, ConvWeightsAndBiasFollowTheKernelLayout) {
   EXPECT_EQ(convs[1].args[NPUVP_CONV_BIAS], 0u);  // no bias: absent
   EXPECT_EQ(relocation_of(convs[1], NPUVP_CONV_RESIDUAL), unsigned(NPUVP_RELOC_ARENA));
   const std::int64_t c1 = 2, kh = 3, kw = 3, cout16 = 32, kc = c1 * kh * kw * 16;
-  const std::uint64_t base = l.args[NPUVP_CONV_WEIGHTS];
+  const std::uint64_t base = l.args[NPUVP_CONV_WEIGHTS] + (pinned ? p.header.pinned_offset : 0);
   for (std::int64_t row = 0; row < kc; ++row)
     for (std::int64_t co = 0; co < cout16; ++co) {
       const std::int64_t c0 = row % 16, j = (row / 16) % kw, i = (row / 16 / kw) % kh, c = (row / 16 / kw / kh) * 16 + c0;

@@ -22,17 +22,19 @@ using ::testing::Not;
 
 constexpr std::uint32_t kRelu = 3;
 
-// Two layers, three launches on two streams with an event, a constant, an input and an output;
-// the Relu reads its input from the L2 arena.
+// Two layers, three launches on two streams with an event, a constant, pinned weights, an input
+// and an output; the Relu reads its input from the L2 arena.
 std::vector<std::uint8_t> good_package() {
   PackageBuilder b("good");
   const std::uint64_t in = b.add_tensor("x", NPUVP_TENSOR_INPUT, {1, 3, 8, 8});
   const std::uint64_t out = b.add_tensor("y", NPUVP_TENSOR_OUTPUT, {1, 192});
   const std::uint64_t constant = b.add_constant(std::vector<std::uint16_t>(192, 0x3c00));
+  const std::uint64_t pinned = b.add_pinned_constant(std::vector<std::uint16_t>(96, 0x3c00));
   b.set_arena_bytes(4096);
   b.set_l2_arena_bytes(2048);
   b.add_layer("conv1", "Conv+Relu", "1x3x8x8 -> 1x192", 1000, 2000);
-  b.add_launch(NPUVP_OP_KERNEL_CONV, 4, {{in, NPUVP_RELOC_IO}, {constant, NPUVP_RELOC_CONSTANTS}, {0}, {0}, {0, NPUVP_RELOC_ARENA}}, 1, 0, 5);
+  b.add_launch(NPUVP_OP_KERNEL_CONV, 4, {{in, NPUVP_RELOC_IO}, {constant, NPUVP_RELOC_CONSTANTS}, {0}, {pinned, NPUVP_RELOC_CONSTANTS}, {0, NPUVP_RELOC_ARENA}}, 1, 0, 5)
+      .l2_args = 1u << 3;
   b.add_launch(kRelu, 2, {{0, NPUVP_RELOC_ARENA}, {1024, NPUVP_RELOC_ARENA}, {192}}, 1).l2_args = 1u << 0;
   b.add_layer("fc", "Gemm", "1x192 -> 1x192");
   b.add_launch(NPUVP_OP_KERNEL_MATMUL, 1, {{1024, NPUVP_RELOC_ARENA}, {out, NPUVP_RELOC_IO}}, 0, PackageBuilder::event_bit(5), -1);
@@ -100,19 +102,22 @@ TEST(PackageCheck, MagicAndVersion) {
   expect_refused([](auto& p) { header_of(p).version = 7; }, NPUVP_MODEL_ERR_VERSION, "format version 7");
   // A version 1 package (one wait event per launch, before multi-stream packages) is refused
   // with what to do, not misread.
-  static_assert(NPUVP_PACKAGE_VERSION == 5, "the format changed: add the previous version here");
+  static_assert(NPUVP_PACKAGE_VERSION == 6, "the format changed: add the previous version here");
   expect_refused([](auto& p) { header_of(p).version = 1; }, NPUVP_MODEL_ERR_VERSION,
-                 "package: format version 1, this runtime reads version 5 only (compile the model again with this "
+                 "package: format version 1, this runtime reads version 6 only (compile the model again with this "
                  "build's compiler)");
   // Nor a version 2 package (no L2 arena: its header is shorter).
   expect_refused([](auto& p) { header_of(p).version = 2; }, NPUVP_MODEL_ERR_VERSION,
-                 "package: format version 2, this runtime reads version 5 only");
+                 "package: format version 2, this runtime reads version 6 only");
   // Nor a version 3 package (its profile area has no room for the AI Cores' window).
   expect_refused([](auto& p) { header_of(p).version = 3; }, NPUVP_MODEL_ERR_VERSION,
-                 "package: format version 3, this runtime reads version 5 only");
+                 "package: format version 3, this runtime reads version 6 only");
   // Nor a version 4 package (Conv launches without op_conv's plan words: the kernel would fault).
   expect_refused([](auto& p) { header_of(p).version = 4; }, NPUVP_MODEL_ERR_VERSION,
-                 "package: format version 4, this runtime reads version 5 only");
+                 "package: format version 4, this runtime reads version 6 only");
+  // Nor a version 5 package (no pinned weights: its header is shorter).
+  expect_refused([](auto& p) { header_of(p).version = 5; }, NPUVP_MODEL_ERR_VERSION,
+                 "package: format version 5, this runtime reads version 6 only");
 }
 
 TEST(PackageCheck, EveryRegionInsideTotalBytes) {
@@ -183,9 +188,24 @@ TEST(PackageCheck, RelocatedArgumentsStayInTheirRegion) {
                  "launch 1 (layer 'conv1'): argument 0 = offset 2048 outside the L2 arena (2048 bytes)");
   expect_refused([](auto& p) { header_of(p).l2_arena_bytes = 0; }, NPUVP_MODEL_ERR_RELOCATION,
                  "argument 0 = offset 0 outside the L2 arena (0 bytes)");
-  // Only an arena argument can be in the L2 arena.
+  // Only an arena or constants argument has an L2 counterpart.
   expect_refused([](auto& p) { launch_of(p, 1).l2_args |= 1u << 2; }, NPUVP_MODEL_ERR_RELOCATION,
-                 "launch 1: argument 2 is marked L2 but is not relative to an arena");
+                 "launch 1: argument 2 is marked L2 but is not relative to an arena or the constants");
+  // A pinned weights argument stays inside the pinned weights (192 bytes, a 64-byte multiple).
+  expect_refused([](auto& p) { launch_of(p, 0).args[3] = 192; }, NPUVP_MODEL_ERR_RELOCATION,
+                 "launch 0 (layer 'conv1'): argument 3 = offset 192 outside the pinned weights (192 bytes)");
+  expect_refused([](auto& p) { header_of(p).pinned_bytes = 0; header_of(p).pinned_offset = 0; },
+                 NPUVP_MODEL_ERR_RELOCATION, "argument 3 = offset 0 outside the pinned weights (0 bytes)");
+}
+
+TEST(PackageCheck, PinnedWeightsLieInsideTheConstants) {
+  expect_refused([](auto& p) { header_of(p).pinned_offset = header_of(p).constants_bytes; }, NPUVP_MODEL_ERR_REGION,
+                 "package: pinned weights at constants offset 576 (192 bytes) reach past the constants (576 bytes)");
+  expect_refused([](auto& p) { header_of(p).pinned_bytes = ~std::uint64_t(0) - 63; }, NPUVP_MODEL_ERR_REGION,
+                 "reach past the constants");
+  expect_refused([](auto& p) { header_of(p).pinned_offset -= 32; }, NPUVP_MODEL_ERR_ALIGNMENT,
+                 "package: pinned weights at constants offset 352 (192 bytes) are not 64-byte aligned");
+  expect_refused([](auto& p) { header_of(p).pinned_bytes -= 2; }, NPUVP_MODEL_ERR_ALIGNMENT, "are not 64-byte aligned");
 }
 
 TEST(PackageCheck, Tensors) {

@@ -69,10 +69,22 @@ CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
   MemoryPlanOptions memory_options;
   memory_options.soc = options.soc;
   memory_options.l2 = options.l2_activations;
-  Program program = lower_graph(graph, options, buffers_planned_in_l2(graph, options, memory_options));
-  graph = Graph();  // the host copies of the weights: the constants region has them now
-  const int stream_waits = assign_streams(program, options.streams);
+  const std::set<std::string> l2_buffers = buffers_planned_in_l2(graph, options, memory_options);
+  Program program = lower_graph(graph, options, l2_buffers);
+  int stream_waits = assign_streams(program, options.streams);
   plan_memory(program, memory_options);
+  // Pinned weights: chosen among the candidates of this lowering, in the L2 the activations
+  // leave free; lowered again with them (the buffers and so the L2 arena stay the same).
+  const std::uint64_t l2_free = options.soc.l2_bytes > program.l2_arena_bytes
+                                    ? std::uint64_t(options.soc.l2_bytes) - program.l2_arena_bytes : 0;
+  const std::set<std::string> pinned = choose_pinned_weights(program, l2_free);
+  if (!pinned.empty()) {
+    program = lower_graph(graph, options, l2_buffers, pinned);
+    stream_waits = assign_streams(program, options.streams);
+    memory_options.soc.l2_bytes -= double(program.pinned_constants.size());  // 64-byte multiple
+    plan_memory(program, memory_options);
+  }
+  graph = Graph();  // the host copies of the weights: the constants region has them now
 
   CompiledModel model;
   model.package = write_package(program);
@@ -107,6 +119,8 @@ CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
   for (const auto& buffer : program.buffers) model.l2_buffers += buffer.home == DeviceBuffer::Home::L2;
   model.activation_bytes_total = program.activation_bytes_total;
   model.constants_bytes = program.constants.size();
+  model.pinned_bytes = program.pinned_constants.size();
+  model.pinned_layers = unsigned(pinned.size());
   // The conversions that run (those between identical memory images are views, lowering.cpp).
   model.layout_conversions = unsigned(std::count_if(program.layers.begin(), program.layers.end(), [](const auto& layer) {
     return layer.op == kToND || layer.op == kToNC1HWC0;

@@ -119,6 +119,18 @@ void set_conv_plan(const Node& node, KernelLaunch& l, const ConvTiling& tiling, 
     l.args[word] = LoweringContext::literal(args[word]);
 }
 
+// A Conv whose weights are in DDR is a candidate for pinning them in the L2 buffer when the
+// tiling planner models it faster with them there (never with an L2 no faster than the DDR:
+// the planner prices the L2 as the DDR then).
+void offer_weights_for_pinning(LoweringContext& context, ConvProblem problem, const ConvTiling& in_ddr,
+                               std::uint64_t weight_bytes) {
+  if (!context.options.pin_weights || problem.weights_in_l2 || context.soc.l2_priced_as_ddr()) return;
+  problem.weights_in_l2 = true;
+  const ConvTiling in_l2 = plan_conv(context.soc, problem, context.options.double_buffering);
+  if (in_l2.cycles < in_ddr.cycles)
+    context.program.pinned_candidates.push_back({context.layer().name, weight_bytes, in_ddr.cycles - in_l2.cycles});
+}
+
 }  // namespace
 
 std::uint64_t lower_conv(LoweringContext& context, const Node& node) {
@@ -152,14 +164,15 @@ std::uint64_t lower_conv(LoweringContext& context, const Node& node) {
         }
     }
   }
-  const ConvTiling tiling = plan_conv(context.soc,
-                                      {in[0], c1in, in[2], in[3], cout, kh, kw, w.ho, w.wo, w.stride_h, w.dilation_h,
-                                       context.in_l2(node.inputs[0]), context.in_l2(node.outputs[0])},
-                                      context.options.double_buffering);
+  ConvProblem problem{in[0], c1in, in[2], in[3], cout, kh, kw, w.ho, w.wo, w.stride_h, w.dilation_h,
+                      context.in_l2(node.inputs[0]), context.in_l2(node.outputs[0])};
+  problem.weights_in_l2 = context.weights_pinned();
+  const ConvTiling tiling = plan_conv(context.soc, problem, context.options.double_buffering);
+  offer_weights_for_pinning(context, problem, tiling, std::uint64_t(b.size()) * 2);
   auto& l = context.launch(NPUVP_OP_KERNEL_CONV, NPUVP_CONV_ARG_COUNT, tiling.blocks);
   const auto bias = channel_bias(context, node, 2, cout, cout16);
   l.args[NPUVP_CONV_IN] = context.address(node.inputs[0]);
-  l.args[NPUVP_CONV_WEIGHTS] = LoweringContext::constant(context.add_f16(b));
+  l.args[NPUVP_CONV_WEIGHTS] = context.add_weights_f16(b);
   if (!bias.empty()) l.args[NPUVP_CONV_BIAS] = LoweringContext::constant(context.add_f32(bias));
   if (node.epilogue.residual >= 0) l.args[NPUVP_CONV_RESIDUAL] = context.address(node.epilogue.residual);
   l.args[NPUVP_CONV_OUT] = context.address(node.outputs[0]);
@@ -173,7 +186,8 @@ std::uint64_t lower_conv(LoweringContext& context, const Node& node) {
                               std::uint64_t(tiling.tall) << NPUVP_CONV_FLAG_TALL_SHIFT;
   l.args[NPUVP_CONV_FLAGS] = LoweringContext::literal(flags);
   set_conv_plan(node, l, tiling, fields, flags);
-  context.layer().tiling = tiling.text() + (group > 1 ? " block-diagonal groups=" + std::to_string(group) : "");
+  context.layer().tiling = tiling.text() + (problem.weights_in_l2 ? " weights-in-L2" : "") +
+                           (group > 1 ? " block-diagonal groups=" + std::to_string(group) : "");
   return macs;
 }
 

@@ -33,8 +33,10 @@ LoweringContext::LoweringContext(const Graph& g, const CompileOptions& o)
   program.model_name = g.model_name;
 }
 
-std::uint64_t LoweringContext::add_constant_bytes(const void* data, std::size_t bytes) {
-  auto& region = program.constants;
+namespace {
+
+// Appends `bytes` to `region` at a 64-byte aligned offset, which it returns.
+std::uint64_t append_aligned(std::vector<std::uint8_t>& region, const void* data, std::size_t bytes) {
   region.resize((region.size() + NPUVP_PACKAGE_ALIGN - 1) / NPUVP_PACKAGE_ALIGN * NPUVP_PACKAGE_ALIGN);
   const std::uint64_t offset = region.size();
   region.resize(offset + bytes);
@@ -42,10 +44,30 @@ std::uint64_t LoweringContext::add_constant_bytes(const void* data, std::size_t 
   return offset;
 }
 
-std::uint64_t LoweringContext::add_f16(const std::vector<float>& values) {
+std::vector<std::uint16_t> to_half(const std::vector<float>& values) {
   std::vector<std::uint16_t> half(values.size());
   for (size_t k = 0; k < values.size(); ++k) half[k] = float_to_half(values[k]);
+  return half;
+}
+
+}  // namespace
+
+std::uint64_t LoweringContext::add_constant_bytes(const void* data, std::size_t bytes) {
+  return append_aligned(program.constants, data, bytes);
+}
+
+std::uint64_t LoweringContext::add_f16(const std::vector<float>& values) {
+  const auto half = to_half(values);
   return add_constant_bytes(half.data(), half.size() * 2);
+}
+
+ArgWord LoweringContext::add_weights_f16(const std::vector<float>& values) {
+  if (!weights_pinned()) return constant(add_f16(values));
+  const auto half = to_half(values);
+  auto& region = program.pinned_constants;
+  const std::uint64_t offset = append_aligned(region, half.data(), half.size() * 2);
+  region.resize((region.size() + NPUVP_PACKAGE_ALIGN - 1) / NPUVP_PACKAGE_ALIGN * NPUVP_PACKAGE_ALIGN);  // whole copy units
+  return {ArgWord::Kind::PinnedConstant, offset, -1};
 }
 
 std::uint64_t LoweringContext::add_f32(const std::vector<float>& values) {
@@ -119,6 +141,7 @@ void LoweringContext::begin_layer(const Node& node) {
   record.first_launch = std::uint32_t(program.launches.size());
   program.layers.push_back(record);
   layer_constants_start_ = program.constants.size();
+  layer_pinned_start_ = program.pinned_constants.size();
   bytes_read_ = ~std::uint64_t(0);
 }
 
@@ -127,7 +150,8 @@ void LoweringContext::end_layer(const Node& node, std::uint64_t macs) {
   record.launch_count = std::uint32_t(program.launches.size()) - record.first_launch;
   record.macs = macs;
   // Minimum DDR bytes: every activation read and written once, every constant read once.
-  std::uint64_t bytes = program.constants.size() - layer_constants_start_;
+  record.min_pinned_bytes = program.pinned_constants.size() - layer_pinned_start_;
+  std::uint64_t bytes = program.constants.size() - layer_constants_start_ + record.min_pinned_bytes;
   record.min_constant_bytes = bytes;
   record.activation_bytes.clear();
   auto count = [&](std::vector<int> buffers, std::uint64_t count_bytes) {
@@ -346,9 +370,11 @@ void compute_lifetimes(Program& program) {
 
 bool has_lowering(const std::string& op) { return lowering_for(op) != nullptr; }
 
-Program lower_graph(const Graph& graph, const CompileOptions& options, const std::set<std::string>& l2_buffers) {
+Program lower_graph(const Graph& graph, const CompileOptions& options, const std::set<std::string>& l2_buffers,
+                    const std::set<std::string>& pinned_layers) {
   LoweringContext context(graph, options);
   context.l2_buffers = l2_buffers;
+  context.pinned_layers = pinned_layers;
   // Reject unsupported ops before emitting anything: the first one is the error.
   for (const auto& node : graph.nodes)
     if (!lowering_for(node.op())) fail(node, "unsupported op");

@@ -32,6 +32,12 @@ class LoweringContext {
   std::uint64_t add_f32(const std::vector<float>& values);
   // The constant operand `id` as f16, dense in its own shape (cached).
   std::uint64_t constant_f16(int id);
+  // Weights as f16: among the pinned weights (an ArgWord::Kind::PinnedConstant) when the
+  // layer being lowered is one of `pinned_layers`, else a constant.
+  ArgWord add_weights_f16(const std::vector<float>& values);
+  bool weights_pinned() const { return pinned_layers.count(program.layers.back().name) > 0; }
+  // The layers whose weights are pinned (by name, from choose_pinned_weights).
+  std::set<std::string> pinned_layers;
 
   // ---- activations
   const Value& value(int id) const { return graph.values[id]; }
@@ -76,7 +82,7 @@ class LoweringContext {
  private:
   std::vector<int> buffer_of_;
   std::map<int, std::uint64_t> constant_cache_;
-  std::uint64_t layer_constants_start_ = 0;
+  std::uint64_t layer_constants_start_ = 0, layer_pinned_start_ = 0;
   std::uint64_t bytes_read_ = ~std::uint64_t(0);
 };
 

@@ -107,16 +107,17 @@ struct LayerTraffic {
 };
 
 // Each layer's minimum bytes split by where they must be (a lower bound either way,
-// for the roofline): the constants and the activation terms whose buffers are all in
-// DDR or the io area, and the activation terms whose buffers are all in L2. A term
-// over buffers in both (a read spanning inputs of both) counts in neither.
+// for the roofline): the constants other than the pinned weights and the activation
+// terms whose buffers are all in DDR or the io area; the pinned weights and the
+// activation terms whose buffers are all in L2. A term over buffers in both (a read
+// spanning inputs of both) counts in neither.
 void split_minimum_bytes(Program& program) {
   auto in_l2 = [&](int buffer) {
     return buffer >= 0 && program.buffers[buffer].home == DeviceBuffer::Home::L2;
   };
   for (LayerRecord& layer : program.layers) {
-    layer.min_ddr_bytes = std::min(layer.min_constant_bytes, layer.min_bytes);
-    layer.min_l2_bytes = 0;
+    layer.min_ddr_bytes = std::min(layer.min_constant_bytes - layer.min_pinned_bytes, layer.min_bytes);
+    layer.min_l2_bytes = layer.min_pinned_bytes;
     for (const auto& term : layer.activation_bytes) {
       const auto l2_buffers = std::count_if(term.buffers.begin(), term.buffers.end(), in_l2);
       if (l2_buffers == 0) layer.min_ddr_bytes += term.bytes;
@@ -154,6 +155,21 @@ void place_in_l2(Program& program, const SocDescription& soc, const std::vector<
 }
 
 }  // namespace
+
+std::set<std::string> choose_pinned_weights(const Program& program, std::uint64_t free_bytes) {
+  auto candidates = program.pinned_candidates;
+  auto saving_per_byte = [](const Program::PinnedWeightsCandidate& c) { return c.cycles_saved / double(align(c.bytes)); };
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [&](const auto& x, const auto& y) { return saving_per_byte(x) > saving_per_byte(y); });
+  std::set<std::string> chosen;
+  std::uint64_t used = 0;
+  for (const auto& candidate : candidates) {
+    if (used + align(candidate.bytes) > free_bytes) continue;
+    used += align(candidate.bytes);
+    chosen.insert(candidate.layer);
+  }
+  return chosen;
+}
 
 double modelled_memory_seconds(const Program& program, const SocDescription& soc) {
   const auto layers = buffer_layers(program, buffer_users(program));

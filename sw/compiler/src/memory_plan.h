@@ -8,6 +8,9 @@
 #include "npuvp/compiler/compiler.h"
 #include "program.h"
 
+#include <set>
+#include <string>
+
 namespace npuvp::compiler {
 
 struct MemoryPlanOptions {
@@ -21,6 +24,11 @@ struct MemoryPlanOptions {
 // program.l2_arena_bytes (never above options.soc.l2_bytes) and
 // program.activation_bytes_total (the sum without reuse).
 void plan_memory(Program& program, const MemoryPlanOptions& options = {});
+
+// The layers whose weights to pin in the L2 buffer, by name: of program.pinned_candidates,
+// those that save the most modelled cycles per byte first, as long as their weights (each
+// 64-byte aligned) fit in `free_bytes` (the L2 beside the activation arena).
+std::set<std::string> choose_pinned_weights(const Program& program, std::uint64_t free_bytes);
 
 // The cost model's modelled memory time of the program's layers, in seconds, with
 // the buffers where they are now: per layer the largest of its DDR bytes at the DDR

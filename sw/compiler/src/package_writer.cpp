@@ -88,6 +88,9 @@ std::vector<std::uint8_t> write_package(const Program& program) {
       std::uint64_t relocation = NPUVP_RELOC_NONE, word = arg.value;
       if (arg.kind == ArgWord::Kind::Constant) {
         relocation = NPUVP_RELOC_CONSTANTS;
+      } else if (arg.kind == ArgWord::Kind::PinnedConstant) {
+        relocation = NPUVP_RELOC_CONSTANTS;  // relative to the pinned weights' L2 copy
+        launch.l2_args |= 1u << a;
       } else if (arg.kind == ArgWord::Kind::Buffer) {
         const DeviceBuffer& buffer = program.buffers[arg.buffer];
         const bool in_l2 = buffer.home == DeviceBuffer::Home::L2;
@@ -122,8 +125,11 @@ std::vector<std::uint8_t> write_package(const Program& program) {
   at = align(at + launches.size() * sizeof(npuvp_package_launch));
   header.tensors_offset = at;
   at = align(at + tensors.size() * sizeof(npuvp_package_tensor));
+  // The constants, then the pinned weights (the source of the runtime's copy into the L2).
   header.constants_offset = at;
-  header.constants_bytes = program.constants.size();
+  header.pinned_offset = program.pinned_constants.empty() ? 0 : align(program.constants.size());
+  header.pinned_bytes = program.pinned_constants.size();
+  header.constants_bytes = header.pinned_bytes ? header.pinned_offset + header.pinned_bytes : program.constants.size();
   at = align(at + header.constants_bytes);
   header.io_offset = at;
   header.io_bytes = align(out.offset + out.bytes);
@@ -154,6 +160,7 @@ std::vector<std::uint8_t> write_package(const Program& program) {
   put(header.launches_offset, launches.data(), launches.size() * sizeof(npuvp_package_launch));
   put(header.tensors_offset, tensors.data(), tensors.size() * sizeof(npuvp_package_tensor));
   put(header.constants_offset, program.constants.data(), program.constants.size());
+  put(header.constants_offset + header.pinned_offset, program.pinned_constants.data(), program.pinned_constants.size());
   return image;
 }
 

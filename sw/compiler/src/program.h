@@ -10,9 +10,11 @@
 namespace npuvp::compiler {
 
 struct ArgWord {
-  enum class Kind { Literal, Constant, Buffer };
+  // PinnedConstant: a constant of the pinned weights, which the runtime copies into the
+  // L2 buffer at load (Program::pinned_constants).
+  enum class Kind { Literal, Constant, Buffer, PinnedConstant };
   Kind kind = Kind::Literal;
-  std::uint64_t value = 0;  // literal, or the byte offset into the constant / buffer
+  std::uint64_t value = 0;  // literal, or the byte offset into the constants / pinned weights / buffer
   int buffer = -1;          // Kind::Buffer
 };
 
@@ -33,7 +35,8 @@ struct LayerRecord {
   std::string name, op, shapes, tiling;
   std::uint64_t macs = 0, min_bytes = 0;
   std::uint64_t min_output_bytes = 0;  // of min_bytes, the outputs
-  std::uint64_t min_constant_bytes = 0;  // of min_bytes, the constants (weights, biases: in DDR)
+  std::uint64_t min_constant_bytes = 0;  // of min_bytes, the constants (weights, biases)
+  std::uint64_t min_pinned_bytes = 0;  // of those, the pinned weights (in the L2 buffer, not DDR)
   // The rest of min_bytes: bytes of activations, each term read from or written to one of its
   // buffers (several when a read spans the node's inputs).
   struct ActivationBytes {
@@ -62,6 +65,17 @@ struct Program {
   std::vector<LayerRecord> layers;
   std::vector<DeviceBuffer> buffers;
   std::vector<std::uint8_t> constants;  // the constants region (64-byte aligned entries)
+  // The pinned weights (64-byte aligned entries, a 64-byte multiple): the package appends them to the constants
+  // and the runtime copies them into the L2 buffer at load (memory_plan.h, choose_pinned_weights).
+  std::vector<std::uint8_t> pinned_constants;
+  // Layers whose weights the tiling planner finds faster from the L2 buffer than from DDR
+  // (lowered with CompileOptions::pin_weights; the memory plan picks among them).
+  struct PinnedWeightsCandidate {
+    std::string layer;        // LayerRecord::name
+    std::uint64_t bytes = 0;  // the weights, 64-byte aligned
+    double cycles_saved = 0;  // the planner's modelled cycles with the weights in DDR minus in L2
+  };
+  std::vector<PinnedWeightsCandidate> pinned_candidates;
   int input_buffer = -1, output_buffer = -1;
   std::string input_name, output_name;
   std::vector<std::int64_t> input_shape, output_shape;

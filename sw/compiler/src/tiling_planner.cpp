@@ -111,17 +111,22 @@ std::string MatmulTiling::text() const {
 
 namespace {
 
-// The share of the memory a Conv's input is in (the L2 arena's when it is there and the L2 is
-// faster than the DDR, else the DDR's) that each of `blocks` blocks gets, bytes per cycle.
-double input_memory_share(const SocBuffers& soc, const ConvProblem& p, std::uint32_t blocks) {
-  const bool in_l2 = p.input_in_l2 && !soc.l2_priced_as_ddr();
-  return (in_l2 ? soc.get("L2").bytes_per_cycle : soc.ddr_bytes_per_cycle) / blocks;
+// The share of a memory that each of `blocks` blocks gets, bytes per cycle: the L2's when
+// `in_l2` and the L2 is faster than the DDR, else the DDR's.
+double memory_share(const SocBuffers& soc, bool in_l2, std::uint32_t blocks) {
+  const bool l2 = in_l2 && !soc.l2_priced_as_ddr();
+  return (l2 ? soc.get("L2").bytes_per_cycle : soc.ddr_bytes_per_cycle) / blocks;
 }
 
-// The rate each of `blocks` blocks receives weights at: its share of the DDR, at most what its
-// MTE2 gets from the ring.
-double weights_rate(const SocBuffers& soc, std::uint32_t blocks) {
-  return std::min(soc.core_fill_bytes_per_cycle, soc.ddr_bytes_per_cycle / blocks);
+// The share of the memory a Conv's input is in that each of `blocks` blocks gets.
+double input_memory_share(const SocBuffers& soc, const ConvProblem& p, std::uint32_t blocks) {
+  return memory_share(soc, p.input_in_l2, blocks);
+}
+
+// The rate each of `blocks` blocks receives weights at: its share of the memory they are in
+// (the DDR, or the L2 buffer for resident weights), at most what its MTE2 gets from the ring.
+double weights_rate(const SocBuffers& soc, const ConvProblem& p, std::uint32_t blocks) {
+  return std::min(soc.core_fill_bytes_per_cycle, memory_share(soc, p.weights_in_l2, blocks));
 }
 
 // What every Conv candidate of a layer shares.
@@ -231,11 +236,9 @@ ConvCost conv_cost(const ConvLayer& layer, const ConvCandidate& c) {
   const std::int64_t n_co = ceil_div(cout16, tile_cout), n_ho = ceil_div(p.ho, tile_ho);
   const std::int64_t units = p.n * n_ho * n_co;
   const ConvUnits split{n_ho, n_co, tile_ho, p.ho, p.wo, cout16, tile_cout};
-  const double ddr_share = soc.ddr_bytes_per_cycle / blocks;
-  const double l2_share = soc.l2_priced_as_ddr() ? ddr_share : soc.get("L2").bytes_per_cycle / blocks;
   const double port = soc.get("L1").bytes_per_cycle;
   const double input_rate = std::min(port, input_memory_share(soc, p, blocks));
-  const double output_share = p.output_in_l2 ? l2_share : ddr_share;
+  const double output_share = memory_share(soc, p.output_in_l2, blocks);
   const double panel = double(kc) * tile_cout * 2;
   // The Cube computes each unit's positions rounded up to 16.
   const std::int64_t last_rows = p.ho - (n_ho - 1) * tile_ho;
@@ -276,7 +279,8 @@ ConvCost conv_cost(const ConvLayer& layer, const ConvCandidate& c) {
   }
   const double input_bytes = total_slices * slice;
   const double ddr = input_bytes + total_weights + layer.out_bytes;
-  const double l2 = (p.input_in_l2 ? input_bytes : 0) + (p.output_in_l2 ? layer.out_bytes : 0);
+  const double l2 = (p.input_in_l2 ? input_bytes : 0) + (p.weights_in_l2 ? total_weights : 0) +
+                    (p.output_in_l2 ? layer.out_bytes : 0);
   // op_conv.c's fill: its first C tile loads the slice piece of its first M chunk and its
   // weight columns in K parts and the Cube starts after the first part; its drain: the
   // last C tile's write-back. Neither depends on how many units a block has. The input moves
@@ -284,7 +288,8 @@ ConvCost conv_cost(const ConvLayer& layer, const ConvCandidate& c) {
   const double parts = double(conv_k_parts(p.c1in, kc / 16));
   const double first_slice_part = slice * std::min(1.0, double(chunk) / double(tile_ho * p.wo)) / parts;
   const double first_weight_part = double(resident ? kc : std::min<std::int64_t>(kc, kPlannerKStage)) * tn * 2 / parts;
-  const double fill = first_slice_part / input_rate + first_weight_part / std::min(port, ddr_share) +
+  const double weights_share = memory_share(soc, p.weights_in_l2, blocks);
+  const double fill = first_slice_part / input_rate + first_weight_part / std::min(port, weights_share) +
                       soc.get("DDR").latency_cycles +
                       write_back_cycles(soc, double(round16(std::min(chunk, tile_ho * p.wo)) * tn), output_share);
   double cycles = modelled_cycles(soc, busiest, ddr, l2, units, blocks, layer.double_buffering, fill);
@@ -292,7 +297,7 @@ ConvCost conv_cost(const ConvLayer& layer, const ConvCandidate& c) {
   if (resident && layer.double_buffering)
     cycles = std::max(cycles, resident_block_cycles(layer, c, busiest_u0, busiest_u1,
                                                     {std::min(input_rate, soc.core_fill_bytes_per_cycle),
-                                                     weights_rate(soc, blocks), output_share}));
+                                                     weights_rate(soc, p, blocks), output_share}));
   // One slot: a block's later slices load while its Cube waits.
   if (c.slots < (layer.double_buffering ? 2u : 1u)) cycles += (busiest_slices - 1) * slice / input_rate;
   return {cycles, ddr};
@@ -310,8 +315,8 @@ bool one_slot_pays(const SocBuffers& soc, const ConvProblem& p, std::uint32_t bl
 // tiles of height h - 1 consume them (256 << (h - 1) positions: 16 >> (h - 1) B/cycle at the
 // Cube's peak, each weight byte half a MAC column of them); with faster memory their fewer,
 // larger tiles overlap less (ResNet-50's layer1 3 x 3 on 16 HBM-class cores: 12.9 k -> 15.7 k cycles).
-bool tall_tiles_pay(const SocBuffers& soc, std::uint32_t blocks, unsigned height) {
-  return weights_rate(soc, blocks) < soc.cube_macs_per_cycle * 2 / double(kConvTilePositions << (height - 1));
+bool tall_tiles_pay(const SocBuffers& soc, const ConvProblem& p, std::uint32_t blocks, unsigned height) {
+  return weights_rate(soc, p, blocks) < soc.cube_macs_per_cycle * 2 / double(kConvTilePositions << (height - 1));
 }
 
 }  // namespace
@@ -345,7 +350,7 @@ ConvTiling plan_conv(const SocBuffers& soc, const ConvProblem& p, bool double_bu
       for (const std::uint32_t blocks : block_candidates(soc, units)) {
         if (slots < sets && !one_slot_pays(soc, p, blocks)) continue;
         for (unsigned tall = 0; tall <= kConvPlannedTall; ++tall) {
-          if (tall && !(tall_differs && tall_tiles_pay(soc, blocks, tall))) continue;
+          if (tall && !(tall_differs && tall_tiles_pay(soc, p, blocks, tall))) continue;
           const ConvCost cost = conv_cost(layer, {tile_ho, tile_cout, blocks, tall, slice, slots, panel_area});
           if (best.tile_ho == 0 || cost.cycles < best.cycles * 0.995) {
             const int candidates = best.candidates;

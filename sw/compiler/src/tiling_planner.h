@@ -18,6 +18,8 @@ struct ConvProblem {
   // The input and the output are in the L2 arena (memory_plan.cpp): their bytes pass the
   // L2's port, not the DDR.
   bool input_in_l2 = false, output_in_l2 = false;
+  // The weights are pinned in the L2 buffer (memory_plan.h): read at the L2's bandwidth.
+  bool weights_in_l2 = false;
 };
 struct ConvTiling {
   std::int64_t tile_ho = 0, tile_cout = 0;  // cout a multiple of 16

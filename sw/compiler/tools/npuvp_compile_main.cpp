@@ -1,4 +1,4 @@
-// npuvp-compile model.onnx -o model.pkg [--ai-cores N] [--ddr-gbps G] [--l2-gbps G] [--ring-gbps G] [--no-double-buffering] [--no-l2] [--streams N]:
+// npuvp-compile model.onnx -o model.pkg [--ai-cores N] [--ddr-gbps G] [--l2-gbps G] [--ring-gbps G] [--no-double-buffering] [--no-l2] [--no-pinned-weights] [--streams N]:
 // compiles an ONNX model into a model package and prints the layer summary.
 // Exit status: 0 done, 1 compile error, 2 usage error.
 #include <cstdio>
@@ -12,7 +12,7 @@
 namespace {
 
 int usage(const char* why) {
-  std::fprintf(stderr, "npuvp-compile: %s\nusage: npuvp-compile model.onnx -o model.pkg [--ai-cores N] [--ddr-gbps G] [--l2-gbps G] [--ring-gbps G] [--no-double-buffering] [--no-l2] [--streams N]\n", why);
+  std::fprintf(stderr, "npuvp-compile: %s\nusage: npuvp-compile model.onnx -o model.pkg [--ai-cores N] [--ddr-gbps G] [--l2-gbps G] [--ring-gbps G] [--no-double-buffering] [--no-l2] [--no-pinned-weights] [--streams N]\n", why);
   return 2;
 }
 
@@ -44,8 +44,11 @@ int main(int argc, char** argv) {
       options.streams = unsigned(streams);
     } else if (arg == "--no-double-buffering") {
       options.double_buffering = false;
-    } else if (arg == "--no-l2") {
+    } else if (arg == "--no-l2") {  // nothing in the L2 buffer
       options.l2_activations = false;
+      options.pin_weights = false;
+    } else if (arg == "--no-pinned-weights") {
+      options.pin_weights = false;
     } else if (!arg.empty() && arg[0] != '-' && input.empty()) {
       input = arg;
     } else {
@@ -76,6 +79,9 @@ int main(int argc, char** argv) {
                 model.layers.size(), model.package.size(), (unsigned long long)model.constants_bytes,
                 (unsigned long long)model.arena_bytes, (unsigned long long)model.l2_arena_bytes, model.l2_buffers,
                 (unsigned long long)model.activation_bytes_total, model.layout_conversions);
+    if (model.pinned_layers)
+      std::printf("weights of %u layers pinned in L2: %llu bytes\n", model.pinned_layers,
+                  (unsigned long long)model.pinned_bytes);
     if (model.streams > 1) std::printf("%u streams, %u cross-stream waits\n", model.streams, model.stream_waits);
   } catch (const CompileError& error) {
     std::fprintf(stderr, "npuvp-compile: %s\n", error.what());

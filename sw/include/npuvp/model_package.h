@@ -11,10 +11,13 @@
  * Activations live in two arenas the runtime allocates through the driver: one
  * of header.arena_bytes in DDR and one of header.l2_arena_bytes in the L2 buffer
  * (on-chip, shared by the AI Cores; the compiler chose which activations go
- * there). A launch's argument word i is an address relative to one of the
- * regions named by its 2-bit field in `relocation` (NPUVP_RELOC_*), the arena
- * being the L2 one when bit i of `l2_args` is set: the runtime adds that
- * region's device address before the launch.
+ * there). The header.pinned_bytes of the constants from pinned_offset are
+ * the pinned weights: the runtime copies them into the L2 buffer once, when it
+ * loads the model, and the launches read that copy. A launch's argument word i
+ * is an address relative to one of the regions named by its 2-bit field in
+ * `relocation` (NPUVP_RELOC_*), or, when bit i of `l2_args` is set, to that
+ * region's L2 counterpart (the L2 arena for ARENA, the pinned weights' L2 copy
+ * for CONSTANTS): the runtime adds the region's device address before the launch.
  */
 #pragma once
 
@@ -28,8 +31,11 @@
  * core_end_cycle), so the profile area is larger.
  * 5: Conv launches carry op_conv's plan (NPUVP_CONV_PLAN_* words, conv_plan.h); the
  *    kernel no longer plans, so an older package's Conv launches would fault.
+ * 6: pinned weights (header.pinned_offset, pinned_bytes): a range of the constants
+ *    the runtime copies into the L2 buffer once, at load; a constant argument with its
+ *    l2_args bit set is relative to that copy.
  * Other versions are refused. */
-#define NPUVP_PACKAGE_VERSION 5u
+#define NPUVP_PACKAGE_VERSION 6u
 /* Where `npuvp infer` preloads the package (docs/memory-map.md): DDR above the
  * driver's default device pool; infer runs with soc.ddr.size = 2 GiB. */
 #define NPUVP_PACKAGE_ADDRESS 0xC0000000ull
@@ -63,6 +69,8 @@ struct npuvp_package_header {
     uint32_t ai_cores;                      /* the AI Core count the model was compiled for */
     uint32_t model_name;                    /* string offset                             */
     uint64_t l2_arena_bytes;                /* activation arena in the L2 buffer (0: none) */
+    uint64_t pinned_offset;                 /* from the constants' start: the pinned weights, */
+    uint64_t pinned_bytes;                  /* copied into the L2 buffer at load (0: none)    */
 };
 
 /* One layer of the compiled graph (after fusion), for reports. */
@@ -89,8 +97,9 @@ struct npuvp_package_launch {
                                   event e earlier in the table (0: no wait)   */
     int16_t record_event;      /* event to record after it, -1: none         */
     uint16_t reserved0;
-    uint32_t l2_args;          /* bit i: argument i (relocation NPUVP_RELOC_ARENA)
-                                  is relative to the L2 arena instead      */
+    uint32_t l2_args;          /* bit i: argument i is relative to its region's L2
+                                  counterpart (ARENA: the L2 arena; CONSTANTS:
+                                  the pinned weights' copy)                 */
     uint64_t relocation;       /* 2 bits per argument: enum npuvp_relocation */
     uint64_t args[NPUVP_PACKAGE_MAX_ARGS];
 };

@@ -68,6 +68,10 @@ struct CompileOptions {
   // Keep activations in the L2 buffer where the cost model finds it pays (docs/compiler.md
   // "Memory planning"); false: every activation in DDR (for measuring what the L2 gains).
   bool l2_activations = true;
+  // Pin the weights of the layers the tiling planner finds faster with them in the L2 buffer
+  // there, as many as fit beside the L2 arena (the runtime copies them in once, at load;
+  // docs/compiler.md "Pinned weights"); false: every weight in DDR.
+  bool pin_weights = true;
 };
 
 // One layer of the compiled graph (after fusion), as in the package's layer table.
@@ -94,6 +98,8 @@ struct CompiledModel {
   unsigned l2_buffers = 0;                    // activation buffers placed in the L2 arena
   std::uint64_t activation_bytes_total = 0;   // sum of all activation buffers (no reuse)
   std::uint64_t constants_bytes = 0;
+  std::uint64_t pinned_bytes = 0;             // weights pinned in the L2 buffer (<= soc.l2_bytes - l2_arena_bytes)
+  unsigned pinned_layers = 0;                 // layers whose weights are pinned
   unsigned layout_conversions = 0;            // COPY launches inserted for ND <-> 5HD
   unsigned streams = 1;                       // streams the package uses (at most CompileOptions::streams)
   unsigned stream_waits = 0;                  // cross-stream dependencies (event waits) in it
