@@ -136,5 +136,33 @@ TEST(CompilerPinnedWeights, TheBestSavingPerByteIsPinnedFirst) {
   EXPECT_EQ(choose_pinned_weights(program, 3000), (std::set<std::string>{"a", "d"}));  // c no longer fits
 }
 
+// Compute-bound layers (by the roofline, with their weights in DDR) first, each group by saving
+// per byte: their Cube waits for weights the model's roofline terms do not see.
+TEST(CompilerPinnedWeights, ComputeBoundLayersArePinnedFirst) {
+  Program program;
+  program.pinned_candidates = {{"memory", 4096, 8192, false},    // 2.0 per byte
+                               {"compute", 4096, 1024, true},    // 0.25
+                               {"compute2", 1024, 512, true},    // 0.5
+                               {"memory2", 1024, 4096, false}};  // 4.0
+  EXPECT_EQ(choose_pinned_weights(program, 1024), (std::set<std::string>{"compute2"}));  // not memory2
+  EXPECT_EQ(choose_pinned_weights(program, 5120), (std::set<std::string>{"compute", "compute2"}));
+  EXPECT_EQ(choose_pinned_weights(program, 6144), (std::set<std::string>{"compute", "compute2", "memory2"}));
+  EXPECT_EQ(choose_pinned_weights(program, 3072), (std::set<std::string>{"compute2", "memory2"}));
+}
+
+// ResNet-50's layer1 3 x 3 on the default SoC: compute-bound by the roofline, its weights pinned.
+TEST(CompilerPinnedWeights, TheRooflineMarksComputeBoundCandidates) {
+  OnnxBuilder b;
+  b.input("x", {1, 64, 56, 56});
+  b.random_constant("w", {64, 64, 3, 3}, 0.05f);
+  auto& conv = b.node("Conv", {"x", "w"}, {"y"}, "conv3x3");
+  OnnxBuilder::attr(conv, "pads", Dims{1, 1, 1, 1});
+  b.output("y", {1, 64, 56, 56});
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
+  const LayerSummary& layer = layer_named(model, "conv3x3");
+  EXPECT_TRUE(layer.compute_bound);
+  EXPECT_NE(layer.tiling.find("weights-in-L2"), std::string::npos) << layer.tiling;
+}
+
 }  // namespace
 }  // namespace npuvp::compiler::test

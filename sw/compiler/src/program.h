@@ -74,6 +74,7 @@ struct Program {
     std::string layer;        // LayerRecord::name
     std::uint64_t bytes = 0;  // the weights, 64-byte aligned
     double cycles_saved = 0;  // the planner's modelled cycles with the weights in DDR minus in L2
+    bool compute_bound = false;  // by the roofline, with its weights in DDR (pinned first)
   };
   std::vector<PinnedWeightsCandidate> pinned_candidates;
   int input_buffer = -1, output_buffer = -1;

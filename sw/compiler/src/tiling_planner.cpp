@@ -153,6 +153,7 @@ struct ConvCandidate {
 
 struct ConvCost {
   double cycles, ddr_bytes;
+  double timeline = 0;  // resident_block_cycles where it applies, else 0
 };
 
 // The rates a block's loads move at, bytes per AI Core cycle: its input (from the L2 or the
@@ -294,13 +295,16 @@ ConvCost conv_cost(const ConvLayer& layer, const ConvCandidate& c) {
                       write_back_cycles(soc, double(round16(std::min(chunk, tile_ho * p.wo)) * tn), output_share);
   double cycles = modelled_cycles(soc, busiest, ddr, l2, units, blocks, layer.double_buffering, fill);
   // Resident weights: the busiest block's C tiles one after the other, as they wait for their loads.
-  if (resident && layer.double_buffering)
-    cycles = std::max(cycles, resident_block_cycles(layer, c, busiest_u0, busiest_u1,
-                                                    {std::min(input_rate, soc.core_fill_bytes_per_cycle),
-                                                     weights_rate(soc, p, blocks), output_share}));
+  double timeline = 0;
+  if (resident && layer.double_buffering) {
+    timeline = resident_block_cycles(layer, c, busiest_u0, busiest_u1,
+                                     {std::min(input_rate, soc.core_fill_bytes_per_cycle), weights_rate(soc, p, blocks),
+                                      output_share});
+    cycles = std::max(cycles, timeline);
+  }
   // One slot: a block's later slices load while its Cube waits.
   if (c.slots < (layer.double_buffering ? 2u : 1u)) cycles += (busiest_slices - 1) * slice / input_rate;
-  return {cycles, ddr};
+  return {cycles, ddr, timeline};
 }
 
 // One slice slot (a tile's whole input at once, none to load the next one into while the
@@ -355,7 +359,7 @@ ConvTiling plan_conv(const SocBuffers& soc, const ConvProblem& p, bool double_bu
           if (best.tile_ho == 0 || cost.cycles < best.cycles * 0.995) {
             const int candidates = best.candidates;
             best = {tile_ho, tile_cout, blocks, slots * slice + panel_area, 0, std::uint64_t(cost.ddr_bytes), cost.cycles,
-                    true_macs / (cost.cycles * soc.cube_macs_per_cycle * soc.ai_cores), candidates, tall};
+                    true_macs / (cost.cycles * soc.cube_macs_per_cycle * soc.ai_cores), candidates, tall, cost.timeline};
           }
         }
       }

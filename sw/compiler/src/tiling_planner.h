@@ -29,6 +29,10 @@ struct ConvTiling {
   double cycles = 0, cube_utilisation = 0;    // modelled
   int candidates = 0;                         // tilings evaluated
   unsigned tall = 0;                          // C tile height (conv_plan.h): 0, or 256 << tall x 128 >> tall
+  // Of `cycles`, the busiest block's C tiles one after the other as they wait for their loads
+  // (resident weights, double buffered; else 0): the part of the model that sees a block's
+  // first tiles wait for weights, which the roofline terms and the per-tile overhead hide.
+  double timeline_cycles = 0;
   std::string text() const;
 };
 
