@@ -34,7 +34,9 @@ std::set<std::string> buffers_planned_in_l2(const Graph& graph, const CompileOpt
   // Only the Conv plans use it: a graph without one is lowered once.
   if (std::none_of(graph.nodes.begin(), graph.nodes.end(), [](const Node& node) { return node.op() == "Conv"; }))
     return names;
-  Program first = lower_graph(graph, options);
+  CompileOptions first_options = options;
+  first_options.pin_weights = false;  // its candidates would be priced without the L2 arena
+  Program first = lower_graph(graph, first_options);
   assign_streams(first, options.streams);
   plan_memory(first, memory_options);
   for (const auto& buffer : first.buffers)
@@ -109,7 +111,9 @@ CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
   const std::set<std::string> pinned = choose_pinned_weights(program, l2_free);
   if (!pinned.empty()) {
     program = Program();  // its constants (ResNet-50: 51 MB) freed before the next lowering makes them again
-    program = lower_graph(graph, options, l2_buffers, pinned);
+    CompileOptions final_options = options;
+    final_options.pin_weights = false;  // the candidates are chosen: no need to price them again
+    program = lower_graph(graph, final_options, l2_buffers, pinned);
     stream_waits = assign_streams(program, options.streams);
     memory_options.soc.l2_bytes -= double(program.pinned_constants.size());  // 64-byte multiple
     plan_memory(program, memory_options);
