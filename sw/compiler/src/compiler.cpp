@@ -51,8 +51,7 @@ struct Roofline {
   double cycles;
   bool compute_bound;
 };
-Roofline roofline_of(const LayerRecord& record, const SocDescription& description) {
-  const SocBuffers soc = build_soc_buffers(description);
+Roofline roofline_of(const LayerRecord& record, const SocDescription& description, const SocBuffers& soc) {
   const double compute = double(record.macs) / (soc.cube_macs_per_cycle * soc.ai_cores);
   const double memory = roofline_memory_cycles(double(record.min_bytes), double(record.min_output_bytes),
                                                double(record.min_ddr_bytes), double(record.min_l2_bytes), description);
@@ -61,15 +60,16 @@ Roofline roofline_of(const LayerRecord& record, const SocDescription& descriptio
 
 // The candidates for pinned weights that the roofline calls compute-bound with their weights in
 // DDR. Their Cube waits for weights that the DDR brings in slower than it uses them (each block
-// of a split by rows loads all of them), which the planner's model underestimates where its
-// roofline terms see no DDR limit (ResNet-50's layer1 3 x 3: modelled 5.9 k cycles saved,
-// measured 5.5 k, but layer2's 3 x 3: 8.9 k and 6.6 k, and by saving per byte neither would
-// be pinned before layer3's DDR-bound 3 x 3s): choose_pinned_weights takes them first, so that
-// the Cube runs at its roofline where the roofline says it can.
+// of a split by rows loads all of them), and by modelled saving per byte they would lose the L2
+// to layers whose DDR time the model overestimates (ResNet-50's layer1 3 x 3: 5.9 k cycles saved
+// modelled, 5.5 k measured; layer3's DDR-bound 3 x 3: 100 k modelled, 62 k measured):
+// choose_pinned_weights takes them first, so that the Cube runs near its roofline where the
+// roofline says it can.
 void mark_compute_bound_candidates(Program& program, const SocDescription& description) {
+  const SocBuffers soc = build_soc_buffers(description);
   for (auto& candidate : program.pinned_candidates)
     for (const auto& record : program.layers)
-      if (record.name == candidate.layer) candidate.compute_bound = roofline_of(record, description).compute_bound;
+      if (record.name == candidate.layer) candidate.compute_bound = roofline_of(record, description, soc).compute_bound;
 }
 
 CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
@@ -122,6 +122,7 @@ CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
 
   CompiledModel model;
   model.package = write_package(program);
+  const SocBuffers soc = build_soc_buffers(options.soc);
   for (const auto& record : program.layers) {
     LayerSummary layer;
     layer.name = record.name;
@@ -131,7 +132,7 @@ CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
     layer.min_bytes = record.min_bytes;
     layer.min_ddr_bytes = record.min_ddr_bytes;
     layer.min_l2_bytes = record.min_l2_bytes;
-    const Roofline roofline = roofline_of(record, options.soc);
+    const Roofline roofline = roofline_of(record, options.soc, soc);
     layer.roofline_cycles = roofline.cycles;
     layer.compute_bound = roofline.compute_bound;
     layer.launches = record.launch_count;
