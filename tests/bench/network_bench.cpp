@@ -9,6 +9,8 @@
 //   * Scaling/NAME/MEMORY/CORES: simulated latency and images/s at soc.ai_cores = 2, 4, 8, 16, 32,
 //     with the default DDR and with HBM-class memory (kHbm);
 //   * DoubleBuffering/NAME: simulated latency with --no-double-buffering against the default;
+//   * PinnedWeights/NAME: simulated latency with --no-pinned-weights against the default (weights
+//     of the Conv layers that gain most pinned in the L2 buffer), default SoC;
 //   * Streams/NAME/MEMORY/CORES: simulated latency compiled for kStreams streams (--streams)
 //     against one stream, at 2, 8 and 16 AI Cores;
 //   * L2/NAME/MEMORY/CORES: simulated latency and DDR bytes (the profile's layers) with every
@@ -446,19 +448,21 @@ void BM_Scaling(benchmark::State& state, const std::string& name, const std::str
   state.counters["compute_bound_layers"] = figures.compute_bound;
 }
 
-// ---- DoubleBuffering/NAME ------------------------------------------------------------------
+// ---- DoubleBuffering/NAME, PinnedWeights/NAME: the default against a run with `option` -----------
 
-struct DoubleBufferingFigures {
+struct OnOffFigures {
   double on_seconds = 0, off_seconds = 0;
 };
-std::map<std::string, DoubleBufferingFigures> g_double_buffering;
+std::map<std::string, OnOffFigures> g_double_buffering, g_pinned_weights;
 
-void BM_DoubleBuffering(benchmark::State& state, const std::string& name) {
-  DoubleBufferingFigures figures;
+// The default run's latency against one compiled with `option` (which turns a feature off).
+void on_against_off(benchmark::State& state, const std::string& name, const std::string& option,
+                    std::map<std::string, OnOffFigures>& results) {
+  OnOffFigures figures;
   try {
     for (auto _ : state) {
       figures.on_seconds = default_run(name).profile.latency_seconds;
-      const Inference off = infer(name, {"--no-double-buffering"});
+      const Inference off = infer(name, {option});
       figures.off_seconds = off.profile.latency_seconds;
       state.SetIterationTime(off.child.wall_seconds);
     }
@@ -466,10 +470,31 @@ void BM_DoubleBuffering(benchmark::State& state, const std::string& name) {
     state.SkipWithError(error.what());
     return;
   }
-  g_double_buffering[name] = figures;
+  results[name] = figures;
   state.counters["latency_on_ms"] = figures.on_seconds * 1e3;
   state.counters["latency_off_ms"] = figures.off_seconds * 1e3;
   state.counters["gain"] = figures.off_seconds / figures.on_seconds;
+}
+
+void BM_DoubleBuffering(benchmark::State& state, const std::string& name) {
+  on_against_off(state, name, "--no-double-buffering", g_double_buffering);
+}
+
+void BM_PinnedWeights(benchmark::State& state, const std::string& name) {
+  on_against_off(state, name, "--no-pinned-weights", g_pinned_weights);
+}
+
+// A table of on / off latencies, one row per network that ran.
+void print_on_off(const std::string& title, const std::map<std::string, OnOffFigures>& results) {
+  if (results.empty()) return;
+  std::cout << "\n== " << title << ": simulated latency on / off ==\n";
+  for (const auto& name : kNetworkNames) {
+    auto at = results.find(name);
+    if (at == results.end()) continue;
+    std::cout << "  " << std::left << std::setw(13) << name << std::right << std::setprecision(3) << std::setw(10)
+              << at->second.on_seconds * 1e3 << " ms on " << std::setw(10) << at->second.off_seconds * 1e3
+              << " ms off  gain " << std::setprecision(2) << at->second.off_seconds / at->second.on_seconds << "x\n";
+  }
 }
 
 // ---- Streams/NAME/MEMORY/CORES ---------------------------------------------------------------
@@ -643,16 +668,8 @@ void print_summary() {
     std::cout << "\n== resnet50 (default SoC): the 8 layers furthest above their roofline bound ==\n";
     print_worst_layers(g_default_runs.at("resnet50").profile, 8);
   }
-  if (!g_double_buffering.empty()) {
-    std::cout << "\n== double buffering: simulated latency on / off ==\n";
-    for (const auto& name : kNetworkNames) {
-      auto at = g_double_buffering.find(name);
-      if (at == g_double_buffering.end()) continue;
-      std::cout << "  " << std::left << std::setw(13) << name << std::right << std::setprecision(3) << std::setw(10)
-                << at->second.on_seconds * 1e3 << " ms on " << std::setw(10) << at->second.off_seconds * 1e3
-                << " ms off  gain " << std::setprecision(2) << at->second.off_seconds / at->second.on_seconds << "x\n";
-    }
-  }
+  print_on_off("double buffering", g_double_buffering);
+  print_on_off("pinned weights (default SoC)", g_pinned_weights);
   if (!g_streams.empty()) {
     std::cout << "\n== streams: simulated latency on 1 / " << kStreams << " streams ==\n";
     for (const auto& [key, f] : g_streams)
@@ -698,6 +715,9 @@ void register_benchmarks() {
           ->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
   for (const auto& name : kNetworkNames)
     benchmark::RegisterBenchmark(("DoubleBuffering/" + name).c_str(), BM_DoubleBuffering, name)
+        ->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
+  for (const auto& name : kNetworkNames)
+    benchmark::RegisterBenchmark(("PinnedWeights/" + name).c_str(), BM_PinnedWeights, name)
         ->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
   for (const auto& [name, memory] : kScaledConfigurations)
     for (int cores : kStreamCoreCounts)
