@@ -18,10 +18,12 @@ namespace npuvp::compiler::test {
 namespace {
 
 constexpr std::uint64_t kBigWeightBytes = 256 * 256 * 9 * 2;  // the 3 x 3 256 -> 256 Conv's
+constexpr std::uint64_t kSmallWeightBytes = 256 * 32 * 2;     // the 1 x 1 256 -> 32 Conv's
 
 // Two Convs on a 14 x 14 map: a 3 x 3 256 -> 256 whose 1.18 MB of weights the default DDR
-// brings in far slower than its Cube uses them, then a 1 x 1 256 -> 32.
-OnnxBuilder ddr_bound_network() {
+// brings in far slower than its Cube uses them, then a 1 x 1 256 -> 32 (named `small_name`:
+// ONNX does not require node names to differ).
+OnnxBuilder ddr_bound_network(const std::string& small_name = "small") {
   OnnxBuilder b;
   b.input("x", {1, 256, 14, 14});
   b.random_constant("w1", {256, 256, 3, 3}, 0.02f);
@@ -29,7 +31,7 @@ OnnxBuilder ddr_bound_network() {
   auto& c1 = b.node("Conv", {"x", "w1"}, {"c1"}, "big");
   OnnxBuilder::attr(c1, "pads", Dims{1, 1, 1, 1});
   b.node("Relu", {"c1"}, {"r1"});
-  b.node("Conv", {"r1", "w2"}, {"y"}, "small");
+  b.node("Conv", {"r1", "w2"}, {"y"}, small_name);
   b.output("y", {1, 32, 14, 14});
   return b;
 }
@@ -96,6 +98,26 @@ TEST(CompilerPinnedWeights, PinnedWeightsAndTheL2ArenaFitTheL2) {
   }
 }
 
+// Layers are told apart by their index, not their name: with both Convs named "big", an L2 that
+// holds only the small one's 16 KB of weights beside the arena pins those and not the others.
+TEST(CompilerPinnedWeights, LayersWithTheSameNameArePinnedApart) {
+  OnnxBuilder b = ddr_bound_network("big");
+  CompileOptions options;
+  const CompiledModel roomy = compile_onnx_bytes(b.bytes(), options);
+  EXPECT_EQ(roomy.pinned_bytes, kBigWeightBytes + kSmallWeightBytes);
+  options.soc.l2_bytes = double(roomy.l2_arena_bytes + kSmallWeightBytes);
+  const CompiledModel tight = compile_onnx_bytes(b.bytes(), options);
+  EXPECT_EQ(tight.pinned_layers, 1u);
+  EXPECT_EQ(tight.pinned_bytes, kSmallWeightBytes);
+  unsigned pinned_layers = 0;
+  for (const auto& layer : tight.layers) pinned_layers += layer.tiling.find("weights-in-L2") != std::string::npos;
+  EXPECT_EQ(pinned_layers, 1u);
+  CompileOptions unpinned;
+  unpinned.pin_weights = false;
+  const std::vector<float> x = b.random({1, 256, 14, 14});
+  EXPECT_EQ(PackageEmulator(tight.package).run(x), PackageEmulator(compile_onnx_bytes(b.bytes(), unpinned).package).run(x));
+}
+
 TEST(CompilerPinnedWeights, NothingIsPinnedWithAnL2NoFasterThanTheDdr) {
   CompileOptions options;
   options.soc.l2_bytes_per_second = options.soc.ddr_bytes_per_second;
@@ -125,29 +147,29 @@ TEST(CompilerPinnedWeights, ThePlannerModelsWeightsFromTheFasterL2Sooner) {
 // fits what is left (a later, smaller one may fit where a larger did not).
 TEST(CompilerPinnedWeights, TheBestSavingPerByteIsPinnedFirst) {
   Program program;
-  program.pinned_candidates = {{"a", 1000, 1000},  // 1.0 per (aligned: 1024) byte
-                               {"b", 4096, 8192},  // 2.0
-                               {"c", 2048, 1024},  // 0.5
-                               {"d", 64, 16}};     // 0.25
-  EXPECT_EQ(choose_pinned_weights(program, 0), (std::set<std::string>{}));
-  EXPECT_EQ(choose_pinned_weights(program, 4096), (std::set<std::string>{"b"}));
-  EXPECT_EQ(choose_pinned_weights(program, 4096 + 1024 + 64), (std::set<std::string>{"b", "a", "d"}));
-  EXPECT_EQ(choose_pinned_weights(program, 4096 + 1024 + 2048), (std::set<std::string>{"b", "a", "c"}));
-  EXPECT_EQ(choose_pinned_weights(program, 3000), (std::set<std::string>{"a", "d"}));  // c no longer fits
+  program.pinned_candidates = {{0, 1000, 1000},  // 1.0 per (aligned: 1024) byte
+                               {1, 4096, 8192},  // 2.0
+                               {2, 2048, 1024},  // 0.5
+                               {3, 64, 16}};     // 0.25
+  EXPECT_EQ(choose_pinned_weights(program, 0), (std::set<std::uint32_t>{}));
+  EXPECT_EQ(choose_pinned_weights(program, 4096), (std::set<std::uint32_t>{1}));
+  EXPECT_EQ(choose_pinned_weights(program, 4096 + 1024 + 64), (std::set<std::uint32_t>{1, 0, 3}));
+  EXPECT_EQ(choose_pinned_weights(program, 4096 + 1024 + 2048), (std::set<std::uint32_t>{1, 0, 2}));
+  EXPECT_EQ(choose_pinned_weights(program, 3000), (std::set<std::uint32_t>{0, 3}));  // 2 no longer fits
 }
 
 // Compute-bound layers (by the roofline, with their weights in DDR) first, each group by saving
 // per byte: their Cube waits for weights the model's roofline terms do not see.
 TEST(CompilerPinnedWeights, ComputeBoundLayersArePinnedFirst) {
   Program program;
-  program.pinned_candidates = {{"memory", 4096, 8192, false},    // 2.0 per byte
-                               {"compute", 4096, 1024, true},    // 0.25
-                               {"compute2", 1024, 512, true},    // 0.5
-                               {"memory2", 1024, 4096, false}};  // 4.0
-  EXPECT_EQ(choose_pinned_weights(program, 1024), (std::set<std::string>{"compute2"}));  // not memory2
-  EXPECT_EQ(choose_pinned_weights(program, 5120), (std::set<std::string>{"compute", "compute2"}));
-  EXPECT_EQ(choose_pinned_weights(program, 6144), (std::set<std::string>{"compute", "compute2", "memory2"}));
-  EXPECT_EQ(choose_pinned_weights(program, 3072), (std::set<std::string>{"compute2", "memory2"}));
+  program.pinned_candidates = {{0, 4096, 8192, false},  // memory-bound, 2.0 per byte
+                               {1, 4096, 1024, true},   // compute-bound, 0.25
+                               {2, 1024, 512, true},    // compute-bound, 0.5
+                               {3, 1024, 4096, false}}; // memory-bound, 4.0
+  EXPECT_EQ(choose_pinned_weights(program, 1024), (std::set<std::uint32_t>{2}));  // not 3
+  EXPECT_EQ(choose_pinned_weights(program, 5120), (std::set<std::uint32_t>{1, 2}));
+  EXPECT_EQ(choose_pinned_weights(program, 6144), (std::set<std::uint32_t>{1, 2, 3}));
+  EXPECT_EQ(choose_pinned_weights(program, 3072), (std::set<std::uint32_t>{2, 3}));
 }
 
 // ResNet-50's layer1 3 x 3 on the default SoC: compute-bound by the roofline, its weights pinned.

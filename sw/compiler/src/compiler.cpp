@@ -68,8 +68,7 @@ Roofline roofline_of(const LayerRecord& record, const SocDescription& descriptio
 void mark_compute_bound_candidates(Program& program, const SocDescription& description) {
   const SocBuffers soc = build_soc_buffers(description);
   for (auto& candidate : program.pinned_candidates)
-    for (const auto& record : program.layers)
-      if (record.name == candidate.layer) candidate.compute_bound = roofline_of(record, description, soc).compute_bound;
+    candidate.compute_bound = roofline_of(program.layers.at(candidate.layer), description, soc).compute_bound;
 }
 
 CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
@@ -108,7 +107,7 @@ CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
   const std::uint64_t l2_free = options.soc.l2_bytes > program.l2_arena_bytes
                                     ? std::uint64_t(options.soc.l2_bytes) - program.l2_arena_bytes : 0;
   mark_compute_bound_candidates(program, options.soc);
-  const std::set<std::string> pinned = choose_pinned_weights(program, l2_free);
+  const std::set<std::uint32_t> pinned = choose_pinned_weights(program, l2_free);
   if (!pinned.empty()) {
     program = Program();  // its constants (ResNet-50: 51 MB) freed before the next lowering makes them again
     CompileOptions final_options = options;

@@ -371,7 +371,7 @@ void compute_lifetimes(Program& program) {
 bool has_lowering(const std::string& op) { return lowering_for(op) != nullptr; }
 
 Program lower_graph(const Graph& graph, const CompileOptions& options, const std::set<std::string>& l2_buffers,
-                    const std::set<std::string>& pinned_layers) {
+                    const std::set<std::uint32_t>& pinned_layers) {
   LoweringContext context(graph, options);
   context.l2_buffers = l2_buffers;
   context.pinned_layers = pinned_layers;

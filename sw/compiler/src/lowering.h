@@ -18,7 +18,7 @@ namespace npuvp::compiler {
 // With CompileOptions::pin_weights, Program::pinned_candidates lists the other layers
 // whose weights would be faster there.
 Program lower_graph(const Graph& graph, const CompileOptions& options, const std::set<std::string>& l2_buffers = {},
-                    const std::set<std::string>& pinned_layers = {});
+                    const std::set<std::uint32_t>& pinned_layers = {});
 
 // True when nodes of this op type have a lowering (a kernel to run them).
 bool has_lowering(const std::string& op);

@@ -35,9 +35,10 @@ class LoweringContext {
   // Weights as f16: among the pinned weights (an ArgWord::Kind::PinnedConstant) when the
   // layer being lowered is one of `pinned_layers`, else a constant.
   ArgWord add_weights_f16(const std::vector<float>& values);
-  bool weights_pinned() const { return pinned_layers.count(program.layers.back().name) > 0; }
-  // The layers whose weights are pinned (by name, from choose_pinned_weights).
-  std::set<std::string> pinned_layers;
+  bool weights_pinned() const { return pinned_layers.count(std::uint32_t(program.layers.size() - 1)) > 0; }
+  // The layers whose weights are pinned (indices into program.layers, the same in every lowering
+  // of the graph; from choose_pinned_weights).
+  std::set<std::uint32_t> pinned_layers;
 
   // ---- activations
   const Value& value(int id) const { return graph.values[id]; }

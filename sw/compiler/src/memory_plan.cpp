@@ -156,14 +156,14 @@ void place_in_l2(Program& program, const SocDescription& soc, const std::vector<
 
 }  // namespace
 
-std::set<std::string> choose_pinned_weights(const Program& program, std::uint64_t free_bytes) {
+std::set<std::uint32_t> choose_pinned_weights(const Program& program, std::uint64_t free_bytes) {
   auto candidates = program.pinned_candidates;
   auto saving_per_byte = [](const Program::PinnedWeightsCandidate& c) { return c.cycles_saved / double(align(c.bytes)); };
   std::stable_sort(candidates.begin(), candidates.end(), [&](const auto& x, const auto& y) {
     if (x.compute_bound != y.compute_bound) return x.compute_bound;
     return saving_per_byte(x) > saving_per_byte(y);
   });
-  std::set<std::string> chosen;
+  std::set<std::uint32_t> chosen;
   std::uint64_t used = 0;
   for (const auto& candidate : candidates) {
     if (used + align(candidate.bytes) > free_bytes) continue;

@@ -25,11 +25,11 @@ struct MemoryPlanOptions {
 // program.activation_bytes_total (the sum without reuse).
 void plan_memory(Program& program, const MemoryPlanOptions& options = {});
 
-// The layers whose weights to pin in the L2 buffer, by name: of program.pinned_candidates, the
+// The layers whose weights to pin in the L2 buffer (indices into program.layers): of program.pinned_candidates, the
 // compute-bound ones first, then the others, each group by modelled cycles saved per byte, each
 // taken when its weights (64-byte aligned) fit in what is left of `free_bytes` (the L2 beside the
 // activation arena).
-std::set<std::string> choose_pinned_weights(const Program& program, std::uint64_t free_bytes);
+std::set<std::uint32_t> choose_pinned_weights(const Program& program, std::uint64_t free_bytes);
 
 // The cost model's modelled memory time of the program's layers, in seconds, with
 // the buffers where they are now: per layer the largest of its DDR bytes at the DDR

@@ -71,7 +71,7 @@ struct Program {
   // Layers whose weights the tiling planner finds faster from the L2 buffer than from DDR
   // (lowered with CompileOptions::pin_weights; the memory plan picks among them).
   struct PinnedWeightsCandidate {
-    std::string layer;        // LayerRecord::name
+    std::uint32_t layer = 0;  // index into `layers` (names need not be unique)
     std::uint64_t bytes = 0;  // the weights, 64-byte aligned
     double cycles_saved = 0;  // the planner's modelled cycles with the weights in DDR minus in L2
     bool compute_bound = false;  // by the roofline, with its weights in DDR (pinned first)
