@@ -70,9 +70,11 @@ double modelled_cycles(const SocBuffers& soc, const CoreLoad& core, double ddr_b
   const double per_core_units = core_bound ? core.tiles : double(ceil_div(units, blocks));
   const double latency =
       per_core_units * (soc.get("DDR").latency_cycles + (core_bound ? kPipelinedCTileOverheadCycles : kTileOverheadCycles));
-  if (!double_buffering) return core.compute + memory + latency;
+  // The task scheduler starts a launch's blocks one after the other: the last starts later.
+  const double dispatch = double(std::min<std::uint32_t>(blocks, soc.ai_cores) - 1) * kBlockDispatchCycles;
+  if (!double_buffering) return core.compute + memory + latency + dispatch;
   if (!core_bound) fill = (core.compute + memory) / per_core_units;
-  return std::max(core.compute, memory) + fill + latency;
+  return std::max(core.compute, memory) + fill + latency + dispatch;
 }
 
 // op_conv.c's split of a Conv: units (image, spatial tile of tile_ho output rows,

@@ -92,6 +92,12 @@ constexpr double kCTileScalarCycles = 2000;
 // op_conv.c's start: its arguments, the plan, the cursors, before its first load (measured
 // 0.85-0.9 k cycles after the block starts, issue 19's fifth Cube session).
 constexpr double kConvBlockStartCycles = 900;
+// The task scheduler starts a launch's blocks about this far apart (docs/npu-protocol.md
+// "Performance": ~270 cycles; 297 between the two cores of ResNet-50's layers on the default
+// SoC; on 16 HBM-class cores ResNet-50's layer2 3 x 3 in 16 blocks started its last 9.7 k cycles
+// after its first), so the last of B blocks on B cores ends at least (B - 1) x this later than a
+// lone block would.
+constexpr double kBlockDispatchCycles = 300;
 // DDR time grows by this fraction per concurrent block beyond the DDR's channels
 // (bandwidth / 6.4 GB/s, one LPDDR4-3200 x16 channel; at least 2): row misses
 // and bank conflicts of interleaved streams. Calibrated on
