@@ -334,8 +334,9 @@ static void release_streams_and_events(struct npuvp_model *m)
 int npuvp_model_run(struct npuvp_model *model, npuvp_model_progress_fn progress, void *context)
 {
     if (!model || !model->opened) return NPUVP_MODEL_ERR_ARGUMENT;
-    if ((model->kernels_used & ~model->kernels_loaded) != 0)
-        return set_message(model, NPUVP_MODEL_ERR_ARGUMENT, "npuvp_model_run before npuvp_model_load_kernels");
+    if ((model->kernels_used & ~model->kernels_loaded) != 0 || (model->header->pinned_bytes && !model->pinned_staged))
+        return set_message(model, NPUVP_MODEL_ERR_ARGUMENT,
+                           "npuvp_model_run before npuvp_model_load_kernels succeeded (kernels and pinned weights)");
     model->message[0] = 0;
     model->completed_launches = model->completed_layers = 0;
     memset(model->profile, 0, (size_t)model->header->launch_count * sizeof *model->profile);
