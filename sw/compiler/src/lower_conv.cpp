@@ -132,8 +132,7 @@ void offer_weights_for_pinning(LoweringContext& context, ConvProblem problem, co
   // weights (the timeline, which the per-tile overhead of `cycles` can hide: layer1's 3 x 3 of
   // ResNet-50, modelled 37.5 k -> 37.2 k cycles, timeline 37.5 k -> 31.6 k, measured 39.0 k -> 33.5 k).
   const double saved = std::max(in_ddr.cycles - in_l2.cycles, in_ddr.timeline_cycles - in_l2.timeline_cycles);
-  if (saved > 0)
-    context.program.pinned_candidates.push_back({std::uint32_t(context.program.layers.size() - 1), weight_bytes, saved});
+  if (saved > 0) context.program.pinned_candidates.push_back({context.layer_index(), weight_bytes, saved});
 }
 
 }  // namespace

@@ -37,7 +37,7 @@ namespace {
 
 // Appends `bytes` to `region` at a 64-byte aligned offset, which it returns.
 std::uint64_t append_aligned(std::vector<std::uint8_t>& region, const void* data, std::size_t bytes) {
-  region.resize((region.size() + NPUVP_PACKAGE_ALIGN - 1) / NPUVP_PACKAGE_ALIGN * NPUVP_PACKAGE_ALIGN);
+  region.resize(npuvp_package_align(region.size()));
   const std::uint64_t offset = region.size();
   region.resize(offset + bytes);
   if (bytes != 0) std::memcpy(region.data() + offset, data, bytes);  // an empty tensor's data() may be null
@@ -66,7 +66,7 @@ ArgWord LoweringContext::add_weights_f16(const std::vector<float>& values) {
   const auto half = to_half(values);
   auto& region = program.pinned_constants;
   const std::uint64_t offset = append_aligned(region, half.data(), half.size() * 2);
-  region.resize((region.size() + NPUVP_PACKAGE_ALIGN - 1) / NPUVP_PACKAGE_ALIGN * NPUVP_PACKAGE_ALIGN);  // whole copy units
+  region.resize(npuvp_package_align(region.size()));  // whole copy units
   return {ArgWord::Kind::PinnedConstant, offset, -1};
 }
 
@@ -122,7 +122,7 @@ KernelLaunch& LoweringContext::launch(npuvp_operator_kernel kernel, unsigned arg
   KernelLaunch l;
   l.kernel = kernel;
   l.blocks = std::max<std::uint32_t>(1, std::min<std::uint32_t>(blocks, 65535));
-  l.layer = std::uint32_t(program.layers.size() - 1);
+  l.layer = layer_index();
   l.args.assign(arg_count, literal(0));
   program.launches.push_back(std::move(l));
   return program.launches.back();

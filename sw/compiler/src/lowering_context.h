@@ -35,7 +35,7 @@ class LoweringContext {
   // Weights as f16: among the pinned weights (an ArgWord::Kind::PinnedConstant) when the
   // layer being lowered is one of `pinned_layers`, else a constant.
   ArgWord add_weights_f16(const std::vector<float>& values);
-  bool weights_pinned() const { return pinned_layers.count(std::uint32_t(program.layers.size() - 1)) > 0; }
+  bool weights_pinned() const { return pinned_layers.count(layer_index()) > 0; }
   // The layers whose weights are pinned (indices into program.layers, the same in every lowering
   // of the graph; from choose_pinned_weights).
   std::set<std::uint32_t> pinned_layers;
@@ -65,6 +65,7 @@ class LoweringContext {
   void begin_layer(const Node& node);
   void end_layer(const Node& node, std::uint64_t macs);
   LayerRecord& layer() { return program.layers.back(); }
+  std::uint32_t layer_index() const { return std::uint32_t(program.layers.size() - 1); }  // of layer()
   // The activation bytes the layer must read when it reads only part of its
   // inputs (a slice, a strided window); the default is all of them.
   void set_bytes_read(std::uint64_t bytes) { bytes_read_ = bytes; }

@@ -11,8 +11,6 @@ extern "C" {
 namespace npuvp::compiler {
 namespace {
 
-std::uint64_t align(std::uint64_t v) { return (v + NPUVP_PACKAGE_ALIGN - 1) / NPUVP_PACKAGE_ALIGN * NPUVP_PACKAGE_ALIGN; }
-
 // The launches that name each buffer, in order.
 std::vector<std::vector<int>> buffer_users(const Program& program) {
   std::vector<std::vector<int>> users(program.buffers.size());
@@ -44,11 +42,11 @@ class Arena {
 
   // The offset buffer b would take.
   std::uint64_t offset_for(int b) const {
-    const std::uint64_t bytes = align(program_.buffers[b].bytes);
+    const std::uint64_t bytes = npuvp_package_align(program_.buffers[b].bytes);
     std::vector<std::pair<std::uint64_t, std::uint64_t>> busy;  // [start, end) of conflicting buffers
     for (int p : placed_)
       if (!may_share_(b, p))
-        busy.push_back({program_.buffers[p].offset, program_.buffers[p].offset + align(program_.buffers[p].bytes)});
+        busy.push_back({program_.buffers[p].offset, program_.buffers[p].offset + npuvp_package_align(program_.buffers[p].bytes)});
     std::sort(busy.begin(), busy.end());
     std::uint64_t offset = 0;
     for (const auto& [start, end] : busy) {
@@ -59,7 +57,7 @@ class Arena {
   }
   void place(int b, std::uint64_t offset) {
     program_.buffers[b].offset = offset;
-    extent_ = std::max(extent_, offset + align(program_.buffers[b].bytes));
+    extent_ = std::max(extent_, offset + npuvp_package_align(program_.buffers[b].bytes));
     placed_.push_back(b);
   }
   std::uint64_t extent() const { return extent_; }
@@ -147,7 +145,7 @@ void place_in_l2(Program& program, const SocDescription& soc, const std::vector<
     const double bytes = double(program.buffers[b].bytes);
     if (l2_slower && traffic.time_change_of_moving(layers[b], bytes) > 0) continue;
     const std::uint64_t offset = l2_arena.offset_for(b);
-    if (offset + align(program.buffers[b].bytes) > soc.l2_bytes) continue;
+    if (offset + npuvp_package_align(program.buffers[b].bytes) > soc.l2_bytes) continue;
     l2_arena.place(b, offset);
     program.buffers[b].home = DeviceBuffer::Home::L2;
     traffic.move(layers[b], bytes);
@@ -158,7 +156,9 @@ void place_in_l2(Program& program, const SocDescription& soc, const std::vector<
 
 std::set<std::uint32_t> choose_pinned_weights(const Program& program, std::uint64_t free_bytes) {
   auto candidates = program.pinned_candidates;
-  auto saving_per_byte = [](const Program::PinnedWeightsCandidate& c) { return c.cycles_saved / double(align(c.bytes)); };
+  auto saving_per_byte = [](const Program::PinnedWeightsCandidate& c) {
+    return c.cycles_saved / double(npuvp_package_align(c.bytes));
+  };
   std::stable_sort(candidates.begin(), candidates.end(), [&](const auto& x, const auto& y) {
     if (x.compute_bound != y.compute_bound) return x.compute_bound;
     return saving_per_byte(x) > saving_per_byte(y);
@@ -166,8 +166,8 @@ std::set<std::uint32_t> choose_pinned_weights(const Program& program, std::uint6
   std::set<std::uint32_t> chosen;
   std::uint64_t used = 0;
   for (const auto& candidate : candidates) {
-    if (used + align(candidate.bytes) > free_bytes) continue;
-    used += align(candidate.bytes);
+    if (used + npuvp_package_align(candidate.bytes) > free_bytes) continue;
+    used += npuvp_package_align(candidate.bytes);
     chosen.insert(candidate.layer);
   }
   return chosen;
@@ -200,7 +200,7 @@ void plan_memory(Program& program, const MemoryPlanOptions& options) {
     if (buffer.home == DeviceBuffer::Home::L2) buffer.home = DeviceBuffer::Home::Arena;  // planned again
     if (buffer.home != DeviceBuffer::Home::Arena) continue;
     if (buffer.first_launch < 0) continue;  // never touched
-    program.activation_bytes_total += align(buffer.bytes);
+    program.activation_bytes_total += npuvp_package_align(buffer.bytes);
     candidates.push_back(b);
   }
 
@@ -223,7 +223,7 @@ void plan_memory(Program& program, const MemoryPlanOptions& options) {
   auto& input = program.buffers[program.input_buffer];
   auto& output = program.buffers[program.output_buffer];
   input.offset = 0;
-  output.offset = align(input.bytes);
+  output.offset = npuvp_package_align(input.bytes);
 }
 
 }  // namespace npuvp::compiler

@@ -13,8 +13,6 @@ extern "C" {
 namespace npuvp::compiler {
 namespace {
 
-std::uint64_t align(std::uint64_t v) { return (v + NPUVP_PACKAGE_ALIGN - 1) / NPUVP_PACKAGE_ALIGN * NPUVP_PACKAGE_ALIGN; }
-
 class StringTable {
  public:
   StringTable() { bytes_.push_back('\0'); }  // offset 0: the empty string
@@ -115,28 +113,28 @@ std::vector<std::uint8_t> write_package(const Program& program) {
   npuvp_package_header header{};
   header.magic = NPUVP_PACKAGE_MAGIC;
   header.version = NPUVP_PACKAGE_VERSION;
-  std::uint64_t at = align(sizeof header);
+  std::uint64_t at = npuvp_package_align(sizeof header);
   header.strings_offset = at;
   header.strings_bytes = strings.bytes().size();
-  at = align(at + header.strings_bytes);
+  at = npuvp_package_align(at + header.strings_bytes);
   header.layers_offset = at;
-  at = align(at + layers.size() * sizeof(npuvp_package_layer));
+  at = npuvp_package_align(at + layers.size() * sizeof(npuvp_package_layer));
   header.launches_offset = at;
-  at = align(at + launches.size() * sizeof(npuvp_package_launch));
+  at = npuvp_package_align(at + launches.size() * sizeof(npuvp_package_launch));
   header.tensors_offset = at;
-  at = align(at + tensors.size() * sizeof(npuvp_package_tensor));
+  at = npuvp_package_align(at + tensors.size() * sizeof(npuvp_package_tensor));
   // The constants, then the pinned weights (the source of the runtime's copy into the L2).
   header.constants_offset = at;
-  header.pinned_offset = program.pinned_constants.empty() ? 0 : align(program.constants.size());
+  header.pinned_offset = program.pinned_constants.empty() ? 0 : npuvp_package_align(program.constants.size());
   header.pinned_bytes = program.pinned_constants.size();
   header.constants_bytes = header.pinned_bytes ? header.pinned_offset + header.pinned_bytes : program.constants.size();
-  at = align(at + header.constants_bytes);
+  at = npuvp_package_align(at + header.constants_bytes);
   header.io_offset = at;
-  header.io_bytes = align(out.offset + out.bytes);
-  at = align(at + header.io_bytes);
+  header.io_bytes = npuvp_package_align(out.offset + out.bytes);
+  at = npuvp_package_align(at + header.io_bytes);
   header.profile_offset = at;
   header.profile_bytes = launches.size() * sizeof(npuvp_package_profile);
-  at = align(at + header.profile_bytes);
+  at = npuvp_package_align(at + header.profile_bytes);
   header.total_bytes = at;
   header.arena_bytes = program.arena_bytes;
   header.l2_arena_bytes = program.l2_arena_bytes;

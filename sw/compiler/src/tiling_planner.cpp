@@ -132,7 +132,7 @@ double input_memory_share(const SocBuffers& soc, const ConvProblem& p, std::uint
 }
 
 // The rate each of `blocks` blocks receives weights at: its share of the memory they are in
-// (the DDR, or the L2 buffer for resident weights), at most what its MTE2 gets from the ring.
+// (the DDR, or the L2 buffer for pinned weights), at most what its MTE2 gets from the ring.
 double weights_rate(const SocBuffers& soc, const ConvProblem& p, std::uint32_t blocks) {
   return std::min(soc.core_fill_bytes_per_cycle, memory_share(soc, p.weights_in_l2, blocks));
 }

@@ -43,6 +43,11 @@
 #define NPUVP_PACKAGE_MAX_ARGS 32
 #define NPUVP_PACKAGE_MAX_RANK 6
 #define NPUVP_PACKAGE_ALIGN 64
+/* `bytes` rounded up to NPUVP_PACKAGE_ALIGN: where the next section or entry starts. */
+static inline uint64_t npuvp_package_align(uint64_t bytes)
+{
+    return (bytes + NPUVP_PACKAGE_ALIGN - 1) / NPUVP_PACKAGE_ALIGN * NPUVP_PACKAGE_ALIGN;
+}
 
 enum npuvp_relocation {
     NPUVP_RELOC_NONE = 0,      /* a literal                            */
