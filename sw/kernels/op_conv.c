@@ -92,6 +92,11 @@ enum {
     /* the plan's K parts (NPUVP_CONV_K_PARTS, NPUVP_CONV_WIDE_K_PARTS: parts + LOOKAHEAD tokens
      * <= 15) and panel tokens (NPUVP_CONV_PANEL_TOKENS: (LOOKAHEAD + 1) * 4 <= 15) */
     WRITE_BACK_PARTS = 4, /* the block's last C tile's write-back: parts stored while the next converts */
+    TAIL_KF = NPUVP_CONV_CHUNK_KF, /* K fractal rows of the last C tile's column-split tail: the second
+                                      half's Cube work on them (mf x nf/2 x 8 x 2 cycles) about covers the
+                                      first half's write-back (mf x nf/2 x 512 bytes at ~32 bytes a cycle) */
+    TAIL_MIN_FRACTALS = 32, /* a smaller last tile (layer1's 32-position remainder: 8 fractals) stores
+                               its output in a few hundred cycles; the tail's extra steps cost more */
     FIRST_STEPS = 1,      /* the first tile's load steps issued before its first K step (then one
                              per K step): the first part alone ahead of the Cube's first
                              instructions (3 and 2 measured 0.5 % and 0.3 % slower on ResNet-50);
@@ -285,7 +290,7 @@ static uint64_t panel_part_l1(const Conv* c, uint64_t q) { return c->panel_base 
 /* MTE1: B rows [kb, kb + kf) of the tile's columns (from column group group0, nf groups) into
  * L0B from the resident weights, whose parts are separate nd2nz blocks: one load_b_zn per part
  * the rows lie in. (*part, *in_part): the part and row in it where the rows start, advanced. */
-static void load_b_resident(const Conv* c, uint64_t l0b, uint64_t group0, uint64_t kf, uint64_t nf, uint64_t* part,
+static inline __attribute__((always_inline)) void load_b_resident(const Conv* c, uint64_t l0b, uint64_t group0, uint64_t kf, uint64_t nf, uint64_t* part,
                             uint64_t* in_part) {
     for (uint64_t done = 0; done < kf;) {
         const uint64_t rows_kf = part_rows_kf(c, *part);
@@ -498,17 +503,23 @@ static int last_tile_of_block(const Conv* c, const Cursor* k) {
  * up to WRITE_BACK_PARTS parts of column groups, each stored while the Vector unit converts the
  * next, so that after the block's last mmad only a part's store waits for its conversion
  * (layer3's 1 x 1 256 -> 1024 + Add: 2.1 k cycles between its last mmad and its end, the
- * conversion, the residual's add, ReLU and the store of 53 KB one after another). */
-static void write_back_last(const Epilogue* e, const TileGm* t, uint64_t h) {
+ * conversion, the residual's add, ReLU and the store of 53 KB one after another). With
+ * `split_groups` (compute_tile's column-split tail) groups [0, split_groups) are final at
+ * M->V EVENT_ID2, before the tile's last mmads: their parts are converted and stored while
+ * the Cube finishes the others. */
+static void write_back_last(const Epilogue* e, const TileGm* t, uint64_t h, uint64_t split_groups) {
     const uint64_t mf = ceil_div(t->rows, 16), nf = ceil_div(t->cols, 16);
     const uint64_t per = ceil_div(nf, min_u64(WRITE_BACK_PARTS, nf));
     const uint64_t ub = h * UB_HALF, l0c = h * L0C_HALF;
     const int relu_in_cc = e->act == NPUVP_ACT_RELU && !e->residual;
-    WAIT_FLAG01(PIPE_M, PIPE_V, h);
+    if (split_groups) wait_flag(PIPE_M, PIPE_V, EVENT_ID2);
+    else WAIT_FLAG01(PIPE_M, PIPE_V, h);
     WAIT_FLAG01(PIPE_MTE3, PIPE_V, h);
     if (e->residual) wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
-    for (uint64_t g0 = 0; g0 < nf; g0 += per) {
-        const uint64_t groups = min_u64(per, nf - g0), at = g0 * mf * FRACTAL, elements = mf * groups * 256;
+    for (uint64_t g0 = 0; g0 < nf;) {
+        if (split_groups && g0 == split_groups) WAIT_FLAG01(PIPE_M, PIPE_V, h); /* the other groups final */
+        const uint64_t end = split_groups && g0 < split_groups ? split_groups : nf; /* parts never straddle */
+        const uint64_t groups = min_u64(per, end - g0), at = g0 * mf * FRACTAL, elements = mf * groups * 256;
         const int last = g0 + groups == nf;
         copy_matrix_cc_to_ubuf(ub + at, l0c + 2 * at, 1, mf * groups, 0, 0, XD_CC_F32_TO_F16, relu_in_cc);
         if (last) SET_FLAG01(PIPE_V, PIPE_M, h); /* L0C half free */
@@ -526,8 +537,113 @@ static void write_back_last(const Epilogue* e, const TileGm* t, uint64_t h) {
         TileGm part = *t;
         part.cols = min_u64((g0 + groups) * 16, t->cols) - g0 * 16;
         tile_store_ub(t->out + g0 * t->group_pitch, ub + at, &part, mf);
+        g0 += groups;
     }
     SET_FLAG01(PIPE_MTE3, PIPE_V, h);
+}
+
+/* A C tile's K loop state: what compute_tile fixes for the tile, the tokens waited for so far and
+ * the position of the next K step (resident weights: its part and row in it; streamed: its chunk
+ * and row in it, kept as the loop goes, no divisions per step). A step never straddles a
+ * streamed chunk; it may straddle resident parts (load_b_resident reads each part's rows). */
+typedef struct {
+    Cursor *k, *issue;
+    uint64_t lookahead, mf, nf, h, kstep, slice, group0;
+    int slice_done;
+    uint64_t tokens, part_groups, waited, panel_tokens, panel_waited;
+    uint64_t rows, cols;                /* the tile's positions and channels */
+    uint64_t kb, chunk, in_chunk;       /* the next K step */
+} TileSteps;
+
+/* One K step of the tile: MTE1 fills an L0A / L0B half, the Cube accumulates into column groups
+ * [g_lo, g_lo + g_n) of the tile's L0C half (`cols` channels). `first_pass`: this is the first step over these K
+ * rows (it waits for their tokens); `releases`: the last (it frees their slots). compute_tile
+ * inlines it with constants, so the tile's ordinary steps pay for none of the tail's cases. */
+static inline __attribute__((always_inline)) void k_step(Conv* c, TileSteps* s, uint64_t g_lo, uint64_t g_n,
+                                                         uint64_t cols, int first_pass, int releases) {
+    const uint64_t kb = s->kb;
+    uint64_t kf, rows_kf = 0;
+    int chunk_done = 0;
+    if (c->p.resident) {
+        kf = min_u64(s->kstep, c->kcf - kb);
+    } else {
+        rows_kf = min_u64(CHUNK_KF, c->kcf - s->chunk * CHUNK_KF);
+        kf = min_u64(s->kstep, rows_kf - s->in_chunk);
+        chunk_done = s->in_chunk + kf == rows_kf;
+    }
+    if (s->tokens > 1) { /* the parts holding the channel groups of this step's K columns */
+        const uint64_t last_group = (kb + kf - 1) / (c->kh * c->kw);
+        for (; s->waited < s->tokens && s->waited * s->part_groups <= last_group; ++s->waited)
+            wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
+    } else if (s->waited < s->tokens) {
+        wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
+        s->waited = 1;
+    }
+    if (!c->p.resident && s->in_chunk == 0 && first_pass) wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3);
+    for (; s->panel_waited < s->panel_tokens && s->panel_waited * c->p.panel_token_kf < kb + kf; ++s->panel_waited)
+        wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3); /* the resident weights of this step's K rows */
+    const uint64_t p = c->db ? c->l0_uses & 1 : 0;
+    c->l0_uses++;
+    WAIT_FLAG01(PIPE_M, PIPE_MTE1, p);
+    img2col_cbuf_to_ca(p * L0A_HALF, s->slice, c->window, s->k->j * c->chunk, kb * 16, s->mf, kf);
+    if (c->p.resident) {
+        load_b_resident(c, p * L0B_HALF, s->group0 + g_lo, kf, g_n, &s->chunk, &s->in_chunk);
+    } else {
+        const uint64_t q = s->k->i * c->p.n_chunks + s->chunk;
+        load_b_zn(p * L0B_HALF, c->panel_base + q % RING * c->chunk_bytes + (g_lo * rows_kf + s->in_chunk) * FRACTAL, kf,
+                  g_n, rows_kf);
+    }
+    SET_FLAG01(PIPE_MTE1, PIPE_M, p);
+    if (kb + kf >= c->kcf && s->slice_done && releases) set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID2);
+    if (!c->p.resident && chunk_done && releases) {
+        set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3);
+        c->chunks_released++;
+    }
+    if (!c->db) pipe_barrier(PIPE_ALL);
+
+    if (kb == 0) WAIT_FLAG01(PIPE_V, PIPE_M, s->h);
+    WAIT_FLAG01(PIPE_MTE1, PIPE_M, p);
+    if (kb == 0) mmad_first(&c->ep, s->k->i, s->h * L0C_HALF, p * L0A_HALF, p * L0B_HALF, s->rows, kf * 16, s->cols);
+    else
+        mmad(s->h * L0C_HALF + g_lo * s->mf * 2 * FRACTAL, p * L0A_HALF, p * L0B_HALF, s->rows, kf * 16,
+             cols, XD_F16, 0);
+    SET_FLAG01(PIPE_M, PIPE_MTE1, p);
+    if (!c->db) pipe_barrier(PIPE_ALL);
+    if (!c->p.resident && chunk_done && releases) issue_chunks(c);
+    if (split_tile(s->k)) {
+        issue_loads(c, s->issue, s->k->i + s->lookahead, s->k->i, 1);
+        if (!c->p.resident) issue_chunks(c); /* the chunks of the part just issued */
+    }
+    s->kb += kf;
+    if (!c->p.resident) {
+        s->in_chunk += kf;
+        if (chunk_done) {
+            s->chunk++;
+            s->in_chunk = 0;
+        }
+    }
+}
+
+/* The block's last C tile ends its K loop in two column halves: its K steps from the last
+ * TAIL_KF rows on run for the first `split` groups, then again for the others, so that the first
+ * half's write-back (write_back_last) overlaps the Cube's work on the second (layer3's 3 x 3 on
+ * the default SoC: one C tile per block, whose 50 KB write-back followed its last mmad). Only for
+ * tiles of at least TAIL_MIN_FRACTALS (a small tile's write-back is short) and more than 3
+ * groups. Returns the first half's groups, 0 for none. */
+static uint64_t tail_split_groups(const Conv* c, const Cursor* k, uint64_t mf, uint64_t nf) {
+    return c->db && nf > 3 && mf * nf >= TAIL_MIN_FRACTALS && last_tile_of_block(c, k) ? nf / 2 : 0;
+}
+
+/* The tail's two passes over the K steps from s->kb: groups [0, split) (waiting for tokens), M->V
+ * EVENT_ID2 (those groups final), then the others (releasing slots). Out of line: once per block. */
+__attribute__((noinline)) static void column_split_tail(Conv* c, TileSteps* s, uint64_t split) {
+    const uint64_t kb = s->kb, chunk = s->chunk, in_chunk = s->in_chunk;
+    while (s->kb < c->kcf) k_step(c, s, 0, split, split * 16, 1, 0);
+    set_flag(PIPE_M, PIPE_V, EVENT_ID2);
+    s->kb = kb;
+    s->chunk = chunk;
+    s->in_chunk = in_chunk;
+    while (s->kb < c->kcf) k_step(c, s, split, s->nf - split, s->cols - split * 16, 0, 1);
 }
 
 /* The tile at `k`: MTE1, Cube, write-back. The block's first tile issues the loads of
@@ -538,96 +654,52 @@ static void compute_tile(Conv* c, Cursor* k, Cursor* issue, uint64_t lookahead) 
     const Unit* g = &k->g;
     TileGm t;
     tile_gm(c, k, &t);
-    const uint64_t mf = ceil_div(t.rows, 16), nf = ceil_div(t.cols, 16);
-    const uint64_t h = c->db ? k->i & 1 : 0;
+    TileSteps s;
+    s.k = k;
+    s.issue = issue;
+    s.lookahead = lookahead;
+    s.rows = t.rows;
+    s.cols = t.cols;
+    s.mf = ceil_div(t.rows, 16);
+    s.nf = ceil_div(t.cols, 16);
+    s.h = c->db ? k->i & 1 : 0;
     /* K steps fill an L0A / L0B half; in the first tile at most a part, so that step s needs
      * parts up to s only (issued by then: see the main loop) */
     /* 64 / max(mf, nf) = min(64 / mf, 64 / nf): one division of 20 cycles, not two */
-    const uint64_t kstep = min_u64(64 / (mf > nf ? mf : nf), split_tile(k) ? c->p.part_kf : 64);
-    const uint64_t slice = slice_l1(c, k);
-    const int slice_done = last_of_slice(c, k);
+    s.kstep = min_u64(64 / (s.mf > s.nf ? s.mf : s.nf), split_tile(k) ? c->p.part_kf : 64);
+    s.slice = slice_l1(c, k);
+    s.slice_done = last_of_slice(c, k);
     const int panel = c->tile_panel[k->i % TILE_RING]; /* set when its loads were issued */
     const int slice_piece = c->tile_slice_piece[k->i % TILE_RING]; /* likewise */
     /* EVENT_ID2 tokens still to wait for, one per part (part q holds channel groups from q * part_groups) */
-    const uint64_t tokens = slice_tokens(c, k, slice_piece, panel);
-    const uint64_t part_groups = tokens == 1 ? c->c1in : c->p.part_groups;
-    uint64_t waited = 0;
-    const uint64_t panel_tokens = panel && !split_tile(k) ? c->p.panel_tokens : 0;
-    uint64_t panel_waited = 0;
-    const uint64_t group0 = tile_n0(c, k) / 16; /* the tile's first column group in the weights */
+    s.tokens = slice_tokens(c, k, slice_piece, panel);
+    s.part_groups = s.tokens == 1 ? c->c1in : c->p.part_groups;
+    s.waited = 0;
+    s.panel_tokens = panel && !split_tile(k) ? c->p.panel_tokens : 0;
+    s.panel_waited = 0;
+    s.group0 = tile_n0(c, k) / 16; /* the tile's first column group in the weights */
+    s.kb = s.chunk = s.in_chunk = 0;
 
     /* the residual (read at the write-back); the block's first tile's is issued after its last
      * part (issue_step) */
-    if (!first_tile_prefetches_late(c, k)) epilogue_prefetch(&c->ep, &t, mf);
+    if (!first_tile_prefetches_late(c, k)) epilogue_prefetch(&c->ep, &t, s.mf);
     if (k->new_slice && k->j == 0 && k->ct == 0)
         set_fmatrix(c->w_, g->rows, c->pl, c->pr, g->pad_top, g->pad_bottom);
 
-    /* Resident weights: the step's part and row in it; streamed: its chunk and row in it. Kept
-     * as the loop goes (no divisions per step). A step never straddles a streamed chunk; it may
-     * straddle resident parts (load_b_resident reads each part's rows). */
-    for (uint64_t kb = 0, chunk = 0, in_chunk = 0; kb < c->kcf;) {
-        uint64_t kf, rows_kf = 0;
-        int chunk_done = 0;
-        if (c->p.resident) {
-            kf = min_u64(kstep, c->kcf - kb);
-        } else {
-            rows_kf = min_u64(CHUNK_KF, c->kcf - chunk * CHUNK_KF);
-            kf = min_u64(kstep, rows_kf - in_chunk);
-            chunk_done = in_chunk + kf == rows_kf;
-        }
-        if (tokens > 1) { /* the parts holding the channel groups of this step's K columns */
-            const uint64_t last_group = (kb + kf - 1) / (c->kh * c->kw);
-            for (; waited < tokens && waited * part_groups <= last_group; ++waited)
-                wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
-        } else if (waited < tokens) {
-            wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID2);
-            waited = 1;
-        }
-        if (!c->p.resident && in_chunk == 0) wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3);
-        for (; panel_waited < panel_tokens && panel_waited * c->p.panel_token_kf < kb + kf; ++panel_waited)
-            wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID3); /* the resident weights of this step's K rows */
-        const uint64_t p = c->db ? c->l0_uses & 1 : 0;
-        c->l0_uses++;
-        WAIT_FLAG01(PIPE_M, PIPE_MTE1, p);
-        img2col_cbuf_to_ca(p * L0A_HALF, slice, c->window, k->j * c->chunk, kb * 16, mf, kf);
-        if (c->p.resident) {
-            load_b_resident(c, p * L0B_HALF, group0, kf, nf, &chunk, &in_chunk);
-        } else {
-            const uint64_t q = k->i * c->p.n_chunks + chunk;
-            load_b_zn(p * L0B_HALF, c->panel_base + q % RING * c->chunk_bytes + in_chunk * FRACTAL, kf, nf, rows_kf);
-        }
-        SET_FLAG01(PIPE_MTE1, PIPE_M, p);
-        if (kb + kf >= c->kcf && slice_done) set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID2);
-        if (!c->p.resident && chunk_done) {
-            set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3);
-            c->chunks_released++;
-        }
-        if (!c->db) pipe_barrier(PIPE_ALL);
-
-        if (kb == 0) WAIT_FLAG01(PIPE_V, PIPE_M, h);
-        WAIT_FLAG01(PIPE_MTE1, PIPE_M, p);
-        if (kb == 0) mmad_first(&c->ep, k->i, h * L0C_HALF, p * L0A_HALF, p * L0B_HALF, t.rows, kf * 16, t.cols);
-        else mmad(h * L0C_HALF, p * L0A_HALF, p * L0B_HALF, t.rows, kf * 16, t.cols, XD_F16, 0);
-        SET_FLAG01(PIPE_M, PIPE_MTE1, p);
-        if (!c->db) pipe_barrier(PIPE_ALL);
-        if (!c->p.resident && chunk_done) issue_chunks(c);
-        if (split_tile(k)) {
-            issue_loads(c, issue, k->i + lookahead, k->i, 1);
-            if (!c->p.resident) issue_chunks(c); /* the chunks of the part just issued */
-        }
-        kb += kf;
-        if (!c->p.resident) {
-            in_chunk += kf;
-            if (chunk_done) {
-                chunk++;
-                in_chunk = 0;
-            }
-        }
+    /* the column-split tail starts at the first step boundary from tail_from on (never the
+     * first step, whose mmad adds the bias to every column) */
+    const uint64_t tail_groups = tail_split_groups(c, k, s.mf, s.nf);
+    const uint64_t tail_from = tail_groups ? (c->kcf > TAIL_KF ? c->kcf - TAIL_KF : 1) : ~(uint64_t)0;
+    while (s.kb < c->kcf && s.kb < tail_from) k_step(c, &s, 0, s.nf, s.cols, 1, 1);
+    const uint64_t split = s.kb < c->kcf ? tail_groups : 0;
+    if (split) { /* a copy: the steps' state stays in registers, its address never taken */
+        TileSteps tail = s;
+        column_split_tail(c, &tail, split);
     }
-    SET_FLAG01(PIPE_M, PIPE_V, h);
+    SET_FLAG01(PIPE_M, PIPE_V, s.h);
     if (split_tile(k)) issue_loads(c, issue, k->i + lookahead, k->i, ~(uint64_t)0); /* the rest of the lookahead */
-    if (c->db && last_tile_of_block(c, k)) write_back_last(&c->ep, &t, h);
-    else epilogue_write_back(&c->ep, &t, h);
+    if (c->db && last_tile_of_block(c, k)) write_back_last(&c->ep, &t, s.h, split);
+    else epilogue_write_back(&c->ep, &t, s.h);
 }
 
 /* Not inlined: the fault report names it (a launch without the plan words). */
