@@ -11,9 +11,31 @@
 
 namespace {
 
+constexpr const char* kUsage =
+    "usage: npuvp-compile model.onnx -o model.pkg [--ai-cores N] [--ddr-gbps G] [--l2-gbps G] [--ring-gbps G] "
+    "[--no-double-buffering] [--no-l2] [--no-pinned-weights] [--streams N]\n";
+
 int usage(const char* why) {
-  std::fprintf(stderr, "npuvp-compile: %s\nusage: npuvp-compile model.onnx -o model.pkg [--ai-cores N] [--ddr-gbps G] [--l2-gbps G] [--ring-gbps G] [--no-double-buffering] [--no-l2] [--no-pinned-weights] [--streams N]\n", why);
+  std::fprintf(stderr, "npuvp-compile: %s\n%s", why, kUsage);
   return 2;
+}
+
+// --help: what each option does (docs/cli.md has the same with links).
+int help() {
+  std::printf(
+      "npuvp-compile: compiles an ONNX model into an npuvp model package (docs/compiler.md) and prints its layers\n%s"
+      "  -o model.pkg             the package to write\n"
+      "  --ai-cores N             AI Cores the plan splits layers over, 1 .. 64 (default 2)\n"
+      "  --ddr-gbps G             the SoC's DDR bandwidth in GB/s (the planner's cost model)\n"
+      "  --l2-gbps G              the L2 buffer's bandwidth in GB/s\n"
+      "  --ring-gbps G            a ring link's bandwidth into an AI Core in GB/s\n"
+      "  --no-double-buffering    tiles for one buffer set; the Conv and MatMul kernels run serially\n"
+      "  --no-l2                  every activation and weight in DDR\n"
+      "  --no-pinned-weights      no weights pinned in the L2 buffer (activations still in its arena)\n"
+      "  --streams N              up to N streams for independent layers, 1 .. %u (default 1)\n"
+      "exit status: 0 done, 1 compile error (one line naming the node), 2 usage error\n",
+      kUsage, unsigned(npuvp::compiler::kMaxStreams));
+  return 0;
 }
 
 }  // namespace
@@ -24,7 +46,9 @@ int main(int argc, char** argv) {
   CompileOptions options;
   for (int k = 1; k < argc; ++k) {
     const std::string arg = argv[k];
-    if (arg == "-o" && k + 1 < argc) {
+    if (arg == "--help" || arg == "-h") {
+      return help();
+    } else if (arg == "-o" && k + 1 < argc) {
       output = argv[++k];
     } else if (arg == "--ai-cores" && k + 1 < argc) {
       const long cores = std::strtol(argv[++k], nullptr, 10);
