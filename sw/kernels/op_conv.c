@@ -95,8 +95,11 @@ enum {
     TAIL_KF = NPUVP_CONV_CHUNK_KF, /* K fractal rows of the last C tile's column-split tail: the second
                                       half's Cube work on them (mf x nf/2 x 8 x 2 cycles) about covers the
                                       first half's write-back (mf x nf/2 x 512 bytes at ~32 bytes a cycle) */
-    TAIL_MIN_FRACTALS = 32, /* a smaller last tile (layer1's 32-position remainder: 8 fractals) stores
-                               its output in a few hundred cycles; the tail's extra steps cost more */
+    TAIL_MIN_STEP_FRACTALS = 192, /* a half's K step at least this much Cube work (mf x nf/2 x kf fractal
+                                     products, 2 cycles each): the scalar unit takes ~250 cycles to issue
+                                     a K step, and smaller half steps starve the Cube (ResNet-50's layer3
+                                     3 x 3 on 4 HBM-class cores, 196 x 64 tiles: 208-cycle halves, +0.8 k
+                                     cycles); a small tile's write-back is short anyway */
     FIRST_STEPS = 1,      /* the first tile's load steps issued before its first K step (then one
                              per K step): the first part alone ahead of the Cube's first
                              instructions (3 and 2 measured 0.5 % and 0.3 % slower on ResNet-50);
@@ -627,11 +630,12 @@ static inline __attribute__((always_inline)) void k_step(Conv* c, TileSteps* s, 
 /* The block's last C tile ends its K loop in two column halves: its K steps from the last
  * TAIL_KF rows on run for the first `split` groups, then again for the others, so that the first
  * half's write-back (write_back_last) overlaps the Cube's work on the second (layer3's 3 x 3 on
- * the default SoC: one C tile per block, whose 50 KB write-back followed its last mmad). Only for
- * tiles of at least TAIL_MIN_FRACTALS (a small tile's write-back is short) and more than 3
- * groups. Returns the first half's groups, 0 for none. */
-static uint64_t tail_split_groups(const Conv* c, const Cursor* k, uint64_t mf, uint64_t nf) {
-    return c->db && nf > 3 && mf * nf >= TAIL_MIN_FRACTALS && last_tile_of_block(c, k) ? nf / 2 : 0;
+ * the default SoC: one C tile per block, whose 50 KB write-back followed its last mmad). Only
+ * with more than 3 groups and half steps (kstep fractal rows) of at least TAIL_MIN_STEP_FRACTALS.
+ * Returns the first half's groups, 0 for none. */
+static uint64_t tail_split_groups(const Conv* c, const Cursor* k, uint64_t mf, uint64_t nf, uint64_t kstep) {
+    return c->db && nf > 3 && mf * (nf / 2) * kstep >= TAIL_MIN_STEP_FRACTALS && last_tile_of_block(c, k) ? nf / 2
+                                                                                                         : 0;
 }
 
 /* The tail's two passes over the K steps from s->kb: groups [0, split) (waiting for tokens), M->V
@@ -688,7 +692,7 @@ static void compute_tile(Conv* c, Cursor* k, Cursor* issue, uint64_t lookahead) 
 
     /* the column-split tail starts at the first step boundary from tail_from on (never the
      * first step, whose mmad adds the bias to every column) */
-    const uint64_t tail_groups = tail_split_groups(c, k, s.mf, s.nf);
+    const uint64_t tail_groups = tail_split_groups(c, k, s.mf, s.nf, s.kstep);
     const uint64_t tail_from = tail_groups ? (c->kcf > TAIL_KF ? c->kcf - TAIL_KF : 1) : ~(uint64_t)0;
     while (s.kb < c->kcf && s.kb < tail_from) k_step(c, &s, 0, s.nf, s.cols, 1, 1);
     const uint64_t split = s.kb < c->kcf ? tail_groups : 0;

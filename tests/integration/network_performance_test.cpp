@@ -63,24 +63,27 @@ TEST(NetworkRoofline, ResNet50StaysWithinOneAndAHalfOfItsBoundsOnTheDefaultSoc) 
 }
 
 // Pinned weights (docs/networks.md "Pinned weights"): the compiler pins the weights of ResNet-50's
-// compute-bound layers first, and on the default SoC layer1's and layer2's 3 x 3s then keep the
-// Cube at least 80 % busy (0.84 and 0.83 when written; 0.72 and 0.69 with their weights in DDR).
+// compute-bound layers first, and on the default SoC the stride-1 3 x 3s of layer1, layer2 and
+// layer3.1-3.2 then keep the Cube at least 80 % busy (0.84, 0.83 and 0.80 when written; layer1's
+// and layer2's 0.72 and 0.69 with their weights in DDR).
 TEST(NetworkRoofline, ResNet50sPinnedThreeByThreesKeepTheCubeBusyOnTheDefaultSoc) {
   const ProfiledRun run = infer_with_profile("resnet50", "");
   ASSERT_FALSE(HasFailure());
   int checked = 0;
   for (const ProfileRow& layer : run.layers) {
     const std::string name = layer["layer"];
-    const bool layer1_or_2_3x3 = name.find("conv2/Conv") != std::string::npos &&
-                                 (name.find("/layer1/") == 0 || name.find("/layer2/layer2.1") == 0 ||
-                                  name.find("/layer2/layer2.2") == 0 || name.find("/layer2/layer2.3") == 0);
-    if (!layer1_or_2_3x3) continue;
+    // layer3.1-3.2's 14 x 14 3 x 3 (0.803) need op_conv's column-split tail (0.785 without)
+    const bool stride_one_3x3 = name.find("conv2/Conv") != std::string::npos &&
+                                (name.find("/layer1/") == 0 || name.find("/layer2/layer2.1") == 0 ||
+                                 name.find("/layer2/layer2.2") == 0 || name.find("/layer2/layer2.3") == 0 ||
+                                 name.find("/layer3/layer3.1/") == 0 || name.find("/layer3/layer3.2/") == 0);
+    if (!stride_one_3x3) continue;
     SCOPED_TRACE(name);
     EXPECT_EQ(layer["bound"], "compute");
     EXPECT_GE(layer.number("cube_utilisation"), 0.80);
     ++checked;
   }
-  EXPECT_EQ(checked, 6);
+  EXPECT_EQ(checked, 8);
 }
 
 // The profile measures each layer on the AI Cores (their own stamps of the first block's start

@@ -353,25 +353,26 @@ TEST(OperatorConv, LastColumnInTwoTilesResidualClipOddChannels) {
 // A block's last C tile ends its K loop in two column halves (the column-split tail): its last
 // 128 K rows run for the first groups, then for the others, whose Cube work covers the first
 // half's write-back. Resident weights: 2 M chunks per block (256 + 144 positions), the last tile
-// 144 x 96 (6 groups, halves of 3), 90 output channels (the last group padded and cleared by a
-// Clip of positive lower bound), a residual and a bias.
+// 144 x 128 (8 groups, halves of 4; K steps of 7 fractal rows: 252 fractal products a half
+// step), 120 output channels (the last group padded and cleared by a Clip of positive lower
+// bound), a residual and a bias.
 TEST(OperatorConv, LastTileColumnSplitTailResidentResidualClipOddChannels) {
-  ConvCase c{1, 64, 20, 20, 90, 3, 3};
+  ConvCase c{1, 64, 20, 20, 120, 3, 3};
   c = pads(c, 1, 1, 1, 1);
   c = residual_bias_clip(c);
   const npuvp_conv_plan plan = plan_of(c, 1);
   EXPECT_EQ(plan.resident, 1u);
+  EXPECT_EQ(plan.tn, std::uint64_t(NPUVP_CONV_MAX_TN));
   run_conv(c);
 }
-// The same with streamed weights (2304 x 208: 958 KB in K chunks of 128 rows, the tail one
-// chunk): 10 x 10 positions (one M chunk), 200 channels on two blocks (tiles of 128 and 72
-// channels: the last one 5 groups, halves of 2 and 3), a residual, a bias and Clip.
+// The same with streamed weights (2304 x 256: 1.2 MB in K chunks of 128 rows, the tail one
+// chunk): 10 x 10 positions (one M chunk), 250 channels in two 128-column tiles (the last one
+// 8 groups, halves of 4, the last group padded), a residual, a bias and Clip.
 TEST(OperatorConv, LastTileColumnSplitTailStreamedResidualClipOddChannels) {
-  ConvCase c{1, 256, 10, 10, 200, 3, 3};
+  ConvCase c{1, 256, 10, 10, 250, 3, 3};
   c = pads(c, 1, 1, 1, 1);
   c = residual_bias_clip(c);
-  c.cores = 2;
-  const npuvp_conv_plan plan = plan_of(c, 2);
+  const npuvp_conv_plan plan = plan_of(c, 1);
   EXPECT_EQ(plan.resident, 0u);
   run_conv(c);
 }
