@@ -350,32 +350,6 @@ TEST(OperatorConv, LastColumnInTwoTilesResidualClipOddChannels) {
   EXPECT_EQ(plan.units, 2u);
   run_conv(c);
 }
-// A block's last C tile ends its K loop in two column halves (the column-split tail): its last
-// 128 K rows run for the first groups, then for the others, whose Cube work covers the first
-// half's write-back. Resident weights: 2 M chunks per block (256 + 144 positions), the last tile
-// 144 x 128 (8 groups, halves of 4; K steps of 7 fractal rows: 252 fractal products a half
-// step), 120 output channels (the last group padded and cleared by a Clip of positive lower
-// bound), a residual and a bias.
-TEST(OperatorConv, LastTileColumnSplitTailResidentResidualClipOddChannels) {
-  ConvCase c{1, 64, 20, 20, 120, 3, 3};
-  c = pads(c, 1, 1, 1, 1);
-  c = residual_bias_clip(c);
-  const npuvp_conv_plan plan = plan_of(c, 1);
-  EXPECT_EQ(plan.resident, 1u);
-  EXPECT_EQ(plan.tn, std::uint64_t(NPUVP_CONV_MAX_TN));
-  run_conv(c);
-}
-// The same with streamed weights (2304 x 256: 1.2 MB in K chunks of 128 rows, the tail one
-// chunk): 10 x 10 positions (one M chunk), 250 channels in two 128-column tiles (the last one
-// 8 groups, halves of 4, the last group padded), a residual, a bias and Clip.
-TEST(OperatorConv, LastTileColumnSplitTailStreamedResidualClipOddChannels) {
-  ConvCase c{1, 256, 10, 10, 250, 3, 3};
-  c = pads(c, 1, 1, 1, 1);
-  c = residual_bias_clip(c);
-  const npuvp_conv_plan plan = plan_of(c, 1);
-  EXPECT_EQ(plan.resident, 0u);
-  run_conv(c);
-}
 // The same without double buffering (one slice slot, the last tile written back whole).
 TEST(OperatorConv, WideTilesResidualClipOddChannelsSerial) {
   ConvCase c{1, 80, 9, 9, 300, 3, 3};
@@ -386,6 +360,32 @@ TEST(OperatorConv, WideTilesResidualClipOddChannelsSerial) {
   c.cores = 2;
   c.blocks = 3;
   c.double_buffer = false;
+  run_conv(c);
+}
+
+// A 3 x 3 convolution keeping the map's size, with a residual, a bias and a Clip of positive
+// lower bound (which must clear the padded output lanes).
+ConvCase same_3x3_residual_bias_clip(std::size_t cin, std::size_t hw, std::size_t cout) {
+  return residual_bias_clip(pads({1, cin, hw, hw, cout, 3, 3}, 1, 1, 1, 1));
+}
+// A block's last C tile ends its K loop in two column halves (the column-split tail): its last
+// 128 K rows run for the first groups, then for the others, whose Cube work covers the first
+// half's write-back. Resident weights: 2 M chunks per block (256 + 144 positions), the last tile
+// 144 x 128 (8 groups, halves of 4; K steps of 7 fractal rows: 252 fractal products a half
+// step), 120 output channels (the last group padded).
+TEST(OperatorConv, LastTileColumnSplitTailResidentResidualClipOddChannels) {
+  const ConvCase c = same_3x3_residual_bias_clip(64, 20, 120);
+  const npuvp_conv_plan plan = plan_of(c, 1);
+  EXPECT_EQ(plan.resident, 1u);
+  EXPECT_EQ(plan.tn, std::uint64_t(NPUVP_CONV_MAX_TN));
+  run_conv(c);
+}
+// The same with streamed weights (2304 x 256: 1.2 MB in K chunks of 128 rows, the tail one
+// chunk): 10 x 10 positions (one M chunk), 250 channels in two 128-column tiles (the last one
+// 8 groups, halves of 4, the last group padded).
+TEST(OperatorConv, LastTileColumnSplitTailStreamedResidualClipOddChannels) {
+  const ConvCase c = same_3x3_residual_bias_clip(256, 10, 250);
+  EXPECT_EQ(plan_of(c, 1).resident, 0u);
   run_conv(c);
 }
 
