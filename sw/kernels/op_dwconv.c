@@ -94,10 +94,8 @@ static void load_weights(DwConv* dw, uint64_t p) {
 static void load_residual(const DwConv* dw, uint64_t item, uint64_t q) {
     const Window* win = &dw->win;
     const uint64_t rows = window_group_rows(win, item), ub = WIN_RES + q * WIN_RES_BYTES;
-    const uint8_t* src = dw->residual + item * win->wo * 32;
     wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID1);
-    if (win->flat) copy_gm_to_ubuf(ub, src, rows, win->wo, 0, win->wp - win->wo);
-    else copy_gm_to_ubuf(ub, src, 1, rows * win->wo, 0, 0);
+    window_rows_copy(dw->residual + item * win->out_pitch * 32, ub, rows, win, 0);
     set_flag(PIPE_MTE2, PIPE_V, EVENT_ID1);
 }
 
@@ -170,8 +168,7 @@ static uint64_t padded_lanes(uint64_t channels) {
 static void dwconv(DwConv* dw) {
     Window* win = &dw->win;
     const uint64_t taps_count = win->kh * win->kw;
-    if (!window_plan(win, 1, 0) || taps_count * 64 > WIN_WF32_BYTES || taps_count * 32 + 64 > WIN_WSTAGE_BYTES)
-        window_fault();
+    if (!npuvp_dwconv_taps_fit(taps_count) || !window_plan(win, 1, 0)) window_fault();
     window_start(win);
     if (win->begin >= win->end) return;
     dw->weights_plane = ~(uint64_t)0;
@@ -247,6 +244,8 @@ void kernel_main(const uint64_t* args) {
     if (win->kh == 0 || win->kw == 0 || win->sh == 0 || win->sw == 0 || dw.act > NPUVP_ACT_CLIP) window_fault();
     win->ho = output_size(win->h, win->pt, args[NPUVP_DWCONV_PAD_BOTTOM], win->dh, win->kh, win->sh);
     win->wo = output_size(win->w, win->pl, args[NPUVP_DWCONV_PAD_RIGHT], win->dw, win->kw, win->sw);
+    win->in_pitch = args[NPUVP_DWCONV_IN_ROW_PITCH] ? args[NPUVP_DWCONV_IN_ROW_PITCH] : win->w;
+    win->out_pitch = args[NPUVP_DWCONV_OUT_ROW_PITCH] ? args[NPUVP_DWCONV_OUT_ROW_PITCH] : win->wo;
     if (win->planes == 0 || win->ho == 0 || win->wo == 0) return;
     dwconv(&dw);
 }

@@ -130,8 +130,9 @@ static void average_rows(Pool* pool, uint64_t p, uint64_t oh0, uint64_t rows, ui
 static void pool_windows(Pool* pool) {
     Window* win = &pool->win;
     const int average = pool->mode != NPUVP_POOL_MAX;
-    if (!window_plan(win, average, average ? 0 : WIN_F16_NEG_INF)) window_fault();
-    if (average && window_row_pixels(win, 1) * 64 > WIN_AUX_BYTES) window_fault();
+    if (!window_plan(win, average, average ? 0 : WIN_F16_NEG_INF) ||
+        !npuvp_pool_divisors_fit(window_row_pixels(win, 1), average))
+        window_fault();
     window_start(win);
     if (win->begin >= win->end) return;
     if (average) write_column_counts(pool);
@@ -346,7 +347,9 @@ void kernel_main(const uint64_t* args) {
     if (pool.mode > NPUVP_POOL_AVERAGE_INCLUDE_PAD || win->kh == 0 || win->kw == 0 || win->sh == 0 ||
         win->sw == 0)
         window_fault();
+    win->in_pitch = args[NPUVP_POOL_IN_ROW_PITCH] ? args[NPUVP_POOL_IN_ROW_PITCH] : win->w;
+    win->out_pitch = args[NPUVP_POOL_OUT_ROW_PITCH] ? args[NPUVP_POOL_OUT_ROW_PITCH] : win->wo;
     if (win->planes == 0 || win->ho == 0 || win->wo == 0) return;
-    if (is_global(win)) pool_global(&pool);
+    if (is_global(win) && win->in_pitch == win->w && win->out_pitch == win->wo) pool_global(&pool);
     else pool_windows(&pool);
 }

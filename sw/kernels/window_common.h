@@ -43,24 +43,31 @@
  */
 #pragma once
 
+#include "npuvp/window_plan.h"
 #include "vector_common.h" /* masks, flags, min_u64, ceil_div */
 
-/* UB plan (256 KiB). */
+/* UB plan (256 KiB; the sizes the geometry depends on are window_plan.h's, shared with the
+ * compiler). */
 enum {
-    WIN_STAGE = 0, WIN_STAGE_BYTES = 32 << 10,     /* at most; the ring starts after the slots */
-    WIN_RING_END = 96 << 10,
-    WIN_OUT = 96 << 10, WIN_OUT_BYTES = 16 << 10,  /* two buffers */
+    WIN_STAGE = 0, WIN_STAGE_BYTES = NPUVP_WINDOW_STAGE_BYTES, /* at most; the ring starts after the slots */
+    WIN_RING_END = NPUVP_WINDOW_RING_END,
+    WIN_OUT = 96 << 10, WIN_OUT_BYTES = NPUVP_WINDOW_OUT_BYTES,  /* two buffers */
     WIN_RES = 128 << 10, WIN_RES_BYTES = 16 << 10, /* two buffers (residual) */
-    WIN_ACC = 160 << 10, WIN_ACC_BYTES = 32 << 10, /* f32 accumulator */
+    WIN_ACC = 160 << 10, WIN_ACC_BYTES = NPUVP_WINDOW_ACC_BYTES, /* f32 accumulator */
     WIN_TMP = 192 << 10,                           /* f32, WIN_ACC_BYTES */
-    WIN_AUX = 224 << 10, WIN_AUX_BYTES = 16 << 10, /* pool: divisor row; dwconv: expanded weights */
-    WIN_WF32 = 240 << 10, WIN_WF32_BYTES = 8 << 10, /* dwconv: weights in f32 */
-    WIN_WSTAGE = 248 << 10, WIN_WSTAGE_BYTES = 4 << 10, /* dwconv: weights f16 + bias f32 as loaded */
+    WIN_AUX = 224 << 10, WIN_AUX_BYTES = NPUVP_WINDOW_AUX_BYTES, /* pool: divisor row; dwconv: expanded weights */
+    WIN_WF32 = 240 << 10, WIN_WF32_BYTES = NPUVP_WINDOW_WF32_BYTES, /* dwconv: weights in f32 */
+    WIN_WSTAGE = 248 << 10, WIN_WSTAGE_BYTES = NPUVP_WINDOW_WSTAGE_BYTES, /* dwconv: weights f16 + bias f32 as loaded */
     WIN_BIAS = 252 << 10,                          /* dwconv: bias f32, 256 bytes */
     WIN_BIAS_EXPANDED = WIN_BIAS + 256,            /* dwconv: the bias four times over (4 pixels) */
     WIN_CONST = WIN_BIAS + 512,                    /* small constants */
-    WIN_MAX_STAGE_SLOTS = 8,
 };
+_Static_assert(WIN_STAGE + WIN_STAGE_BYTES <= WIN_RING_END && WIN_RING_END <= WIN_OUT &&
+                   WIN_OUT + 2 * WIN_OUT_BYTES <= WIN_RES && WIN_RES_BYTES >= WIN_OUT_BYTES &&
+                   WIN_ACC + WIN_ACC_BYTES <= WIN_TMP && WIN_TMP + WIN_ACC_BYTES <= WIN_AUX &&
+                   WIN_AUX + WIN_AUX_BYTES <= WIN_WF32 && WIN_WF32 + WIN_WF32_BYTES <= WIN_WSTAGE &&
+                   WIN_WSTAGE + WIN_WSTAGE_BYTES <= WIN_BIAS && (int)NPUVP_WINDOW_MAX_REPEAT == (int)MAX_REPEAT,
+               "the window UB plan");
 
 #define WIN_F16_NEG_INF 0xfc00u
 
@@ -68,6 +75,7 @@ typedef struct {
     const uint8_t* in;
     uint8_t* out;
     uint64_t planes, h, w, ho, wo;
+    uint64_t in_pitch, out_pitch; /* pixels between rows in GM (a column strip of a wider map: its width) */
     uint64_t kh, kw, sh, sw, pt, pl, dh, dw;
     uint64_t wp, wo8;           /* UB row pixels; output pixels computed per row (row by row) */
     int ring_f32;               /* ring rows in f32 (else f16 copies) */
@@ -101,54 +109,28 @@ static inline void window_plane_rows(const Window* win, uint64_t p, int64_t* lo,
     *hi = (int64_t)(last * win->sh) - (int64_t)win->pt + (int64_t)((win->kh - 1) * win->dh);
 }
 
-static inline uint64_t floor_pow2(uint64_t n) {
-    uint64_t p = 1;
-    while (p * 2 <= n) p *= 2;
-    return n ? p : 0;
-}
-
-/* Sets the UB geometry; returns 0 if a row does not fit (caller faults). */
+/* Sets the UB geometry (window_plan.h); returns 0 if a row does not fit (caller faults: the
+ * compiler splits wider maps into column strips and refuses what no strip holds). */
 static inline int window_plan(Window* win, int ring_f32, uint64_t pad_bits) {
+    const struct npuvp_window_geometry g = {win->w, win->wo, win->kh, win->kw, win->sh,
+                                            win->sw, win->pl, win->dh, win->dw};
+    struct npuvp_window_rows r;
+    if (!npuvp_window_rows_plan(&g, ring_f32, &r)) return 0;
     win->ring_f32 = ring_f32;
     win->pad_bits = pad_bits;
-    win->wo8 = (win->wo + 7) / 8 * 8;
-    uint64_t wp = win->pl + win->w;
-    const uint64_t reach = (win->wo8 - 1) * win->sw + (win->kw - 1) * win->dw + 1;
-    if (reach > wp) wp = reach;
-    win->wp = (wp + 7) / 8 * 8;
-    const uint64_t pixel = ring_f32 ? 64 : 32, span = (win->kh - 1) * win->dh + 1;
-    win->row_bytes = win->wp * pixel;
-    if (win->wp / (ring_f32 ? 4 : 8) > MAX_REPEAT) return 0; /* one transform instruction a row */
+    win->wo8 = r.wo8;
+    win->wp = r.wp;
+    win->row_bytes = r.row_bytes;
+    win->stage_slots = r.stage_slots;
+    win->ring_base = r.ring_base;
+    win->ring_rows = r.ring_rows;
+    win->group_rows = r.group_rows;
+    win->flat = r.flat;
     win->load_burst = xd_pack_burst(1, win->w, 0, 0);
     win->fill_config = ring_f32 ? vector_config(win->wp / 4, 1, 1, 1, 8, 4, 4, XD_F32)
                                 : vector_contiguous(win->wp / 8, XD_F16);
     win->pad_config = vector_contiguous(win->wp / (ring_f32 ? 4 : 8), ring_f32 ? XD_F32 : XD_F16);
-    /* Powers of two: slot = g & (slots - 1) (the scalar unit's divide is slow). */
-    win->stage_slots = floor_pow2(min_u64(WIN_MAX_STAGE_SLOTS, WIN_STAGE_BYTES / (win->wp * 32)));
-    if (win->stage_slots < 2 || win->wo8 * 64 > WIN_ACC_BYTES) return 0;
-    win->ring_base = (win->stage_slots * win->wp * 32 + 255) / 256 * 256;
-    const uint64_t ring_bytes = WIN_RING_END - win->ring_base;
-    /* Vector strides: 8 pixels a repeat, f32 halves 16 * sw blocks apart. */
-    if ((ring_f32 ? 16 : 8) * win->sw > 255) return 0;
-    /* Flat: mirrored ring, T rows of WP pixels in the accumulator, the output
-     * and residual buffers and one instruction's 255 repeats. */
-    win->flat = 0;
-    if (win->sh == win->sw) {
-        win->ring_rows = floor_pow2(ring_bytes / (2 * win->row_bytes));
-        uint64_t t = win->ring_rows >= span ? (win->ring_rows - span) / win->sh + 1 : 0;
-        t = min_u64(t, WIN_ACC_BYTES / (win->wp * 64));
-        t = min_u64(t, WIN_OUT_BYTES / (win->wp * 32));
-        t = min_u64(t, 255 * (ring_f32 ? 4 : 8) / win->wp);
-        if (t >= 2) {
-            win->flat = 1;
-            win->group_rows = t;
-            return 1;
-        }
-    }
-    win->ring_rows = floor_pow2(ring_bytes / win->row_bytes);
-    if (win->ring_rows < span) return 0;
-    win->group_rows = (WIN_OUT_BYTES / 32 - (win->wo8 - win->wo)) / win->wo;
-    return win->group_rows != 0;
+    return 1;
 }
 
 /* The block's share of the output rows and the cursors at its first row. */
@@ -208,7 +190,7 @@ static inline void window_close(Window* win) {
 /* MTE2: the next map row of the block into its staging slot. */
 static inline void window_load_next(Window* win) {
     wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);
-    const uint8_t* src = win->in + ((win->load_plane * win->h + win->load_ih) * win->w) * 32;
+    const uint8_t* src = win->in + ((win->load_plane * win->h + win->load_ih) * win->in_pitch) * 32;
     __xd_copy_gm_to_ubuf(stage_slot(win, win->loads) + win->pl * 32, (uint64_t)(uintptr_t)src, 0,
                          win->load_burst);
     set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
@@ -297,16 +279,23 @@ static inline uint64_t window_group_rows(const Window* win, uint64_t item) {
 /* UB pixels between output rows in a group's buffers. */
 static inline uint64_t window_out_pitch(const Window* win) { return win->flat ? win->wp : win->wo; }
 
-/* MTE3: the group's rows from output buffer q (rows contiguous in GM; in
- * UB window_out_pitch pixels apart). */
+/* A group's `rows` output rows between GM (out_pitch pixels apart) and UB (window_out_pitch
+ * apart): MTE3 stores them (`store`), or MTE2 loads the residual's. One burst when both sides
+ * are dense. */
+static inline void window_rows_copy(const uint8_t* gm, uint64_t ub, uint64_t rows, const Window* win, int store) {
+    const uint64_t ub_gap = window_out_pitch(win) - win->wo, gm_gap = win->out_pitch - win->wo;
+    const uint64_t bursts = ub_gap || gm_gap ? rows : 1, length = ub_gap || gm_gap ? win->wo : rows * win->wo;
+    if (store) copy_ubuf_to_gm((void*)gm, ub, bursts, length, ub_gap, gm_gap);
+    else copy_gm_to_ubuf(ub, gm, bursts, length, gm_gap, ub_gap);
+}
+
+/* MTE3: the group's rows from output buffer q (in GM out_pitch pixels apart, in
+ * UB window_out_pitch). */
 static inline void window_store_group(const Window* win, uint64_t item, uint64_t rows, uint64_t q) {
     set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
     wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
     const uint64_t ub = WIN_OUT + q * WIN_OUT_BYTES;
-    if (win->flat)
-        copy_ubuf_to_gm(win->out + item * win->wo * 32, ub, rows, win->wo, win->wp - win->wo, 0);
-    else
-        copy_ubuf_to_gm(win->out + item * win->wo * 32, ub, 1, rows * win->wo, 0, 0);
+    window_rows_copy(win->out + item * win->out_pitch * 32, ub, rows, win, 1);
     set_flag(PIPE_MTE3, PIPE_V, EVENT_ID0);
 }
 

@@ -311,6 +311,45 @@ void expect_close(const std::vector<std::uint16_t>& got, const std::vector<doubl
   EXPECT_EQ(mismatches, 0u) << "of " << got.size() << " elements";
 }
 
+// A column strip of a window layer, as the compiler runs maps wider than the kernels' unified
+// buffer holds (window_plan.h): output columns [col, col + cols) from input columns
+// [in_col, in_col + in_cols) with the strip's own padding, rows the whole map's apart in memory
+// (the kernels' *_ROW_PITCH words). Worked out here from the window's definition, independently
+// of the compiler's code.
+struct Strip {
+  std::uint64_t col = 0, cols = 0;  // cols 0: the whole map, dense
+  std::uint64_t in_col = 0, in_cols = 0, pad_left = 0, pad_right = 0;
+};
+Strip strip_of(std::uint64_t col, std::uint64_t cols, std::uint64_t w, std::uint64_t kw, std::uint64_t sw,
+               std::uint64_t dw, std::uint64_t pl) {
+  Strip s{col, cols};
+  const std::int64_t first = std::int64_t(col * sw) - std::int64_t(pl);          // its first window's first column
+  const std::int64_t last = first + std::int64_t((cols - 1) * sw + (kw - 1) * dw);  // its last window's last
+  s.in_col = std::uint64_t(std::max<std::int64_t>(first, 0));
+  s.in_cols = std::uint64_t(std::min<std::int64_t>(last, std::int64_t(w) - 1)) - s.in_col + 1;
+  s.pad_left = first < 0 ? std::uint64_t(-first) : 0;
+  s.pad_right = std::uint64_t(last - std::int64_t(s.in_col + s.in_cols - 1));
+  return s;
+}
+// Output elements (5HD, wo columns) the strip writes; the others must keep the sentinel.
+bool in_strip(const Strip& s, std::uint64_t element, std::uint64_t wo) {
+  const std::uint64_t ow = element / 16 % wo;
+  return s.cols == 0 || (ow >= s.col && ow < s.col + s.cols);
+}
+// Outside the strip the output is untouched (the sentinel); those elements then compare equal
+// (0 against 0), so that the caller's comparison judges the strip's.
+void expect_only_strip_written(const Strip& s, std::uint64_t wo, std::vector<std::uint16_t>& got,
+                               std::vector<double>& expected, std::vector<double>& slack) {
+  std::size_t written = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (in_strip(s, i, wo)) continue;
+    if (got[i] != kSentinel && ++written <= 8) ADD_FAILURE() << "element " << i << " outside the strip written";
+    got[i] = 0;
+    expected[i] = slack[i] = 0;
+  }
+  EXPECT_EQ(written, 0u);
+}
+
 // ---- op_pool ----------------------------------------------------------------
 
 struct PoolCase {
@@ -320,6 +359,7 @@ struct PoolCase {
                 pr = 0, dh = 1, dw = 1;
   unsigned cores = 2;
   std::uint64_t blocks = 0;
+  std::uint64_t strip_col = 0, strip_cols = 0;  // a launch over output columns [col, col + cols) only
 };
 
 double run_pool(const PoolCase& c) {
@@ -350,6 +390,16 @@ double run_pool(const PoolCase& c) {
   args[NPUVP_POOL_PAD_LEFT] = c.pl;
   args[NPUVP_POOL_DILATION_H] = c.dh;
   args[NPUVP_POOL_DILATION_W] = c.dw;
+  const Strip strip = c.strip_cols ? strip_of(c.strip_col, c.strip_cols, c.w, c.kw, c.sw, c.dw, c.pl) : Strip{};
+  if (c.strip_cols) {
+    args[NPUVP_POOL_IN] = in_addr + strip.in_col * 32;
+    args[NPUVP_POOL_OUT] = out_addr + strip.col * 32;
+    args[NPUVP_POOL_W] = strip.in_cols;
+    args[NPUVP_POOL_WO] = strip.cols;
+    args[NPUVP_POOL_PAD_LEFT] = strip.pad_left;
+    args[NPUVP_POOL_IN_ROW_PITCH] = c.w;
+    args[NPUVP_POOL_OUT_ROW_PITCH] = wo;
+  }
   run.set_args(args);
   const int status = run.run(c.cores, c.blocks);
   EXPECT_EQ(status, 0) << run.reason();
@@ -384,7 +434,8 @@ double run_pool(const PoolCase& c) {
             slack[o] = 1e-6 * abs_sum / divisor;  // f32 accumulation
           }
         }
-  const auto got = run.read<std::uint16_t>(out_addr, out_count);
+  auto got = run.read<std::uint16_t>(out_addr, out_count);
+  expect_only_strip_written(strip, wo, got, expected, slack);
   if (c.mode == NPUVP_POOL_MAX) {  // exact
     std::size_t mismatches = 0;
     for (std::uint64_t i = 0; i < out_count; ++i)
@@ -478,6 +529,27 @@ TEST(OperatorPool, GlobalAverage7x7x2048) {
   c.blocks = 4;
   run_pool(c);
 }
+// Column strips of a 700-column map (rows the map's apart): max with padding (the first
+// strip's is -inf), average not counting it (the last strip's divisors at the map's edge), and
+// average counting it; nothing outside the strip is written.
+PoolCase pool_strip(std::uint64_t mode, std::uint64_t col, std::uint64_t cols) {
+  PoolCase c{"pool 32x9x700 3x3 s2 strip " + std::to_string(col) + "+" + std::to_string(cols)};
+  c.mode = mode;
+  c.channels = 32;
+  c.h = 9;
+  c.w = 700;
+  c.sh = c.sw = 2;
+  c.pt = c.pb = c.pl = c.pr = 1;
+  c.blocks = 3;
+  c.strip_col = col;
+  c.strip_cols = cols;
+  return c;
+}
+TEST(OperatorPool, ColumnStripMaxFirst) { run_pool(pool_strip(NPUVP_POOL_MAX, 0, 160)); }
+TEST(OperatorPool, ColumnStripMaxMiddle) { run_pool(pool_strip(NPUVP_POOL_MAX, 160, 160)); }
+TEST(OperatorPool, ColumnStripAverageLast) { run_pool(pool_strip(NPUVP_POOL_AVERAGE, 320, 30)); }
+TEST(OperatorPool, ColumnStripAverageIncludePadFirst) { run_pool(pool_strip(NPUVP_POOL_AVERAGE_INCLUDE_PAD, 0, 64)); }
+
 TEST(OperatorPool, GlobalAverage56x56) {
   PoolCase c{"global average 2x40x56x56"};
   c.mode = NPUVP_POOL_AVERAGE;
@@ -517,6 +589,7 @@ struct DwCase {
   float clip_min = 0.0f, clip_max = 6.0f;
   unsigned cores = 2;
   std::uint64_t blocks = 0;
+  std::uint64_t strip_col = 0, strip_cols = 0;  // a launch over output columns [col, col + cols) only
 };
 
 double run_dwconv(const DwCase& c) {
@@ -566,6 +639,17 @@ double run_dwconv(const DwCase& c) {
   args[NPUVP_DWCONV_ACT] = c.act;
   args[NPUVP_DWCONV_CLIP_MIN] = f32_bits(c.clip_min);
   args[NPUVP_DWCONV_CLIP_MAX] = f32_bits(c.clip_max);
+  const Strip strip = c.strip_cols ? strip_of(c.strip_col, c.strip_cols, c.w, c.kw, c.sw, c.dw, c.pl) : Strip{};
+  if (c.strip_cols) {
+    args[NPUVP_DWCONV_IN] = in_addr + strip.in_col * 32;
+    args[NPUVP_DWCONV_OUT] = out_addr + strip.col * 32;
+    if (c.residual) args[NPUVP_DWCONV_RESIDUAL] = r_addr + strip.col * 32;
+    args[NPUVP_DWCONV_W] = strip.in_cols;
+    args[NPUVP_DWCONV_PAD_LEFT] = strip.pad_left;
+    args[NPUVP_DWCONV_PAD_RIGHT] = strip.pad_right;
+    args[NPUVP_DWCONV_IN_ROW_PITCH] = c.w;
+    args[NPUVP_DWCONV_OUT_ROW_PITCH] = wo;
+  }
   run.set_args(args);
   const int status = run.run(c.cores, c.blocks);
   EXPECT_EQ(status, 0) << run.reason();
@@ -601,7 +685,9 @@ double run_dwconv(const DwCase& c) {
           expected[o] = sum;
           slack[o] = 1e-6 * (abs_sum + 4);
         }
-  expect_close(run.read<std::uint16_t>(out_addr, out_count), expected, slack, c.name);
+  auto got = run.read<std::uint16_t>(out_addr, out_count);
+  expect_only_strip_written(strip, wo, got, expected, slack);
+  expect_close(got, expected, slack, c.name);
   expect_guard_intact(run, out_addr, out_count);
   const double cycles = launch_cycles(run, c.cores);
   std::printf("op_dwconv %s: %.0f cycles, %.0f MACs/cycle\n", c.name.c_str(), cycles,
@@ -667,6 +753,36 @@ TEST(OperatorDwConv, WideRows280) {
   c.blocks = 3;
   run_dwconv(c);
 }
+// Column strips of a 600-column map (rows the map's apart): the first (its left padding), a
+// middle one (neighbours' columns, no padding) and the last (its right padding, fewer columns),
+// with a residual read at the strip's columns; nothing outside the strip is written.
+DwCase dw_strip(std::uint64_t col, std::uint64_t cols) {
+  DwCase c{"dw 20x7x600 s1 strip " + std::to_string(col) + "+" + std::to_string(cols)};
+  c.channels = 20;
+  c.h = 7;
+  c.w = 600;
+  c.residual = true;
+  c.act = NPUVP_ACT_RELU;
+  c.blocks = 3;
+  c.strip_col = col;
+  c.strip_cols = cols;
+  return c;
+}
+TEST(OperatorDwConv, ColumnStripFirst) { run_dwconv(dw_strip(0, 200)); }
+TEST(OperatorDwConv, ColumnStripMiddle) { run_dwconv(dw_strip(200, 200)); }
+TEST(OperatorDwConv, ColumnStripLast) { run_dwconv(dw_strip(400, 200)); }
+// Stride 2 and dilation 2 (5 x 5; its 9 f32 ring rows hold strips of at most ~30 columns): the
+// strip starts on an odd output column.
+TEST(OperatorDwConv, ColumnStripStride2Dilation2) {
+  DwCase c = dw_strip(57, 29);
+  c.name = "dw 20x7x600 5x5 dilation 2 stride 2 strip 57+29";
+  c.kh = c.kw = 5;
+  c.dh = c.dw = 2;
+  c.sh = c.sw = 2;
+  c.pt = c.pb = c.pl = c.pr = 4;
+  run_dwconv(c);
+}
+
 // Dilation, asymmetric pads and strides, 5x5 kernel, no activation.
 TEST(OperatorDwConv, Dilated5x5AsymmetricStrides) {
   DwCase c{"dw 24x23x29 5x5 dilation 2 stride 2x1 pads 3,1,2,4"};

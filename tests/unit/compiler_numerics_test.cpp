@@ -333,6 +333,45 @@ TEST(CompilerNumerics, PoolsWithCeilMode) {
   expect_close(PackageEmulator(model.package).run(x), t);
 }
 
+// Maps wider than the window kernels' unified buffer holds a row of (window_plan.h: about 500
+// f16 pixels, fewer for an f32 ring): each layer runs in column strips, one launch per strip,
+// whose rows are the whole map's apart in memory; the first and last strips keep the map's
+// padding, the others read their neighbours' columns. A max pool with padding, an average pool
+// that does not count it (its divisors differ at the map's edges only), and a depthwise 3 x 3
+// with a bias, a residual (the max pool's output) and ReLU.
+TEST(CompilerNumerics, WideMapsRunInColumnStrips) {
+  OnnxBuilder b;
+  b.input("x", {1, 20, 5, 1100});
+  auto wd = b.random_constant("wd", {20, 1, 3, 3}, 0.3f), bd = b.random_constant("bd", {20}, 0.1f);
+  auto& mp = b.node("MaxPool", {"x"}, {"m"}, "max");
+  OnnxBuilder::attr(mp, "kernel_shape", Dims{3, 3});
+  OnnxBuilder::attr(mp, "pads", Dims{1, 1, 1, 1});
+  auto& d = b.node("Conv", {"m", "wd", "bd"}, {"dw"}, "depthwise");
+  OnnxBuilder::attr(d, "group", std::int64_t(20));
+  OnnxBuilder::attr(d, "pads", Dims{1, 1, 1, 1});
+  b.node("Add", {"dw", "m"}, {"sum"}, "residual");
+  b.node("Relu", {"sum"}, {"r"}, "relu");
+  auto& ap = b.node("AveragePool", {"r"}, {"y"}, "average");
+  OnnxBuilder::attr(ap, "kernel_shape", Dims{3, 3});
+  OnnxBuilder::attr(ap, "strides", Dims{2, 2});
+  OnnxBuilder::attr(ap, "pads", Dims{1, 1, 1, 1});
+  b.output("y", {1, 20, 3, 550});
+  const auto x = b.random({1, 20, 5, 1100});
+  Tensor t{{1, 20, 5, 1100}, x};
+  const Tensor m = ref::pool2d(t, 3, 1, 1, true);
+  Tensor r = ref::conv2d(m, wd, bd, 20, 3, 3, 1, 1, 20);
+  for (std::size_t k = 0; k < r.data.size(); ++k) r.data[k] = std::max(r.data[k] + m.data[k], 0.f);
+  const Tensor y = ref::pool2d(r, 3, 2, 1, false);
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
+  PackageView view(model.package);
+  EXPECT_GE(view.launches_of(NPUVP_OP_KERNEL_POOL).size(), 5u);    // 1100 and 550 columns in strips
+  EXPECT_GE(view.launches_of(NPUVP_OP_KERNEL_DWCONV).size(), 3u);  // an f32 ring: narrower strips
+  int striped = 0;
+  for (const auto& layer : model.layers) striped += layer.tiling.find(" strips=") != std::string::npos;
+  EXPECT_EQ(striped, 3);  // the three window layers, their tiling "blocks=B strips=NxWcols"
+  expect_close(PackageEmulator(model.package).run(x), y);
+}
+
 // x.mean([2, 3]) in both forms (keepdim, as a squeeze-excite block scales x by it, and
 // without, as MnasNet's and ShuffleNet's classifiers pool): each a GlobalAveragePool.
 TEST(CompilerNumerics, SpatialReduceMeanIsAGlobalAveragePool) {

@@ -148,18 +148,21 @@ class PackageEmulator {
     const float lo = bits_float(l.args[NPUVP_DWCONV_CLIP_MIN]), hi = bits_float(l.args[NPUVP_DWCONV_CLIP_MAX]);
     const auto c1 = (c + 15) / 16;
     const auto ho = (h + pt + pb - (kh - 1) * dh - 1) / sh + 1, wo = (wd + pl + pr - (kw - 1) * dw - 1) / sw + 1;
+    // a column strip of a wider map: its rows are the map's apart
+    const auto in_pitch = word(l, NPUVP_DWCONV_IN_ROW_PITCH) ? word(l, NPUVP_DWCONV_IN_ROW_PITCH) : wd;
+    const auto out_pitch = word(l, NPUVP_DWCONV_OUT_ROW_PITCH) ? word(l, NPUVP_DWCONV_OUT_ROW_PITCH) : wo;
     for (std::int64_t b = 0; b < n; ++b)
       for (std::int64_t ch = 0; ch < c1 * 16; ++ch)
         for (std::int64_t y = 0; y < ho; ++y)
           for (std::int64_t x = 0; x < wo; ++x) {
-            const std::int64_t o = (((b * c1 + ch / 16) * ho + y) * wo + x) * 16 + ch % 16;
+            const std::int64_t o = (((b * c1 + ch / 16) * ho + y) * out_pitch + x) * 16 + ch % 16;
             if (ch >= c) { store(out + 2 * o, 0); continue; }
             float acc = 0;
             for (std::int64_t i = 0; i < kh; ++i)
               for (std::int64_t j = 0; j < kw; ++j) {
                 const auto iy = y * sh - pt + i * dh, ix = x * sw - pl + j * dw;
                 if (iy < 0 || iy >= h || ix < 0 || ix >= wd) continue;
-                acc += load(in + 2 * ((((b * c1 + ch / 16) * h + iy) * wd + ix) * 16 + ch % 16)) *
+                acc += load(in + 2 * ((((b * c1 + ch / 16) * h + iy) * in_pitch + ix) * 16 + ch % 16)) *
                        load(w + 2 * ((((ch / 16) * kh + i) * kw + j) * 16 + ch % 16));
               }
             if (bias) { float f; std::memcpy(&f, bias + 4 * ch, 4); acc += f; }
@@ -283,6 +286,8 @@ class PackageEmulator {
     const auto kh = word(l, NPUVP_POOL_KH), kw = word(l, NPUVP_POOL_KW), sh = word(l, NPUVP_POOL_STRIDE_H), sw = word(l, NPUVP_POOL_STRIDE_W);
     const auto pt = word(l, NPUVP_POOL_PAD_TOP), pl = word(l, NPUVP_POOL_PAD_LEFT);
     const auto dh = word(l, NPUVP_POOL_DILATION_H), dw = word(l, NPUVP_POOL_DILATION_W);
+    const auto in_pitch = word(l, NPUVP_POOL_IN_ROW_PITCH) ? word(l, NPUVP_POOL_IN_ROW_PITCH) : w;
+    const auto out_pitch = word(l, NPUVP_POOL_OUT_ROW_PITCH) ? word(l, NPUVP_POOL_OUT_ROW_PITCH) : wo;
     for (std::int64_t b = 0; b < n * c1; ++b)
       for (std::int64_t y = 0; y < ho; ++y)
         for (std::int64_t x = 0; x < wo; ++x)
@@ -293,12 +298,12 @@ class PackageEmulator {
               for (std::int64_t j = 0; j < kw; ++j) {
                 const auto iy = y * sh - pt + i * dh, ix = x * sw - pl + j * dw;
                 if (iy < 0 || iy >= h || ix < 0 || ix >= w) { if (mode == NPUVP_POOL_AVERAGE_INCLUDE_PAD) ++count; continue; }
-                const float v = load(in + 2 * (((b * h + iy) * w + ix) * 16 + c0));
+                const float v = load(in + 2 * (((b * h + iy) * in_pitch + ix) * 16 + c0));
                 acc = mode == NPUVP_POOL_MAX ? std::max(acc, v) : acc + v;
                 ++count;
               }
             if (mode != NPUVP_POOL_MAX) acc /= float(count);
-            store(out + 2 * (((b * ho + y) * wo + x) * 16 + c0), acc);
+            store(out + 2 * (((b * ho + y) * out_pitch + x) * 16 + c0), acc);
           }
   }
 

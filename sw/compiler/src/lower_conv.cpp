@@ -8,6 +8,7 @@
 #include "lowering_context.h"
 #include "onnx_attributes.h"
 #include "npuvp/conv_plan.h"
+#include "npuvp/window_plan.h"
 
 namespace npuvp::compiler {
 namespace {
@@ -77,27 +78,101 @@ void set_activation(LoweringContext& context, KernelLaunch& l, const Epilogue& e
   l.args[hi] = LoweringContext::literal_float(e.clip_max);
 }
 
+// ---- Column strips of the window kernels (op_pool, op_dwconv; window_plan.h) -------------
+
+// Output columns [out_col, out_col + out_cols) of a window layer, computed from input columns
+// [in_col, in_col + in_cols) with pad_left / pad_right padding columns around them.
+struct WindowStrip {
+  std::int64_t out_col, out_cols, in_col, in_cols, pad_left, pad_right;
+};
+
+WindowStrip window_strip(const Window& w, std::int64_t width, std::int64_t out_col, std::int64_t out_cols) {
+  const std::int64_t x0 = out_col * w.stride_w - w.pad_left;
+  const std::int64_t needed = (out_cols - 1) * w.stride_w + (w.kw - 1) * w.dilation_w + 1;
+  const std::int64_t lo = std::max<std::int64_t>(x0, 0), hi = std::min(width - 1, x0 + needed - 1);
+  return {out_col, out_cols, lo, hi - lo + 1, lo - x0, needed - (hi - lo + 1) - (lo - x0)};
+}
+
+npuvp_window_geometry strip_geometry(const Window& w, const WindowStrip& s) {
+  const auto u = [](std::int64_t v) { return std::uint64_t(v); };
+  return {u(s.in_cols), u(s.out_cols), u(w.kh), u(w.kw), u(w.stride_h), u(w.stride_w), u(s.pad_left),
+          u(w.dilation_h), u(w.dilation_w)};
+}
+
+// The strips a window layer runs in: the whole map when its rows fit `fits` (the kernel's UB
+// plan), else the widest strips that all fit, a multiple of 8 columns where one fits (the
+// kernels compute output rows 8 pixels at a time), each its own launch. A window that does
+// not fit even one output column wide is a compile error naming the node.
+template <typename Fits>
+std::vector<WindowStrip> window_strips(const Node& node, const Window& w, std::int64_t width, Fits fits) {
+  const WindowStrip whole{0, w.wo, 0, width, w.pad_left, w.pad_right};
+  if (fits(strip_geometry(w, whole))) return {whole};
+  const auto strips_of = [&](std::int64_t columns) {
+    std::vector<WindowStrip> strips;
+    for (std::int64_t c0 = 0; c0 < w.wo; c0 += columns)
+      strips.push_back(window_strip(w, width, c0, std::min(columns, w.wo - c0)));
+    return strips;
+  };
+  const auto all_fit = [&](std::int64_t columns) {
+    for (const WindowStrip& s : strips_of(columns))
+      if (s.in_cols < 1 || !fits(strip_geometry(w, s))) return false;
+    return true;
+  };
+  for (std::int64_t columns = (w.wo - 1) / 8 * 8; columns >= 8; columns -= 8)
+    if (all_fit(columns)) return strips_of(columns);
+  for (std::int64_t columns = std::min<std::int64_t>(w.wo - 1, 7); columns >= 1; --columns)
+    if (all_fit(columns)) return strips_of(columns);
+  fail(node, "a " + std::to_string(w.kh) + " x " + std::to_string(w.kw) + " window (stride " +
+                 std::to_string(w.stride_h) + " x " + std::to_string(w.stride_w) + ", dilation " +
+                 std::to_string(w.dilation_h) + " x " + std::to_string(w.dilation_w) +
+                 ") does not fit the window kernels' unified buffer even one output column wide");
+}
+
+// "blocks=B", and the strips when there are several.
+std::string window_tiling(std::uint32_t blocks, const std::vector<WindowStrip>& strips) {
+  std::string text = "blocks=" + std::to_string(blocks);
+  if (strips.size() > 1)
+    text += " strips=" + std::to_string(strips.size()) + "x" + std::to_string(strips.front().out_cols) + "cols";
+  return text;
+}
+
 std::uint64_t lower_depthwise(LoweringContext& context, const Node& node, const Window& w, const HostTensor& weights,
                               const std::vector<float>& bias) {
   const Shape& in = context.shape(node.inputs[0]);
   const std::int64_t c = in[1], c1 = ceil_div(c, 16);
+  if (!npuvp_dwconv_taps_fit(std::uint64_t(w.kh * w.kw)))
+    fail(node, "a depthwise kernel of " + std::to_string(w.kh) + " x " + std::to_string(w.kw) + " = " +
+                   std::to_string(w.kh * w.kw) + " taps: op_dwconv holds at most 126 in its unified buffer");
+  const std::vector<WindowStrip> strips =
+      window_strips(node, w, in[3], [](const npuvp_window_geometry& g) { return npuvp_dwconv_window_fits(&g) != 0; });
   std::vector<float> packed(c1 * w.kh * w.kw * 16, 0.f);
   for (std::int64_t ch = 0; ch < c; ++ch)
     for (std::int64_t i = 0; i < w.kh; ++i)
       for (std::int64_t j = 0; j < w.kw; ++j)
         packed[(((ch / 16) * w.kh + i) * w.kw + j) * 16 + ch % 16] = float(weights.at((ch * w.kh + i) * w.kw + j));
-  auto& l = context.launch(NPUVP_OP_KERNEL_DWCONV, NPUVP_DWCONV_ARG_COUNT,
-                           balanced_blocks(context.soc, in[0] * c1 * w.ho));
-  l.args[NPUVP_DWCONV_IN] = context.address(node.inputs[0]);
-  l.args[NPUVP_DWCONV_WEIGHTS] = LoweringContext::constant(context.add_f16(packed));
-  if (!bias.empty()) l.args[NPUVP_DWCONV_BIAS] = LoweringContext::constant(context.add_f32(bias));
-  if (node.epilogue.residual >= 0) l.args[NPUVP_DWCONV_RESIDUAL] = context.address(node.epilogue.residual);
-  l.args[NPUVP_DWCONV_OUT] = context.address(node.outputs[0]);
-  const std::int64_t fields[] = {in[0], c, in[2], in[3], w.kh, w.kw, w.stride_h, w.stride_w,
-                                 w.pad_top, w.pad_bottom, w.pad_left, w.pad_right, w.dilation_h, w.dilation_w};
-  for (int k = 0; k < 14; ++k) l.args[NPUVP_DWCONV_N + k] = LoweringContext::literal(std::uint64_t(fields[k]));
-  set_activation(context, l, node.epilogue, NPUVP_DWCONV_ACT, NPUVP_DWCONV_CLIP_MIN, NPUVP_DWCONV_CLIP_MAX);
-  context.layer().tiling = "blocks=" + std::to_string(l.blocks);
+  const ArgWord weight_words = LoweringContext::constant(context.add_f16(packed));
+  const ArgWord bias_words = bias.empty() ? ArgWord{} : LoweringContext::constant(context.add_f32(bias));
+  std::uint32_t blocks = 0;
+  for (const WindowStrip& s : strips) {
+    auto& l = context.launch(NPUVP_OP_KERNEL_DWCONV, NPUVP_DWCONV_ARG_COUNT,
+                             balanced_blocks(context.soc, in[0] * c1 * w.ho));
+    blocks = l.blocks;
+    l.args[NPUVP_DWCONV_IN] = context.address(node.inputs[0], std::uint64_t(s.in_col * 32));
+    l.args[NPUVP_DWCONV_WEIGHTS] = weight_words;
+    if (!bias.empty()) l.args[NPUVP_DWCONV_BIAS] = bias_words;
+    if (node.epilogue.residual >= 0)
+      l.args[NPUVP_DWCONV_RESIDUAL] = context.address(node.epilogue.residual, std::uint64_t(s.out_col * 32));
+    l.args[NPUVP_DWCONV_OUT] = context.address(node.outputs[0], std::uint64_t(s.out_col * 32));
+    const std::int64_t fields[] = {in[0], c, in[2], s.in_cols, w.kh, w.kw, w.stride_h, w.stride_w,
+                                   w.pad_top, w.pad_bottom, s.pad_left, s.pad_right, w.dilation_h, w.dilation_w};
+    for (int k = 0; k < 14; ++k) l.args[NPUVP_DWCONV_N + k] = LoweringContext::literal(std::uint64_t(fields[k]));
+    set_activation(context, l, node.epilogue, NPUVP_DWCONV_ACT, NPUVP_DWCONV_CLIP_MIN, NPUVP_DWCONV_CLIP_MAX);
+    if (strips.size() > 1) {  // rows of the whole map in GM
+      l.args[NPUVP_DWCONV_IN_ROW_PITCH] = LoweringContext::literal(std::uint64_t(in[3]));
+      l.args[NPUVP_DWCONV_OUT_ROW_PITCH] = LoweringContext::literal(std::uint64_t(w.wo));
+    }
+  }
+  context.layer().tiling = window_tiling(blocks, strips);
   return std::uint64_t(in[0] * c * w.ho * w.wo * w.kh * w.kw);
 }
 
@@ -258,14 +333,29 @@ std::uint64_t lower_pool(LoweringContext& context, const Node& node) {
   if (node.op() == "AveragePool" || node.op() == "GlobalAveragePool")
     mode = attribute_int(node, "count_include_pad", 0) ? NPUVP_POOL_AVERAGE_INCLUDE_PAD : NPUVP_POOL_AVERAGE;
   const std::int64_t c1 = ceil_div(in[1], 16);
-  auto& l = context.launch(NPUVP_OP_KERNEL_POOL, NPUVP_POOL_ARG_COUNT, balanced_blocks(context.soc, in[0] * c1 * w.ho));
-  l.args[NPUVP_POOL_IN] = context.address(node.inputs[0]);
-  l.args[NPUVP_POOL_OUT] = context.address(node.outputs[0]);
-  l.args[NPUVP_POOL_MODE] = LoweringContext::literal(mode);
-  const std::int64_t fields[] = {in[0], c1, in[2], in[3], w.ho, w.wo, w.kh, w.kw, w.stride_h, w.stride_w,
-                                 w.pad_top, w.pad_left, w.dilation_h, w.dilation_w};
-  for (int k = 0; k < 14; ++k) l.args[NPUVP_POOL_N + k] = LoweringContext::literal(std::uint64_t(fields[k]));
-  context.layer().tiling = "blocks=" + std::to_string(l.blocks);
+  const bool average = mode != NPUVP_POOL_MAX;
+  // a global pool streams its planes (op_pool.c): no rows to fit
+  const std::vector<WindowStrip> strips =
+      global ? std::vector<WindowStrip>{{0, w.wo, 0, in[3], w.pad_left, w.pad_right}}
+             : window_strips(node, w, in[3], [average](const npuvp_window_geometry& g) {
+                 return npuvp_pool_window_fits(&g, average) != 0;
+               });
+  std::uint32_t blocks = 0;
+  for (const WindowStrip& s : strips) {
+    auto& l = context.launch(NPUVP_OP_KERNEL_POOL, NPUVP_POOL_ARG_COUNT, balanced_blocks(context.soc, in[0] * c1 * w.ho));
+    blocks = l.blocks;
+    l.args[NPUVP_POOL_IN] = context.address(node.inputs[0], std::uint64_t(s.in_col * 32));
+    l.args[NPUVP_POOL_OUT] = context.address(node.outputs[0], std::uint64_t(s.out_col * 32));
+    l.args[NPUVP_POOL_MODE] = LoweringContext::literal(mode);
+    const std::int64_t fields[] = {in[0], c1, in[2], s.in_cols, w.ho, s.out_cols, w.kh, w.kw, w.stride_h, w.stride_w,
+                                   w.pad_top, s.pad_left, w.dilation_h, w.dilation_w};
+    for (int k = 0; k < 14; ++k) l.args[NPUVP_POOL_N + k] = LoweringContext::literal(std::uint64_t(fields[k]));
+    if (strips.size() > 1) {  // rows of the whole map in GM
+      l.args[NPUVP_POOL_IN_ROW_PITCH] = LoweringContext::literal(std::uint64_t(in[3]));
+      l.args[NPUVP_POOL_OUT_ROW_PITCH] = LoweringContext::literal(std::uint64_t(w.wo));
+    }
+  }
+  context.layer().tiling = window_tiling(blocks, strips);
   return 0;
 }
 
