@@ -123,6 +123,32 @@ TEST(CompilerErrors, ConvPadBeyond255NamesTheNode) {
             "above 255 (set_fmatrix and img2col hold 8 bits)");
 }
 
+// The window kernels (op_pool, op_dwconv; window_plan.h) hold a depthwise kernel of at most 126
+// taps, and a window's rows in their ring: what no column strip can hold is refused, naming the
+// node, instead of a fault on the AI Core.
+TEST(CompilerErrors, DepthwiseKernelOverItsTapsNamesTheNode) {
+  OnnxBuilder b;
+  b.input("x", {1, 4, 20, 20});
+  b.random_constant("w", {4, 1, 13, 13});
+  auto& conv = b.node("Conv", {"x", "w"}, {"y"}, "large_kernel");
+  OnnxBuilder::attr(conv, "group", std::int64_t(4));
+  OnnxBuilder::attr(conv, "pads", Dims{6, 6, 6, 6});
+  b.output("y", {1, 4, 20, 20});
+  EXPECT_EQ(error_of(b.bytes()),
+            "node 'large_kernel' (Conv): a depthwise kernel of 13 x 13 = 169 taps: op_dwconv holds at most 126 in "
+            "its unified buffer");
+}
+TEST(CompilerErrors, PoolWindowTallerThanTheRingNamesTheNode) {
+  OnnxBuilder b;
+  b.input("x", {1, 16, 300, 2});
+  auto& pool = b.node("MaxPool", {"x"}, {"y"}, "tall_window");
+  OnnxBuilder::attr(pool, "kernel_shape", Dims{300, 1});
+  b.output("y", {1, 16, 1, 2});
+  EXPECT_EQ(error_of(b.bytes()),
+            "node 'tall_window' (MaxPool): a 300 x 1 window (stride 1 x 1, dilation 1 x 1) does not fit the window "
+            "kernels' unified buffer even one output column wide");
+}
+
 TEST(CompilerErrors, NonConstantConvWeights) {
   OnnxBuilder b;
   b.input("x", {1, 4, 8, 8});
