@@ -41,6 +41,15 @@ compiler::SocDescription soc_description(const SocFigures& soc) {
   return d;
 }
 
+// A shape without its dimensions of 1: a reference of [1000] compares with an output of
+// [1, 1000], one of [2, 720] not with [2, 5, 16, 9].
+std::vector<std::int64_t> squeezed(const std::vector<std::int64_t>& shape) {
+  std::vector<std::int64_t> dims;
+  for (std::int64_t d : shape)
+    if (d != 1) dims.push_back(d);
+  return dims;
+}
+
 std::string shape_text(const std::vector<std::int64_t>& shape) {
   std::string text = "[";
   for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
@@ -86,7 +95,14 @@ void place_input(const NpyArray& input, const std::string& path, const compiler:
     throw ConfigError("model package: input tensor of " + std::to_string(tensor->bytes) + " bytes for " +
                       std::to_string(values.size()) + " elements");
   auto* halves = reinterpret_cast<std::uint16_t*>(package.data() + view.header().io_offset + tensor->io_offset);
-  for (std::size_t i = 0; i < values.size(); ++i) halves[i] = numerics::float_to_half(values[i]);
+  std::size_t overflowing = 0;  // finite values float16 cannot hold: the NPU computes in float16
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    halves[i] = numerics::float_to_half(values[i]);
+    overflowing += std::isfinite(values[i]) && (halves[i] & 0x7fffu) == 0x7c00u;  // rounded to +-inf
+  }
+  if (overflowing)
+    std::cerr << "npuvp infer: warning: input " << path << ": " << overflowing << " of " << values.size()
+              << " values beyond float16's range (+-65504) become +-inf\n";
 }
 
 std::vector<float> output_values(const PackageView& package) {
@@ -105,8 +121,9 @@ std::vector<float> output_values(const PackageView& package) {
 // The output against a reference: cosine similarity, max abs error and top-1 (the
 // argmax over the last axis, per row) agreement.
 struct Comparison {
-  double cosine = 0, max_abs_error = 0;
+  double cosine = 0, max_abs_error = 0;  // NaN when an output is not finite
   std::size_t rows = 0, rows_agreeing = 0;
+  std::size_t not_finite = 0;  // outputs that are inf or NaN
 };
 
 Comparison compare(const std::vector<float>& output, const std::vector<float>& reference, std::int64_t last_axis) {
@@ -116,9 +133,13 @@ Comparison compare(const std::vector<float>& output, const std::vector<float>& r
     dot += static_cast<double>(output[i]) * reference[i];
     norm_out += static_cast<double>(output[i]) * output[i];
     norm_ref += static_cast<double>(reference[i]) * reference[i];
-    c.max_abs_error = std::max(c.max_abs_error, std::fabs(static_cast<double>(output[i]) - reference[i]));
+    const double error = std::fabs(static_cast<double>(output[i]) - reference[i]);
+    c.max_abs_error = std::isnan(error) || std::isnan(c.max_abs_error) ? NAN : std::max(c.max_abs_error, error);
+    c.not_finite += !std::isfinite(output[i]);
   }
-  c.cosine = norm_out > 0 && norm_ref > 0 ? dot / std::sqrt(norm_out * norm_ref) : (norm_out == norm_ref ? 1.0 : 0.0);
+  c.cosine = c.not_finite                      ? NAN  // no direction to compare
+             : norm_out > 0 && norm_ref > 0 ? dot / std::sqrt(norm_out * norm_ref)
+                                            : (norm_out == norm_ref ? 1.0 : 0.0);
   const std::size_t row = last_axis > 0 ? static_cast<std::size_t>(last_axis) : output.size();
   for (std::size_t start = 0; row && start + row <= output.size(); start += row) {
     auto argmax = [&](const std::vector<float>& v) {
@@ -131,6 +152,7 @@ Comparison compare(const std::vector<float>& output, const std::vector<float>& r
 }
 
 std::string format_fixed(double value, int digits) {
+  if (std::isnan(value)) return "nan";
   std::ostringstream text;
   text << std::fixed << std::setprecision(digits) << value;
   return text.str();
@@ -194,7 +216,7 @@ int run_infer(const InferOptions& infer, const RunOptions& options) {
     } catch (const NpyError& error) {
       return {static_cast<int>(ExitStatus::kBadInput), "FAIL: " + npy_problem("reference", infer.reference_path, error)};
     }
-    if (reference.element_count() != output.size())
+    if (squeezed(reference.shape) != squeezed(compiled.output_shape))
       return {static_cast<int>(ExitStatus::kBadInput), "FAIL: reference " + infer.reference_path + ": shape " +
                                                            shape_text(reference.shape) + ", the output is " +
                                                            shape_text(compiled.output_shape)};
@@ -202,6 +224,8 @@ int run_infer(const InferOptions& infer, const RunOptions& options) {
     const Comparison c = compare(output, reference.to_float(), last_axis);
     std::string figures = "cosine " + format_fixed(c.cosine, 6) + ", max abs error " + format_fixed(c.max_abs_error, 4) +
                           ", top-1 " + std::to_string(c.rows_agreeing) + "/" + std::to_string(c.rows);
+    if (c.not_finite)
+      figures += ", " + std::to_string(c.not_finite) + " of " + std::to_string(output.size()) + " outputs inf or NaN";
     std::cout << "npuvp infer: against " << infer.reference_path << ": " << figures << "\n";
     std::vector<std::string> failures;
     if (infer.cosine_min && !(c.cosine >= *infer.cosine_min))

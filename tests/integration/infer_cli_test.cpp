@@ -135,3 +135,43 @@ TEST(InferCli, UsageErrors) {
     EXPECT_THAT(result.err, HasSubstr(text)) << arguments;
   }
 }
+
+// A reference is compared only with an output of its shape, dimensions of 1 aside: one of
+// [4, 64] (the same 256 values in another shape) is bad input, one of [4, 8, 8] is compared.
+TEST(InferCli, ReferenceOfAnotherShapeIsBadInput) {
+  Files files;
+  const std::string reference = temp_path("reference.npy");
+  std::vector<float> relu(files.x);
+  for (float& v : relu) v = std::max(v, 0.0f);
+  write_float_npy(reference, {4, 64}, relu);
+  auto other = run_npuvp("infer " + files.model + " --input " + files.input + " --reference " + reference + " --quiet");
+  EXPECT_EQ(other.status, kBadInput) << other.err;
+  EXPECT_THAT(last_line(other.err), HasSubstr("reference " + reference + ": shape [4, 64], the output is [1, 4, 8, 8]"));
+  write_float_npy(reference, {4, 8, 8}, relu);
+  auto squeezed = run_npuvp("infer " + files.model + " --input " + files.input + " --reference " + reference +
+                            " --cosine-min 0.999 --quiet");
+  EXPECT_EQ(squeezed.status, 0) << squeezed.err;
+  EXPECT_THAT(squeezed.out, HasSubstr("cosine 1.000000, max abs error 0.0000"));
+  std::remove(reference.c_str());
+}
+
+// An input beyond float16's range becomes inf on the NPU (a warning says how many), and outputs
+// that are inf or NaN are counted; the cosine is then NaN and the max abs error inf (NaN for a
+// NaN output), so the run fails its --cosine-min instead of printing a max abs error of 0.
+TEST(InferCli, InputsBeyondFloat16AndNonFiniteOutputsAreReported) {
+  Files files;
+  std::vector<float> x(files.x);
+  x[5] = 1e5f;
+  write_float_npy(files.input, {1, 4, 8, 8}, x);
+  const std::string reference = temp_path("reference.npy");
+  for (float& v : x) v = std::max(v, 0.0f);
+  write_float_npy(reference, {1, 4, 8, 8}, x);
+  auto result = run_npuvp("infer " + files.model + " --input " + files.input + " --reference " + reference +
+                          " --cosine-min 0.999 --quiet");
+  EXPECT_EQ(result.status, 1) << result.err;
+  EXPECT_THAT(result.err, HasSubstr("warning: input " + files.input +
+                                    ": 1 of 256 values beyond float16's range (+-65504) become +-inf"));
+  EXPECT_THAT(result.out, HasSubstr("cosine nan, max abs error inf, top-1 32/32, 1 of 256 outputs inf or NaN"));
+  EXPECT_THAT(last_line(result.err), HasSubstr("FAIL: cosine nan < 0.999000"));
+  std::remove(reference.c_str());
+}
