@@ -293,8 +293,9 @@ static uint64_t panel_part_l1(const Conv* c, uint64_t q) { return c->panel_base 
 /* MTE1: B rows [kb, kb + kf) of the tile's columns (from column group group0, nf groups) into
  * L0B from the resident weights, whose parts are separate nd2nz blocks: one load_b_zn per part
  * the rows lie in. (*part, *in_part): the part and row in it where the rows start, advanced. */
-static inline __attribute__((always_inline)) void load_b_resident(const Conv* c, uint64_t l0b, uint64_t group0, uint64_t kf, uint64_t nf, uint64_t* part,
-                            uint64_t* in_part) {
+static inline __attribute__((always_inline)) void load_b_resident(const Conv* c, uint64_t l0b, uint64_t group0,
+                                                                  uint64_t kf, uint64_t nf, uint64_t* part,
+                                                                  uint64_t* in_part) {
     for (uint64_t done = 0; done < kf;) {
         const uint64_t rows_kf = part_rows_kf(c, *part);
         const uint64_t n = min_u64(kf - done, rows_kf - *in_part);
@@ -559,9 +560,10 @@ typedef struct {
 } TileSteps;
 
 /* One K step of the tile: MTE1 fills an L0A / L0B half, the Cube accumulates into column groups
- * [g_lo, g_lo + g_n) of the tile's L0C half (`cols` channels). `first_pass`: this is the first step over these K
- * rows (it waits for their tokens); `releases`: the last (it frees their slots). compute_tile
- * inlines it with constants, so the tile's ordinary steps pay for none of the tail's cases. */
+ * [g_lo, g_lo + g_n) of the tile's L0C half (`cols` channels). `first_pass`: this is the first
+ * step over these K rows (it waits for their tokens); `releases`: the last (it frees their
+ * slots). compute_tile inlines it with constants, so the tile's ordinary steps pay for none of
+ * the tail's cases. */
 static inline __attribute__((always_inline)) void k_step(Conv* c, TileSteps* s, uint64_t g_lo, uint64_t g_n,
                                                          uint64_t cols, int first_pass, int releases) {
     const uint64_t kb = s->kb;
@@ -593,8 +595,8 @@ static inline __attribute__((always_inline)) void k_step(Conv* c, TileSteps* s, 
         load_b_resident(c, p * L0B_HALF, s->group0 + g_lo, kf, g_n, &s->chunk, &s->in_chunk);
     } else {
         const uint64_t q = s->k->i * c->p.n_chunks + s->chunk;
-        load_b_zn(p * L0B_HALF, c->panel_base + q % RING * c->chunk_bytes + (g_lo * rows_kf + s->in_chunk) * FRACTAL, kf,
-                  g_n, rows_kf);
+        const uint64_t slot = c->panel_base + q % RING * c->chunk_bytes;
+        load_b_zn(p * L0B_HALF, slot + (g_lo * rows_kf + s->in_chunk) * FRACTAL, kf, g_n, rows_kf);
     }
     SET_FLAG01(PIPE_MTE1, PIPE_M, p);
     if (kb + kf >= c->kcf && s->slice_done && releases) set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID2);

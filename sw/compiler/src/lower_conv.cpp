@@ -342,7 +342,8 @@ std::uint64_t lower_pool(LoweringContext& context, const Node& node) {
                });
   std::uint32_t blocks = 0;
   for (const WindowStrip& s : strips) {
-    auto& l = context.launch(NPUVP_OP_KERNEL_POOL, NPUVP_POOL_ARG_COUNT, balanced_blocks(context.soc, in[0] * c1 * w.ho));
+    auto& l =
+        context.launch(NPUVP_OP_KERNEL_POOL, NPUVP_POOL_ARG_COUNT, balanced_blocks(context.soc, in[0] * c1 * w.ho));
     blocks = l.blocks;
     l.args[NPUVP_POOL_IN] = context.address(node.inputs[0], std::uint64_t(s.in_col * 32));
     l.args[NPUVP_POOL_OUT] = context.address(node.outputs[0], std::uint64_t(s.out_col * 32));
