@@ -127,6 +127,24 @@ static void load_stage(const MatMul* g, uint64_t s) {
     if (!g->db) pipe_barrier(PIPE_ALL);
 }
 
+/* Whether stage l's loads may be issued once the compute of stages [0, computed) is: every
+ * wait must refer to a set issued earlier in program order, whatever the queue depths (a full
+ * MTE2 queue stalls the scalar unit, which then never issues the set). A resident tile row's
+ * A chunks wait for the bank of the row a_banks rows before, freed by that row's last tile:
+ * at each of its stages (a token per slot), or after its last stage (a token per bank). With one
+ * bank the next row's first load would otherwise wait, LOOKAHEAD stages early, for the set of a
+ * stage not yet issued; a residual's prefetch behind it filled the MTE2 queue (M 250, K 2048). */
+static int load_ready(const MatMul* g, uint64_t l, uint64_t computed) {
+    if (!g->resident) return 1; /* streamed A: slot l - a_slots, freed a_slots > LOOKAHEAD stages before */
+    const uint64_t t = g->t_begin + l / g->n_k, kc = l % g->n_k;
+    if (!tile_starts_row(t, g->t_begin, g->n_nt) || (g->bank_tokens && kc != 0)) return 1; /* no wait */
+    const uint64_t row = t / g->n_nt;
+    if (row - g->row_begin < g->a_banks) return 1; /* the bank's first row: the tokens set at the start */
+    const uint64_t last_tile = min_u64(g->t_end, (row - g->a_banks + 1) * g->n_nt) - 1;
+    const uint64_t release = (last_tile - g->t_begin) * g->n_k + (g->bank_tokens ? g->n_k - 1 : kc);
+    return release < computed;
+}
+
 /* MTE1 + Cube for stage s, then the tile's write-back after its last stage. */
 static void compute_stage(MatMul* g, uint64_t s) {
     Stage st;
@@ -261,10 +279,12 @@ void kernel_main(const uint64_t* gm_args) {
     cube_pipeline_open();
     epilogue_open(&g.ep);
 
+    /* loads run up to `lookahead` stages ahead of the compute, in order, each once it is ready
+     * (load_ready; stage s's own loads always are by compute_stage(s)) */
     const uint64_t stages = (g.t_end - g.t_begin) * g.n_k;
-    for (uint64_t s = 0; s < lookahead && s < stages; ++s) load_stage(&g, s);
+    uint64_t loaded = 0;
     for (uint64_t s = 0; s < stages; ++s) {
-        if (s + lookahead < stages) load_stage(&g, s + lookahead);
+        while (loaded < stages && loaded <= s + lookahead && load_ready(&g, loaded, s)) load_stage(&g, loaded++);
         compute_stage(&g, s);
     }
 

@@ -827,6 +827,19 @@ TEST(OperatorMatMul, LongK3072TwoCores) {
   c.cores = 2;
   run_matmul(c);
 }
+// A transformer FFN's down-projection with its residual (M 250, K 2048, N 64 in 128 x 64 tiles):
+// the A block of a tile row (16 stages of K) fills L1's one bank, so the next row's first load
+// waits for the bank the previous row frees at its last stage. Loaded LOOKAHEAD stages early,
+// that wait sat in the MTE2 queue ahead of the last tile's residual prefetch, the queue filled,
+// the scalar unit stalled before issuing the set, and the kernel deadlocked (load_ready).
+TEST(OperatorMatMul, OneBankOfLongKRowsWithResidual) {
+  MatMulCase c{1, 250, 2048, 64};
+  c.residual = true;
+  c.bias = true;
+  c.tile_m = 128;
+  c.tile_n = 64;
+  run_matmul(c);
+}
 TEST(OperatorMatMul, SerialResidual) {
   MatMulCase c{2, 100, 130, 70};
   c.residual = true;
