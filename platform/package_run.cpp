@@ -44,6 +44,8 @@ T parameter_value(const std::string& name) {
 SocFigures soc_figures(const HostPlatform& platform) {
   SocFigures soc;
   soc.ai_cores = static_cast<unsigned>(platform.aicores.size());
+  // A SoC without AI Cores boots (the driver reports no NPU device), but has nothing to compile for.
+  if (soc.ai_cores == 0) throw ConfigError("soc.ai_cores = 0: a model needs at least one AI Core to run on");
   const std::string core = "soc.aicore0.";
   soc.l1_bytes = parameter_value<std::uint64_t>(core + "l1_size");
   soc.l0a_bytes = parameter_value<std::uint64_t>(core + "l0a_size");

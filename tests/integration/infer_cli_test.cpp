@@ -90,6 +90,13 @@ TEST(InferCli, WrongInputDtype) {
   expect_one_line_error(run_npuvp("infer " + files.model + " --input " + files.input + " --quiet"), "dtype");
 }
 
+// A SoC without AI Cores is a valid platform (its driver finds no NPU), but not one to run a model on.
+TEST(InferCli, NoAiCores) {
+  Files files;
+  expect_one_line_error(run_npuvp("infer " + files.model + " --input " + files.input + " --quiet --set soc.ai_cores=0"),
+                        "soc.ai_cores = 0: a model needs at least one AI Core to run on");
+}
+
 TEST(InferCli, ModelTooLargeForDeviceMemory) {
   Files files;
   // 1 GiB of DDR leaves no room at NPUVP_PACKAGE_ADDRESS (0xC000_0000) for any package.

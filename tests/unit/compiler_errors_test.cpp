@@ -93,6 +93,14 @@ TEST(CompilerErrors, DynamicInputDimension) {
             "ONNX model: graph input 'x' has a dynamic dimension 0 ('batch'); export it with a static shape");
 }
 
+TEST(CompilerErrors, EmptyInput) {
+  OnnxBuilder b;
+  b.input("x", {1, 0, 4});
+  b.node("Relu", {"x"}, {"y"});
+  b.output("y", {1, 0, 4});
+  EXPECT_EQ(error_of(b.bytes()), "ONNX model: graph input 'x' is empty: dimension 1 of 1x0x4 is 0");
+}
+
 TEST(CompilerErrors, MoreThanOneInputOrOutput) {
   OnnxBuilder b;
   b.input("x", {1, 4});

@@ -278,6 +278,10 @@ Graph import_model(onnx::ModelProto& model, const std::string& where) {
                          (dynamic.empty() ? std::string("shape") : dynamic) + "; export it with a static shape");
     if (!is_float_element(info.type().tensor_type().elem_type()))
       throw CompileError(where + ": graph input '" + info.name() + "' is not a float tensor");
+    for (size_t d = 0; d < input.shape.size(); ++d)
+      if (input.shape[d] == 0)  // nothing to compute (the package would hold an empty input)
+        throw CompileError(where + ": graph input '" + info.name() + "' is empty: dimension " + std::to_string(d) +
+                           " of " + shape_text(input.shape) + " is 0");
     input.shape_known = true;
     graph.input = graph.add_value(std::move(input));
   }
