@@ -590,6 +590,7 @@ struct DwCase {
   unsigned cores = 2;
   std::uint64_t blocks = 0;
   std::uint64_t strip_col = 0, strip_cols = 0;  // a launch over output columns [col, col + cols) only
+  bool residual_in_place = false;  // the residual is the output buffer (the compiler's kernel-column groups)
 };
 
 double run_dwconv(const DwCase& c) {
@@ -616,11 +617,12 @@ double run_dwconv(const DwCase& c) {
   run.write(b_addr, bias);
   run.write(r_addr, residual);
   prefill_output(run, out_addr, out_count);
+  if (c.residual_in_place) run.write(out_addr, residual);  // the output so far, added to in place
   std::vector<std::uint64_t> args(NPUVP_DWCONV_ARG_COUNT, 0);
   args[NPUVP_DWCONV_IN] = in_addr;
   args[NPUVP_DWCONV_WEIGHTS] = w_addr;
   args[NPUVP_DWCONV_BIAS] = c.bias ? b_addr : 0;
-  args[NPUVP_DWCONV_RESIDUAL] = c.residual ? r_addr : 0;
+  args[NPUVP_DWCONV_RESIDUAL] = c.residual ? (c.residual_in_place ? out_addr : r_addr) : 0;
   args[NPUVP_DWCONV_OUT] = out_addr;
   args[NPUVP_DWCONV_N] = c.n;
   args[NPUVP_DWCONV_C] = c.channels;
@@ -771,6 +773,19 @@ DwCase dw_strip(std::uint64_t col, std::uint64_t cols) {
 TEST(OperatorDwConv, ColumnStripFirst) { run_dwconv(dw_strip(0, 200)); }
 TEST(OperatorDwConv, ColumnStripMiddle) { run_dwconv(dw_strip(200, 200)); }
 TEST(OperatorDwConv, ColumnStripLast) { run_dwconv(dw_strip(400, 200)); }
+// The residual read from the output buffer itself, as the compiler chains the launches of a
+// depthwise kernel's column groups: each output row's residual is loaded before the row is stored.
+TEST(OperatorDwConv, ResidualInPlace) {
+  DwCase c{"dw 40x33x29 s1 residual in place"};
+  c.channels = 40;
+  c.h = 33;
+  c.w = 29;
+  c.residual = true;
+  c.residual_in_place = true;
+  c.act = NPUVP_ACT_NONE;
+  c.blocks = 5;
+  run_dwconv(c);
+}
 // Stride 2 and dilation 2 (5 x 5; its 9 f32 ring rows hold strips of at most ~30 columns): the
 // strip starts on an odd output column.
 TEST(OperatorDwConv, ColumnStripStride2Dilation2) {

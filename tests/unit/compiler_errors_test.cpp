@@ -131,20 +131,19 @@ TEST(CompilerErrors, ConvPadBeyond255NamesTheNode) {
             "above 255 (set_fmatrix and img2col hold 8 bits)");
 }
 
-// The window kernels (op_pool, op_dwconv; window_plan.h) hold a depthwise kernel of at most 126
-// taps, and a window's rows in their ring: what no column strip can hold is refused, naming the
-// node, instead of a fault on the AI Core.
-TEST(CompilerErrors, DepthwiseKernelOverItsTapsNamesTheNode) {
+// The window kernels (op_pool, op_dwconv; window_plan.h) hold at most 126 depthwise taps at once
+// (larger kernels run in groups of whole columns), and a window's rows in their ring: what no
+// column strip or group can hold is refused, naming the node, instead of a fault on the AI Core.
+TEST(CompilerErrors, DepthwiseKernelColumnOverItsTapsNamesTheNode) {
   OnnxBuilder b;
-  b.input("x", {1, 4, 20, 20});
-  b.random_constant("w", {4, 1, 13, 13});
-  auto& conv = b.node("Conv", {"x", "w"}, {"y"}, "large_kernel");
+  b.input("x", {1, 4, 130, 4});
+  b.random_constant("w", {4, 1, 127, 1});
+  auto& conv = b.node("Conv", {"x", "w"}, {"y"}, "tall_kernel");
   OnnxBuilder::attr(conv, "group", std::int64_t(4));
-  OnnxBuilder::attr(conv, "pads", Dims{6, 6, 6, 6});
-  b.output("y", {1, 4, 20, 20});
+  b.output("y", {1, 4, 4, 4});
   EXPECT_EQ(error_of(b.bytes()),
-            "node 'large_kernel' (Conv): a depthwise kernel of 13 x 13 = 169 taps: op_dwconv holds at most 126 in "
-            "its unified buffer");
+            "node 'tall_kernel' (Conv): a depthwise kernel of 127 rows: op_dwconv holds at most 126 taps, a column of "
+            "them included");
 }
 TEST(CompilerErrors, PoolWindowTallerThanTheRingNamesTheNode) {
   OnnxBuilder b;

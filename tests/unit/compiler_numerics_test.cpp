@@ -372,6 +372,31 @@ TEST(CompilerNumerics, WideMapsRunInColumnStrips) {
   expect_close(PackageEmulator(model.package).run(x), y);
 }
 
+// A depthwise kernel of more taps than op_dwconv holds (13 x 13 = 169 > 126, RepLKNet's) runs as
+// launches over groups of kernel columns (9 + 4), each adding to the output so far; the bias and
+// the fused residual come with the first. The second group's columns lie in the padding for the
+// last 3 output columns, which it leaves as they are, so ReLU comes with a third launch of one
+// zero tap over every column.
+TEST(CompilerNumerics, LargeDepthwiseKernelInColumnGroups) {
+  OnnxBuilder b;
+  b.input("x", {1, 20, 17, 19});
+  auto wd = b.random_constant("wd", {20, 1, 13, 13}, 0.1f), bd = b.random_constant("bd", {20}, 0.1f);
+  auto& d = b.node("Conv", {"x", "wd", "bd"}, {"dw"}, "large_kernel");
+  OnnxBuilder::attr(d, "group", std::int64_t(20));
+  OnnxBuilder::attr(d, "pads", Dims{6, 6, 6, 6});
+  b.node("Add", {"dw", "x"}, {"sum"}, "residual");
+  b.node("Relu", {"sum"}, {"y"}, "relu");
+  b.output("y", {1, 20, 17, 19});
+  const auto x = b.random({1, 20, 17, 19});
+  Tensor t{{1, 20, 17, 19}, x};
+  Tensor y = ref::conv2d(t, wd, bd, 20, 13, 13, 1, 6, 20);
+  for (std::size_t k = 0; k < y.data.size(); ++k) y.data[k] = std::max(y.data[k] + x[k], 0.f);
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
+  PackageView view(model.package);
+  EXPECT_EQ(view.launches_of(NPUVP_OP_KERNEL_DWCONV).size(), 3u);
+  expect_close(PackageEmulator(model.package).run(x), y);
+}
+
 // x.mean([2, 3]) in both forms (keepdim, as a squeeze-excite block scales x by it, and
 // without, as MnasNet's and ShuffleNet's classifiers pool): each a GlobalAveragePool.
 TEST(CompilerNumerics, SpatialReduceMeanIsAGlobalAveragePool) {

@@ -80,6 +80,10 @@ void set_activation(LoweringContext& context, KernelLaunch& l, const Epilogue& e
 
 // ---- Column strips of the window kernels (op_pool, op_dwconv; window_plan.h) -------------
 
+// a / b rounded down and up, for any signs (b > 0).
+std::int64_t floor_div_signed(std::int64_t a, std::int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+std::int64_t ceil_div_signed(std::int64_t a, std::int64_t b) { return -floor_div_signed(-a, b); }
+
 // Output columns [out_col, out_col + out_cols) of a window layer, computed from input columns
 // [in_col, in_col + in_cols) with pad_left / pad_right padding columns around them.
 struct WindowStrip {
@@ -99,18 +103,21 @@ npuvp_window_geometry strip_geometry(const Window& w, const WindowStrip& s) {
           u(w.dilation_h), u(w.dilation_w)};
 }
 
-// The strips a window layer runs in: the whole map when its rows fit `fits` (the kernel's UB
-// plan), else the widest strips that all fit, a multiple of 8 columns where one fits (the
+// The strips a window layer runs in: one over every output column when its rows fit `fits` (the
+// kernel's UB plan), else the widest strips that all fit, a multiple of 8 columns where one fits (the
 // kernels compute output rows 8 pixels at a time), each its own launch. A window that does
 // not fit even one output column wide is a compile error naming the node.
 template <typename Fits>
-std::vector<WindowStrip> window_strips(const Node& node, const Window& w, std::int64_t width, Fits fits) {
-  const WindowStrip whole{0, w.wo, 0, width, w.pad_left, w.pad_right};
-  if (fits(strip_geometry(w, whole))) return {whole};
+std::vector<WindowStrip> window_strips(const Node& node, const Window& w, std::int64_t width, Fits fits,
+                                       std::int64_t first_col = 0, std::int64_t end_col = -1) {
+  if (end_col < 0) end_col = w.wo;
+  const std::int64_t wo = end_col - first_col;  // the output columns [first_col, end_col) to compute
+  const WindowStrip whole = window_strip(w, width, first_col, wo);
+  if (whole.in_cols >= 1 && fits(strip_geometry(w, whole))) return {whole};
   const auto strips_of = [&](std::int64_t columns) {
     std::vector<WindowStrip> strips;
-    for (std::int64_t c0 = 0; c0 < w.wo; c0 += columns)
-      strips.push_back(window_strip(w, width, c0, std::min(columns, w.wo - c0)));
+    for (std::int64_t c0 = first_col; c0 < end_col; c0 += columns)
+      strips.push_back(window_strip(w, width, c0, std::min(columns, end_col - c0)));
     return strips;
   };
   const auto all_fit = [&](std::int64_t columns) {
@@ -118,14 +125,21 @@ std::vector<WindowStrip> window_strips(const Node& node, const Window& w, std::i
       if (s.in_cols < 1 || !fits(strip_geometry(w, s))) return false;
     return true;
   };
-  for (std::int64_t columns = (w.wo - 1) / 8 * 8; columns >= 8; columns -= 8)
+  for (std::int64_t columns = wo; columns >= 8; columns = (columns - 1) / 8 * 8)  // one strip, then multiples of 8
     if (all_fit(columns)) return strips_of(columns);
-  for (std::int64_t columns = std::min<std::int64_t>(w.wo - 1, 7); columns >= 1; --columns)
+  for (std::int64_t columns = std::min<std::int64_t>(wo - 1, 7); columns >= 1; --columns)
     if (all_fit(columns)) return strips_of(columns);
   fail(node, "a " + std::to_string(w.kh) + " x " + std::to_string(w.kw) + " window (stride " +
                  std::to_string(w.stride_h) + " x " + std::to_string(w.stride_w) + ", dilation " +
                  std::to_string(w.dilation_h) + " x " + std::to_string(w.dilation_w) +
                  ") does not fit the window kernels' unified buffer even one output column wide");
+}
+
+// Whether a launch over strip s reads the map's rows as the kernels do without the *_ROW_PITCH
+// words (its columns are all of them: W and WO). A depthwise kernel's later column groups start
+// inside the map and read fewer columns.
+bool strip_is_dense(const WindowStrip& s, std::int64_t width, std::int64_t wo) {
+  return s.in_col == 0 && s.in_cols == width && s.out_col == 0 && s.out_cols == wo;
 }
 
 // "blocks=B", and the strips when there are several.
@@ -136,43 +150,107 @@ std::string window_tiling(std::uint32_t blocks, const std::vector<WindowStrip>& 
   return text;
 }
 
+// Kernel columns per op_dwconv launch: all of them when the kernel's taps fit its unified buffer,
+// else as many as fit (ceil(KW / that) launches).
+std::int64_t depthwise_columns_per_launch(const Node& node, const Window& w) {
+  if (npuvp_dwconv_taps_fit(std::uint64_t(w.kh * w.kw))) return w.kw;
+  const std::int64_t columns = std::int64_t(npuvp_dwconv_max_taps()) / w.kh;
+  if (columns < 1)
+    fail(node, "a depthwise kernel of " + std::to_string(w.kh) + " rows: op_dwconv holds at most " +
+                   std::to_string(npuvp_dwconv_max_taps()) + " taps, a column of them included");
+  return columns;
+}
+
+// A depthwise Conv on op_dwconv. A kernel of more taps than its unified buffer holds (RepLKNet's
+// 13 x 13, 169) runs in launches over groups of kernel columns, each adding its taps to the
+// output so far (the residual word, read in place); a group's window is its columns, its left
+// padding the layer's less the columns before it (negative: it starts inside the map, which the
+// column strips express). The first launch writes every output column (with the bias and the
+// layer's own residual), the last applies the activation to every one; a group whose columns lie
+// wholly in the padding for some outputs computes only the others, and where the first or last
+// group is such a one, a launch of one zero tap (a column every output reaches) does its part.
 std::uint64_t lower_depthwise(LoweringContext& context, const Node& node, const Window& w, const HostTensor& weights,
                               const std::vector<float>& bias) {
   const Shape& in = context.shape(node.inputs[0]);
-  const std::int64_t c = in[1], c1 = ceil_div(c, 16);
-  if (!npuvp_dwconv_taps_fit(std::uint64_t(w.kh * w.kw)))
-    fail(node, "a depthwise kernel of " + std::to_string(w.kh) + " x " + std::to_string(w.kw) + " = " +
-                   std::to_string(w.kh * w.kw) + " taps: op_dwconv holds at most 126 in its unified buffer");
-  const std::vector<WindowStrip> strips =
-      window_strips(node, w, in[3], [](const npuvp_window_geometry& g) { return npuvp_dwconv_window_fits(&g) != 0; });
-  std::vector<float> packed(c1 * w.kh * w.kw * 16, 0.f);
-  for (std::int64_t ch = 0; ch < c; ++ch)
-    for (std::int64_t i = 0; i < w.kh; ++i)
-      for (std::int64_t j = 0; j < w.kw; ++j)
-        packed[(((ch / 16) * w.kh + i) * w.kw + j) * 16 + ch % 16] = float(weights.at((ch * w.kh + i) * w.kw + j));
-  const ArgWord weight_words = LoweringContext::constant(context.add_f16(packed));
+  const std::int64_t c = in[1], c1 = ceil_div(c, 16), width = in[3];
+  const std::int64_t group_columns = depthwise_columns_per_launch(node, w);
   const ArgWord bias_words = bias.empty() ? ArgWord{} : LoweringContext::constant(context.add_f32(bias));
+  // The window of kernel columns [j0, j0 + kw) and the output columns it reaches the map for.
+  const auto group_window = [&](std::int64_t j0, std::int64_t kw) {
+    Window group = w;
+    group.kw = kw;
+    group.pad_left = w.pad_left - j0 * w.dilation_w;
+    return group;
+  };
+  const auto reached = [&](const Window& group) {
+    const std::int64_t reach = (group.kw - 1) * w.dilation_w;  // a window's last column after its first
+    return std::pair<std::int64_t, std::int64_t>{
+        std::max<std::int64_t>(0, ceil_div_signed(group.pad_left - reach, w.stride_w)),
+        std::min<std::int64_t>(w.wo, floor_div_signed(width - 1 + group.pad_left, w.stride_w) + 1)};
+  };
+  const auto reaches_all = [&](const Window& group) { return reached(group) == std::pair<std::int64_t, std::int64_t>{0, w.wo}; };
   std::uint32_t blocks = 0;
-  for (const WindowStrip& s : strips) {
-    auto& l = context.launch(NPUVP_OP_KERNEL_DWCONV, NPUVP_DWCONV_ARG_COUNT,
-                             balanced_blocks(context.soc, in[0] * c1 * w.ho));
-    blocks = l.blocks;
-    l.args[NPUVP_DWCONV_IN] = context.address(node.inputs[0], std::uint64_t(s.in_col * 32));
-    l.args[NPUVP_DWCONV_WEIGHTS] = weight_words;
-    if (!bias.empty()) l.args[NPUVP_DWCONV_BIAS] = bias_words;
-    if (node.epilogue.residual >= 0)
-      l.args[NPUVP_DWCONV_RESIDUAL] = context.address(node.epilogue.residual, std::uint64_t(s.out_col * 32));
-    l.args[NPUVP_DWCONV_OUT] = context.address(node.outputs[0], std::uint64_t(s.out_col * 32));
-    const std::int64_t fields[] = {in[0], c, in[2], s.in_cols, w.kh, w.kw, w.stride_h, w.stride_w,
-                                   w.pad_top, w.pad_bottom, s.pad_left, s.pad_right, w.dilation_h, w.dilation_w};
-    for (int k = 0; k < 14; ++k) l.args[NPUVP_DWCONV_N + k] = LoweringContext::literal(std::uint64_t(fields[k]));
-    set_activation(context, l, node.epilogue, NPUVP_DWCONV_ACT, NPUVP_DWCONV_CLIP_MIN, NPUVP_DWCONV_CLIP_MAX);
-    if (strips.size() > 1) {  // rows of the whole map in GM
-      l.args[NPUVP_DWCONV_IN_ROW_PITCH] = LoweringContext::literal(std::uint64_t(in[3]));
-      l.args[NPUVP_DWCONV_OUT_ROW_PITCH] = LoweringContext::literal(std::uint64_t(w.wo));
+  std::vector<WindowStrip> strips;
+  // One group's launches: its columns' weights (zero: a zero tap), `init`: the bias and the
+  // layer's residual instead of the output so far, `activate`: the epilogue's activation.
+  const auto launch_group = [&](std::int64_t j0, std::int64_t kw, bool zero, bool init, bool activate) {
+    const Window group = group_window(j0, kw);
+    auto [first_col, end_col] = reached(group);
+    if (init || activate) first_col = 0, end_col = w.wo;  // every output column
+    if (first_col >= end_col) return;
+    strips = window_strips(
+        node, group, width, [](const npuvp_window_geometry& g) { return npuvp_dwconv_window_fits(&g) != 0; },
+        first_col, end_col);
+    std::vector<float> packed(c1 * w.kh * kw * 16, 0.f);
+    if (!zero)
+      for (std::int64_t ch = 0; ch < c; ++ch)
+        for (std::int64_t i = 0; i < w.kh; ++i)
+          for (std::int64_t j = 0; j < kw; ++j)
+            packed[(((ch / 16) * w.kh + i) * kw + j) * 16 + ch % 16] = float(weights.at((ch * w.kh + i) * w.kw + j0 + j));
+    const ArgWord weight_words = LoweringContext::constant(context.add_f16(packed));
+    for (const WindowStrip& s : strips) {
+      auto& l = context.launch(NPUVP_OP_KERNEL_DWCONV, NPUVP_DWCONV_ARG_COUNT,
+                               balanced_blocks(context.soc, in[0] * c1 * w.ho));
+      blocks = l.blocks;
+      l.args[NPUVP_DWCONV_IN] = context.address(node.inputs[0], std::uint64_t(s.in_col * 32));
+      l.args[NPUVP_DWCONV_WEIGHTS] = weight_words;
+      if (init && !bias.empty()) l.args[NPUVP_DWCONV_BIAS] = bias_words;
+      const int residual = init ? node.epilogue.residual : node.outputs[0];  // later launches add to the output
+      if (residual >= 0) l.args[NPUVP_DWCONV_RESIDUAL] = context.address(residual, std::uint64_t(s.out_col * 32));
+      l.args[NPUVP_DWCONV_OUT] = context.address(node.outputs[0], std::uint64_t(s.out_col * 32));
+      const std::int64_t fields[] = {in[0],      c,          in[2],      s.in_cols,   w.kh,
+                                     kw,         w.stride_h, w.stride_w, w.pad_top,   w.pad_bottom,
+                                     s.pad_left, s.pad_right, w.dilation_h, w.dilation_w};
+      for (int k = 0; k < 14; ++k) l.args[NPUVP_DWCONV_N + k] = LoweringContext::literal(std::uint64_t(fields[k]));
+      if (activate) set_activation(context, l, node.epilogue, NPUVP_DWCONV_ACT, NPUVP_DWCONV_CLIP_MIN, NPUVP_DWCONV_CLIP_MAX);
+      else l.args[NPUVP_DWCONV_ACT] = LoweringContext::literal(NPUVP_ACT_NONE);
+      if (!strip_is_dense(s, width, w.wo)) {  // rows of the whole map in GM
+        l.args[NPUVP_DWCONV_IN_ROW_PITCH] = LoweringContext::literal(std::uint64_t(width));
+        l.args[NPUVP_DWCONV_OUT_ROW_PITCH] = LoweringContext::literal(std::uint64_t(w.wo));
+      }
     }
+  };
+  if (group_columns >= w.kw) {
+    launch_group(0, w.kw, false, true, true);
+  } else {
+    const std::int64_t last_j0 = (w.kw - 1) / group_columns * group_columns;
+    const bool first_reaches = reaches_all(group_window(0, group_columns));
+    const bool last_reaches = reaches_all(group_window(last_j0, w.kw - last_j0));
+    const bool activation = node.epilogue.activation != Activation::None;
+    std::int64_t every = -1;  // a kernel column every output reaches the map with
+    for (std::int64_t j = 0; j < w.kw && every < 0; ++j)
+      if (reaches_all(group_window(j, 1))) every = j;
+    if ((!first_reaches || (!last_reaches && activation)) && every < 0)
+      fail(node, "a depthwise kernel of " + std::to_string(w.kh * w.kw) +
+                     " taps (more than op_dwconv holds at once) whose padding leaves no column every output reaches");
+    if (!first_reaches) launch_group(every, 1, true, true, false);
+    for (std::int64_t j0 = 0; j0 < w.kw; j0 += group_columns)
+      launch_group(j0, std::min(group_columns, w.kw - j0), false, j0 == 0 && first_reaches,
+                   j0 == last_j0 && last_reaches);
+    if (!last_reaches && activation) launch_group(every, 1, true, false, true);
   }
   context.layer().tiling = window_tiling(blocks, strips);
+  if (group_columns < w.kw) context.layer().tiling += " kernel-columns=" + std::to_string(group_columns);
   return std::uint64_t(in[0] * c * w.ho * w.wo * w.kh * w.kw);
 }
 
@@ -351,7 +429,7 @@ std::uint64_t lower_pool(LoweringContext& context, const Node& node) {
     const std::int64_t fields[] = {in[0], c1, in[2], s.in_cols, w.ho, s.out_cols, w.kh, w.kw, w.stride_h, w.stride_w,
                                    w.pad_top, s.pad_left, w.dilation_h, w.dilation_w};
     for (int k = 0; k < 14; ++k) l.args[NPUVP_POOL_N + k] = LoweringContext::literal(std::uint64_t(fields[k]));
-    if (strips.size() > 1) {  // rows of the whole map in GM
+    if (!strip_is_dense(s, in[3], w.wo)) {  // rows of the whole map in GM
       l.args[NPUVP_POOL_IN_ROW_PITCH] = LoweringContext::literal(std::uint64_t(in[3]));
       l.args[NPUVP_POOL_OUT_ROW_PITCH] = LoweringContext::literal(std::uint64_t(w.wo));
     }

@@ -107,6 +107,11 @@ static inline int npuvp_pool_window_fits(const struct npuvp_window_geometry* g, 
 static inline int npuvp_dwconv_taps_fit(uint64_t taps) {
     return taps * 64 <= NPUVP_WINDOW_WF32_BYTES && taps * 32 + 64 <= NPUVP_WINDOW_WSTAGE_BYTES;
 }
+/* The most taps it holds (126). */
+static inline uint64_t npuvp_dwconv_max_taps(void) {
+    const uint64_t in_f32 = NPUVP_WINDOW_WF32_BYTES / 64, as_loaded = (NPUVP_WINDOW_WSTAGE_BYTES - 64) / 32;
+    return in_f32 < as_loaded ? in_f32 : as_loaded;
+}
 /* Whether op_dwconv runs geometry g (f32 ring). */
 static inline int npuvp_dwconv_window_fits(const struct npuvp_window_geometry* g) {
     struct npuvp_window_rows r;
