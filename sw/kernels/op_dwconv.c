@@ -181,7 +181,7 @@ static void dwconv(DwConv* dw) {
     if (dw->residual) load_residual(dw, win->begin, 0);
     const uint64_t pitch = window_out_pitch(win) * 32, last_group_mask = padded_lanes(dw->c);
     dw->pixels = 0;
-    set_pixels(dw, win->wo8);
+    set_pixels(dw, win->rows.wo8);
     uint64_t q = 0;
     for (uint64_t item = win->begin; item < win->end; q ^= 1) {
         const uint64_t rows = window_group_rows(win, item), p = item / win->ho, oh0 = item % win->ho;
@@ -191,7 +191,7 @@ static void dwconv(DwConv* dw) {
         wait_flag(PIPE_MTE3, PIPE_V, EVENT_ID0);
         if (dw->residual) wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID1);
         const uint64_t pad_mask = p % dw->c1 == dw->c1 - 1 ? last_group_mask : 0;
-        if (win->flat) {
+        if (win->rows.flat) {
             set_pixels(dw, window_row_pixels(win, rows));
             taps(dw, p, oh0, rows);
             epilogue(dw, res, pad_mask, out);

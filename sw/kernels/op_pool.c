@@ -142,7 +142,7 @@ static void pool_windows(Pool* pool) {
         const uint64_t rows = window_group_rows(win, item), p = item / win->ho, oh0 = item % win->ho;
         const uint64_t out = WIN_OUT + q * WIN_OUT_BYTES;
         wait_flag(PIPE_MTE3, PIPE_V, EVENT_ID0);
-        if (win->flat) {
+        if (win->rows.flat) {
             if (average) average_rows(pool, p, oh0, rows, out);
             else max_rows(pool, p, oh0, rows, out);
         } else {

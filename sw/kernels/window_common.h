@@ -77,13 +77,9 @@ typedef struct {
     uint64_t planes, h, w, ho, wo;
     uint64_t in_pitch, out_pitch; /* pixels between rows in GM (a column strip of a wider map: its width) */
     uint64_t kh, kw, sh, sw, pt, pl, dh, dw;
-    uint64_t wp, wo8;           /* UB row pixels; output pixels computed per row (row by row) */
+    struct npuvp_window_rows rows; /* the UB layout (window_plan.h): row pixels, slots, ring, groups, flat */
     int ring_f32;               /* ring rows in f32 (else f16 copies) */
-    int flat;                   /* groups computed flat (see the header) */
     uint64_t pad_bits;          /* f16 padding value */
-    uint64_t stage_slots, ring_rows, group_rows; /* slots and ring rows: powers of two */
-    uint64_t row_bytes;         /* of a ring row */
-    uint64_t ring_base;         /* UB offset of the ring (after the staging slots) */
     /* Packed once (packing costs the scalar unit ~25 instructions): the row
      * load's burst descriptor and the staging -> ring transform's config. */
     uint64_t load_burst, fill_config, pad_config;
@@ -114,22 +110,13 @@ static inline void window_plane_rows(const Window* win, uint64_t p, int64_t* lo,
 static inline int window_plan(Window* win, int ring_f32, uint64_t pad_bits) {
     const struct npuvp_window_geometry g = {win->w, win->wo, win->kh, win->kw, win->sh,
                                             win->sw, win->pl, win->dh, win->dw};
-    struct npuvp_window_rows r;
-    if (!npuvp_window_rows_plan(&g, ring_f32, &r)) return 0;
+    if (!npuvp_window_rows_plan(&g, ring_f32, &win->rows)) return 0;
     win->ring_f32 = ring_f32;
     win->pad_bits = pad_bits;
-    win->wo8 = r.wo8;
-    win->wp = r.wp;
-    win->row_bytes = r.row_bytes;
-    win->stage_slots = r.stage_slots;
-    win->ring_base = r.ring_base;
-    win->ring_rows = r.ring_rows;
-    win->group_rows = r.group_rows;
-    win->flat = r.flat;
     win->load_burst = xd_pack_burst(1, win->w, 0, 0);
-    win->fill_config = ring_f32 ? vector_config(win->wp / 4, 1, 1, 1, 8, 4, 4, XD_F32)
-                                : vector_contiguous(win->wp / 8, XD_F16);
-    win->pad_config = vector_contiguous(win->wp / (ring_f32 ? 4 : 8), ring_f32 ? XD_F32 : XD_F16);
+    win->fill_config = ring_f32 ? vector_config(win->rows.wp / 4, 1, 1, 1, 8, 4, 4, XD_F32)
+                                : vector_contiguous(win->rows.wp / 8, XD_F16);
+    win->pad_config = vector_contiguous(win->rows.wp / (ring_f32 ? 4 : 8), ring_f32 ? XD_F32 : XD_F16);
     return 1;
 }
 
@@ -163,16 +150,16 @@ static inline void window_start(Window* win) {
 }
 
 static inline uint64_t stage_slot(const Window* win, uint64_t real_g) {
-    return WIN_STAGE + (real_g & (win->stage_slots - 1)) * win->wp * 32;
+    return WIN_STAGE + (real_g & (win->rows.stage_slots - 1)) * win->rows.wp * 32;
 }
 static inline uint64_t ring_slot(const Window* win, uint64_t g) {
-    return win->ring_base + (g & (win->ring_rows - 1)) * win->row_bytes;
+    return win->rows.ring_base + (g & (win->rows.ring_rows - 1)) * win->rows.row_bytes;
 }
 
 /* Padding value in every staging column (V, once, before the first load). */
 static inline void window_open(const Window* win) {
     vector_dup(WIN_STAGE, win->pad_bits, vector_contiguous(WIN_STAGE_BYTES / 256, XD_F16));
-    for (uint64_t i = 0; i < win->stage_slots; ++i) set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);
+    for (uint64_t i = 0; i < win->rows.stage_slots; ++i) set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);
     set_flag(PIPE_MTE3, PIPE_V, EVENT_ID0); /* both output buffers free */
     set_flag(PIPE_MTE3, PIPE_V, EVENT_ID0);
 }
@@ -182,7 +169,7 @@ static inline void window_close(Window* win) {
         set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);
         win->real_g++;
     }
-    for (uint64_t i = 0; i < win->stage_slots; ++i) wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);
+    for (uint64_t i = 0; i < win->rows.stage_slots; ++i) wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);
     wait_flag(PIPE_MTE3, PIPE_V, EVENT_ID0);
     wait_flag(PIPE_MTE3, PIPE_V, EVENT_ID0);
 }
@@ -216,7 +203,7 @@ static inline void window_load_next(Window* win) {
 
 /* Loads as far ahead as the staging slots allow. */
 static inline void window_prefetch(Window* win) {
-    while (!win->load_done && win->loads < win->real_g + win->stage_slots) window_load_next(win);
+    while (!win->load_done && win->loads < win->real_g + win->rows.stage_slots) window_load_next(win);
 }
 
 /* V: one ring row from the staging slot (map row) or the padding value. */
@@ -236,7 +223,7 @@ static inline void window_stage_upto(Window* win, uint64_t g_limit) {
         if (real) wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
         const uint64_t dst = ring_slot(win, win->g);
         window_fill_row(win, dst, real);
-        if (win->flat) window_fill_row(win, dst + win->ring_rows * win->row_bytes, real);
+        if (win->rows.flat) window_fill_row(win, dst + win->rows.ring_rows * win->rows.row_bytes, real);
         if (real) {
             set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);
             win->real_g++;
@@ -273,11 +260,11 @@ static inline uint64_t window_row(Window* win, uint64_t p, int64_t ih) {
 /* Output groups: item i starts a group of min(group_rows, rows to the end of
  * its plane, rows to the end of the block) rows. */
 static inline uint64_t window_group_rows(const Window* win, uint64_t item) {
-    return min_u64(min_u64(win->group_rows, win->ho - item % win->ho), win->end - item);
+    return min_u64(min_u64(win->rows.group_rows, win->ho - item % win->ho), win->end - item);
 }
 
 /* UB pixels between output rows in a group's buffers. */
-static inline uint64_t window_out_pitch(const Window* win) { return win->flat ? win->wp : win->wo; }
+static inline uint64_t window_out_pitch(const Window* win) { return win->rows.flat ? win->rows.wp : win->wo; }
 
 /* A group's `rows` output rows between GM (out_pitch pixels apart) and UB (window_out_pitch
  * apart): MTE3 stores them (`store`), or MTE2 loads the residual's. One burst when both sides
@@ -301,7 +288,7 @@ static inline void window_store_group(const Window* win, uint64_t item, uint64_t
 
 /* Pixels computed for a group of `rows` output rows from one row / flat. */
 static inline uint64_t window_row_pixels(const Window* win, uint64_t rows) {
-    return win->flat ? rows * win->wp : win->wo8;
+    return win->rows.flat ? rows * win->rows.wp : win->rows.wo8;
 }
 
 /* Vector configs over `pixels` output pixels (8 a repeat), the source pixels
