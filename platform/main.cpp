@@ -15,6 +15,8 @@
 #include <systemc>
 
 #include <cstdlib>
+#include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -424,9 +426,16 @@ int sc_main(int argc, char** argv) {
   const std::string command = argv[1];
   // The sweep engine reads its own command line (tools/npuvp_sweep).
   if (command == "sweep") return npuvp::sweep_command(argc, argv);
+  // A reader that stops early (`| head`) must not kill the run: writes to the closed pipe fail
+  // instead, the run goes on and still writes its statistics, and a warning says what was lost.
+  std::signal(SIGPIPE, SIG_IGN);
+  int status;
   try {
-    return dispatch(command, std::vector<std::string>(argv + 2, argv + argc));
+    status = dispatch(command, std::vector<std::string>(argv + 2, argv + argc));
   } catch (const UsageError& error) {
     return usage_error(error.what());
   }
+  if (!std::cout.flush() || std::fflush(stdout) != 0 || std::ferror(stdout))
+    std::cerr << "npuvp: warning: standard output was closed during the run: the console output after that is lost\n";
+  return status;
 }

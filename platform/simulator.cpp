@@ -155,7 +155,9 @@ bool write_stats_file(const std::string& path, const Scenario& scenario, int exi
   document["statistics"] = StatisticsRegistry::instance().to_json();
   document["units"] = statistic_units(document["statistics"]);
   std::ofstream out(path);
-  if (out) out << document.dump(2) << "\n" << std::flush;
+  // Names, parameter values and messages come from the user's files and may not be UTF-8 (a
+  // Latin-1 file name): replaced by U+FFFD rather than an exception from the JSON writer.
+  if (out) out << document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n" << std::flush;
   if (!out) {
     std::cerr << "npuvp: error: cannot write statistics to '" << path << "' (" << std::strerror(errno) << ")\n";
     return false;

@@ -400,3 +400,39 @@ TEST(BadInput, KernelFaultOnAnAiCoreIsReportedWithCauseAndPcAndStillWritesStats)
 
 }  // namespace
 }  // namespace npuvp
+
+// A reader that stops early (`npuvp run ... | head`): the run is not killed by SIGPIPE (status
+// 141, no statistics, no verdict) but finishes, writes its statistics and says on stderr that
+// the console output was lost. The pipe's read end is closed before npuvp starts, so its first
+// console write already finds no reader.
+TEST(BadInput, StdoutReaderGoneBeforeTheRun) {
+  const std::string stats = temp_path("stats_after_sigpipe.json");
+  std::remove(stats.c_str());
+  // `true` has exited by the time npuvp, 0.3 s later, writes its first byte; the group's stderr
+  // (npuvp's and its status) is what run_command captures
+  const CommandResult result = run_command("sh -c '{ sleep 0.3; timeout 120 " + std::string(NPUVP_EXECUTABLE) +
+                                           " run --elf " + firmware("host/hello.elf") + " --quiet --stats " + stats +
+                                           "; echo status=$? >&2; } | true'");
+  EXPECT_THAT(result.err, HasSubstr("status=0")) << result.err;
+  EXPECT_THAT(result.err, HasSubstr("npuvp: warning: standard output was closed during the run")) << result.err;
+  std::ifstream file(stats);
+  ASSERT_TRUE(file.good()) << "no statistics written";
+  const auto document = nlohmann::json::parse(file, nullptr, false);
+  EXPECT_FALSE(document.is_discarded());
+  std::remove(stats.c_str());
+}
+
+// A file name (and so the scenario's name) that is not UTF-8, as a Latin-1 one: the statistics
+// replace the byte (U+FFFD) instead of the JSON writer aborting the process (status 134).
+TEST(BadInput, NonUtf8NameInTheStatistics) {
+  const std::string elf = temp_path("pr\xfc" "fung.elf"), stats = temp_path("stats_latin1.json");
+  std::ofstream(elf, std::ios::binary) << read_file(firmware("host/hello.elf"));
+  const CommandResult result = run_npuvp("run --elf '" + elf + "' --quiet --stats " + stats);
+  EXPECT_EQ(result.status, 0) << result.err;
+  std::ifstream file(stats);
+  const auto document = nlohmann::json::parse(file, nullptr, false);
+  ASSERT_FALSE(document.is_discarded());
+  EXPECT_THAT(document["npuvp"]["scenario"].get<std::string>(), HasSubstr("pr\xef\xbf\xbd" "fung"));
+  std::remove(elf.c_str());
+  std::remove(stats.c_str());
+}
