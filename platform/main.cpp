@@ -16,6 +16,7 @@
 
 #include <cstdlib>
 #include <csignal>
+#include <exception>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -345,16 +346,24 @@ void print_help(const OptionTable& table) {
 
 // `npuvp run SCENARIO` of a scenario with an `infer:` section runs it as npuvp infer does.
 // A scenario that does not load is left to run_simulation, which reports why.
+// The scenario file is read once: a pipe (`cat s.yaml | npuvp run /dev/stdin`) has nothing left for
+// a second read.
 int run_command(const npuvp::RunOptions& options) {
-  if (!options.scenario_path.empty()) {
-    std::optional<npuvp::Scenario> scenario;
-    try {
-      scenario = npuvp::Scenario::from_file(options.scenario_path);
-    } catch (const npuvp::SimulationError&) {
-    }
-    if (scenario && scenario->infer) return npuvp::run_infer_scenario(*scenario, options);
+  if (options.scenario_path.empty()) return npuvp::run_simulation(options);
+  std::optional<npuvp::Scenario> scenario;
+  std::exception_ptr unloadable;
+  try {
+    scenario = npuvp::Scenario::from_file(options.scenario_path);
+  } catch (const npuvp::SimulationError&) {
+    unloadable = std::current_exception();
   }
-  return npuvp::run_simulation(options);
+  if (scenario && scenario->infer) return npuvp::run_infer_scenario(*scenario, options);
+  return npuvp::run_scenario(
+      [&]() -> npuvp::Scenario {
+        if (unloadable) std::rethrow_exception(unloadable);  // reported as the run's bad input
+        return *scenario;
+      },
+      options, {});
 }
 
 // At most one operand (a scenario or model file): its path, or empty.

@@ -8,6 +8,7 @@
 #include "cpu/instruction_trace.h"
 
 #include <cmath>
+#include <sstream>
 
 namespace npuvp {
 
@@ -65,6 +66,13 @@ RiscvCpu::RiscvCpu(sc_core::sc_module_name name, std::uint64_t default_hart_id, 
     model.cpi[i] = static_cast<std::uint8_t>(value);
   }
   if (branch_taken_penalty.get() > 255) throw ConfigError(branch_taken_penalty.name() + " must be at most 255");
+  // An instruction address: even (the C extension's 2-byte alignment), or the first fetch traps
+  // with a cause the hart can never otherwise raise.
+  if (reset_pc.get() & 1) {
+    std::ostringstream text;
+    text << reset_pc.name() << " = 0x" << std::hex << reset_pc.get() << ": an instruction address must be even";
+    throw ConfigError(text.str());
+  }
   model.branch_taken_penalty = static_cast<std::uint8_t>(branch_taken_penalty.get());
   hart_->set_cycle_model(model);
   hart_->set_allow_misaligned(allow_misaligned);

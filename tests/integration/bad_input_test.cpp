@@ -436,3 +436,10 @@ TEST(BadInput, NonUtf8NameInTheStatistics) {
   std::remove(elf.c_str());
   std::remove(stats.c_str());
 }
+
+// The reset pc is an instruction address: an odd one is refused before the run, not a fetch
+// fault whose cause the hart can never otherwise raise.
+TEST(BadInput, OddResetPc) {
+  expect_one_line_error(run_npuvp("run --elf " + firmware("host/hello.elf") + " --set soc.cpu.reset_pc=0x1001 --quiet"),
+                        kBadInput, "soc.cpu.reset_pc = 0x1001: an instruction address must be even");
+}

@@ -229,3 +229,15 @@ TEST(Scenarios, KernelFaultIsReportedToTheHostAndTheSimulatorStaysHealthy) {
   EXPECT_THAT(result.out, HasSubstr("kernel fault (scalar trap)"));
   EXPECT_THAT(last_line(result.err), HasSubstr("PASS"));
 }
+
+// A scenario read from a pipe (`cat s.yaml | npuvp run /dev/stdin`) is read once: a second read
+// found the pipe empty and reported a valid scenario as "the top level must be a mapping".
+TEST(Scenarios, ReadFromAPipe) {
+  const std::string path = temp_path("piped.yaml");
+  std::ofstream(path) << "name: piped\nimages:\n  - elf: " << firmware("host/hello.elf")
+                      << "\nchecks:\n  exit_code: 0\n  console_contains: \"Hello from npuvp!\"\n";
+  const auto result = run_command("cat " + path + " | timeout 120 " + std::string(NPUVP_EXECUTABLE) + " run /dev/stdin");
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_THAT(result.err, HasSubstr("npuvp: piped: PASS"));
+  std::remove(path.c_str());
+}
