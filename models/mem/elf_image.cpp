@@ -74,18 +74,19 @@ ElfImage::ElfImage(const std::string& path) : path_(path) {
     GElf_Phdr program;
     if (!gelf_getphdr(handle.elf, static_cast<int>(i), &program)) fail("unreadable program header " + std::to_string(i));
     if (program.p_type != PT_LOAD || program.p_memsz == 0) continue;
-    if (program.p_filesz > program.p_memsz) fail("segment " + std::to_string(i) + " is larger in the file than in memory");
+    // numbered among the loaded segments, as load()'s placement errors number them
+    const std::string name = "segment " + std::to_string(segments_.size());
+    if (program.p_filesz > program.p_memsz) fail(name + " is larger in the file than in memory");
     if (!inside_file(program.p_offset, program.p_filesz, file_size))
-      fail("segment " + std::to_string(i) + " extends past the end of the file (truncated?)");
+      fail(name + " extends past the end of the file (truncated?)");
     if (program.p_paddr + program.p_memsz < program.p_paddr)
-      fail("segment " + std::to_string(i) + " " + hex_range(program.p_paddr, program.p_memsz) +
-           " runs past the end of the 64-bit address space");
+      fail(name + " " + hex_range(program.p_paddr, program.p_memsz) + " runs past the end of the 64-bit address space");
     Segment segment{program.p_paddr, program.p_memsz, std::vector<std::uint8_t>(program.p_filesz),
                     (program.p_flags & PF_X) != 0};
     if (program.p_filesz &&
         pread(handle.fd, segment.bytes.data(), program.p_filesz, static_cast<off_t>(program.p_offset)) !=
             static_cast<ssize_t>(program.p_filesz))
-      fail("cannot read segment " + std::to_string(i));
+      fail("cannot read " + name);
     segments_.push_back(std::move(segment));
   }
   if (segments_.empty()) fail("no loadable segments");

@@ -386,6 +386,17 @@ TEST_F(ElfInputs, SegmentPastTheEndOfTheAddressSpaceShowsTheUnwrappedRange) {
   EXPECT_CONTAINS(message, "[0xfffffffffffff000, 0x10000000000001000) runs past the end of the 64-bit address space");
 }
 
+// Segments are numbered among the loaded ones in every error, as placement errors number them
+// (the header errors counted every program header, so hello.elf's data segment was "segment 2"
+// there and "segment 1" when it did not fit memory).
+TEST_F(ElfInputs, SegmentErrorsNumberTheLoadedSegments) {
+  REQUIRE_FIRMWARE(kHello);
+  std::string path = write("filesz.elf", hello_with_loads([](Elf64_Phdr& program, int n) {
+    if (n == 1) program.p_filesz = program.p_memsz + 1;
+  }));
+  EXPECT_CONTAINS(open_error(path), "segment 1 is larger in the file than in memory");
+}
+
 // A refused segment is refused before the first byte of any segment is
 // written (a huge .bss used to be zero-filled up to the end of memory first).
 TEST(ElfImage, PlacementIsCheckedBeforeAnythingIsWritten) {
