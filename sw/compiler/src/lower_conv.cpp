@@ -188,7 +188,9 @@ std::uint64_t lower_depthwise(LoweringContext& context, const Node& node, const 
         std::max<std::int64_t>(0, ceil_div_signed(group.pad_left - reach, w.stride_w)),
         std::min<std::int64_t>(w.wo, floor_div_signed(width - 1 + group.pad_left, w.stride_w) + 1)};
   };
-  const auto reaches_all = [&](const Window& group) { return reached(group) == std::pair<std::int64_t, std::int64_t>{0, w.wo}; };
+  const auto reaches_all = [&](const Window& group) {
+    return reached(group) == std::pair<std::int64_t, std::int64_t>{0, w.wo};
+  };
   std::uint32_t blocks = 0;
   std::vector<WindowStrip> strips;
   // One group's launches: its columns' weights (zero: a zero tap), `init`: the bias and the
@@ -206,7 +208,8 @@ std::uint64_t lower_depthwise(LoweringContext& context, const Node& node, const 
       for (std::int64_t ch = 0; ch < c; ++ch)
         for (std::int64_t i = 0; i < w.kh; ++i)
           for (std::int64_t j = 0; j < kw; ++j)
-            packed[(((ch / 16) * w.kh + i) * kw + j) * 16 + ch % 16] = float(weights.at((ch * w.kh + i) * w.kw + j0 + j));
+            packed[(((ch / 16) * w.kh + i) * kw + j) * 16 + ch % 16] =
+                float(weights.at((ch * w.kh + i) * w.kw + j0 + j));
     const ArgWord weight_words = LoweringContext::constant(context.add_f16(packed));
     for (const WindowStrip& s : strips) {
       auto& l = context.launch(NPUVP_OP_KERNEL_DWCONV, NPUVP_DWCONV_ARG_COUNT,
@@ -222,8 +225,10 @@ std::uint64_t lower_depthwise(LoweringContext& context, const Node& node, const 
                                      kw,         w.stride_h, w.stride_w, w.pad_top,   w.pad_bottom,
                                      s.pad_left, s.pad_right, w.dilation_h, w.dilation_w};
       for (int k = 0; k < 14; ++k) l.args[NPUVP_DWCONV_N + k] = LoweringContext::literal(std::uint64_t(fields[k]));
-      if (activate) set_activation(context, l, node.epilogue, NPUVP_DWCONV_ACT, NPUVP_DWCONV_CLIP_MIN, NPUVP_DWCONV_CLIP_MAX);
-      else l.args[NPUVP_DWCONV_ACT] = LoweringContext::literal(NPUVP_ACT_NONE);
+      if (activate)
+        set_activation(context, l, node.epilogue, NPUVP_DWCONV_ACT, NPUVP_DWCONV_CLIP_MIN, NPUVP_DWCONV_CLIP_MAX);
+      else
+        l.args[NPUVP_DWCONV_ACT] = LoweringContext::literal(NPUVP_ACT_NONE);
       if (!strip_is_dense(s, width, w.wo)) {  // rows of the whole map in GM
         l.args[NPUVP_DWCONV_IN_ROW_PITCH] = LoweringContext::literal(std::uint64_t(width));
         l.args[NPUVP_DWCONV_OUT_ROW_PITCH] = LoweringContext::literal(std::uint64_t(w.wo));
