@@ -461,6 +461,7 @@ int run_scenario(const std::function<Scenario()>& make_scenario, const RunOption
   SimulationControl::install_report_handler();
   std::signal(SIGINT, on_interrupt_signal);
   std::signal(SIGTERM, on_interrupt_signal);  // ends the run with statistics too (status 143)
+  std::signal(SIGHUP, on_interrupt_signal);   // the terminal went away: likewise (status 129)
   return Run(options, hooks).execute(make_scenario);
 }
 

@@ -69,6 +69,7 @@ bool SimulationControl::interrupt_pending() { return interrupt_requested != 0; }
 
 void SimulationControl::fail_interrupted(const std::string& where) {
   if (interrupt_requested == SIGTERM) fail(ExitStatus::kTerminated, "terminated (SIGTERM) " + where);
+  if (interrupt_requested == SIGHUP) fail(ExitStatus::kHungUp, "hung up (SIGHUP) " + where);
   fail(ExitStatus::kInterrupted, "interrupted (SIGINT) " + where);
 }
 

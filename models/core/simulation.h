@@ -20,6 +20,7 @@ enum class ExitStatus : int {
   kBadInput = 125,       // scenario, parameter, ELF or command-line error
   kGuestError = 126,     // the guest did something the platform cannot continue from
   kInternalError = 127,  // a bug in the simulator
+  kHungUp = 129,         // SIGHUP (the terminal or ssh session went away): 128 + SIGHUP
   kInterrupted = 130,    // the user pressed Ctrl-C (like a shell's 128 + SIGINT)
   kTerminated = 143,     // SIGTERM (kill, a batch system's time limit): 128 + SIGTERM
 };
@@ -77,10 +78,10 @@ class SimulationControl {
   // Fails the run when the wall-time limit passed (counted from the start of
   // the process: the limit holds while loading, too) or a SIGINT/SIGTERM came.
   void check_wall_time(const std::string& who);
-  // Async-signal-safe: called from the SIGINT and SIGTERM handlers. Both end
+  // Async-signal-safe: called from the SIGINT, SIGTERM and SIGHUP handlers. All end
   // the run at the cores' next synchronisation point, statistics written.
   static void request_interrupt(int signal_number = SIGINT);
-  // Ends the run for a pending SIGINT (kInterrupted) or SIGTERM (kTerminated),
+  // Ends the run for a pending SIGINT (kInterrupted), SIGTERM (kTerminated) or SIGHUP (kHungUp),
   // naming the signal and `where` ("at simulated time 3 ms").
   [[noreturn]] void fail_interrupted(const std::string& where);
   double wall_seconds() const;

@@ -376,6 +376,19 @@ TEST(BadInput, SigtermEndsTheRunWithStatistics) {
   expect_stats_with_status(stats, 143);
 }
 
+// SIGHUP (the terminal or ssh session went away) likewise: statistics written, status 129.
+TEST(BadInput, SighupEndsTheRunWithStatistics) {
+  std::string stats = temp_path("sighup.json"), console = temp_path("sighup.out");
+  std::remove(stats.c_str());
+  auto result = run_command("sh -c '" + std::string(NPUVP_EXECUTABLE) + " run --elf " + firmware("tests/runaway.elf") +
+                            " --quiet --set sim.limit.wall_time=60s --stats " + stats + " > " + console +
+                            " & pid=$!; for i in $(seq 600); do grep -q spinning " + console +
+                            " && break; sleep 0.1; done; kill -HUP $pid; wait $pid'");
+  std::remove(console.c_str());
+  expect_one_line_error(result, 129, "hung up (SIGHUP) at simulated time");
+  expect_stats_with_status(stats, 129);
+}
+
 namespace npuvp {
 namespace {
 
@@ -442,4 +455,11 @@ TEST(BadInput, NonUtf8NameInTheStatistics) {
 TEST(BadInput, OddResetPc) {
   expect_one_line_error(run_npuvp("run --elf " + firmware("host/hello.elf") + " --set soc.cpu.reset_pc=0x1001 --quiet"),
                         kBadInput, "soc.cpu.reset_pc = 0x1001: an instruction address must be even");
+}
+
+// A scenario is one YAML document: a second one (after ---) was silently ignored.
+TEST(BadInput, ScenarioOfTwoYamlDocuments) {
+  const std::string path = write_temp("two.yaml", "name: one\nimages:\n  - elf: host/hello.elf\n---\nname: two\n");
+  expect_one_line_error(run_npuvp("run " + path + " --quiet"), kBadInput,
+                        "2 YAML documents (separated by ---); a scenario is one");
 }
