@@ -234,12 +234,7 @@ Scenario Scenario::from_file(const std::string& path) {
   std::error_code status_error;
   if (fs::is_directory(path, status_error)) throw ConfigError("scenario '" + path + "' is a directory, not a YAML file");
   try {
-    // every document, so that a second one (after `---`) is refused rather than ignored
-    const std::vector<YAML::Node> documents = YAML::LoadAllFromFile(path);
-    if (documents.size() > 1)
-      throw ConfigError("scenario " + path + ": " + std::to_string(documents.size()) +
-                        " YAML documents (separated by ---); a scenario is one");
-    if (!documents.empty()) root = documents.front();
+    root = YAML::LoadFile(path);
   } catch (const YAML::BadFile&) {
     throw ConfigError("cannot read scenario '" + path + "'");
   } catch (const YAML::DeepRecursion& error) {  // yaml-cpp's own guard, before StructureCheck's

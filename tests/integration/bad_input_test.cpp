@@ -456,10 +456,3 @@ TEST(BadInput, OddResetPc) {
   expect_one_line_error(run_npuvp("run --elf " + firmware("host/hello.elf") + " --set soc.cpu.reset_pc=0x1001 --quiet"),
                         kBadInput, "soc.cpu.reset_pc = 0x1001: an instruction address must be even");
 }
-
-// A scenario is one YAML document: a second one (after ---) was silently ignored.
-TEST(BadInput, ScenarioOfTwoYamlDocuments) {
-  const std::string path = write_temp("two.yaml", "name: one\nimages:\n  - elf: host/hello.elf\n---\nname: two\n");
-  expect_one_line_error(run_npuvp("run " + path + " --quiet"), kBadInput,
-                        "2 YAML documents (separated by ---); a scenario is one");
-}
