@@ -360,32 +360,31 @@ TEST(BadInput, TimeAboveSystemCsRangeIsRefused) {
                         "above SystemC's largest time, 2^64 ps (about 213 days)");
 }
 
-// SIGTERM (kill, a batch system's time limit) ends the run like Ctrl-C:
-// statistics written, status 143 (128 + SIGTERM), the signal named.
-TEST(BadInput, SigtermEndsTheRunWithStatistics) {
-  std::string stats = temp_path("sigterm.json"), console = temp_path("sigterm.out");
+// Runs the runaway guest and sends it `signal` (TERM, HUP) once it runs (its first line is on
+// the console, which is flushed per line), so the handler is in place however slow the start.
+CommandResult signalled_runaway(const std::string& signal, const std::string& stats) {
+  const std::string console = stats + ".out";
   std::remove(stats.c_str());
-  // The signal goes once the guest runs (its first line is on the console, which
-  // is flushed per line), so the handler is in place however slow the start.
   auto result = run_command("sh -c '" + std::string(NPUVP_EXECUTABLE) + " run --elf " + firmware("tests/runaway.elf") +
                             " --quiet --set sim.limit.wall_time=60s --stats " + stats + " > " + console +
                             " & pid=$!; for i in $(seq 600); do grep -q spinning " + console +
-                            " && break; sleep 0.1; done; kill -TERM $pid; wait $pid'");
+                            " && break; sleep 0.1; done; kill -" + signal + " $pid; wait $pid'");
   std::remove(console.c_str());
-  expect_one_line_error(result, 143, "terminated (SIGTERM) at simulated time");
+  return result;
+}
+
+// SIGTERM (kill, a batch system's time limit) ends the run like Ctrl-C:
+// statistics written, status 143 (128 + SIGTERM), the signal named.
+TEST(BadInput, SigtermEndsTheRunWithStatistics) {
+  const std::string stats = temp_path("sigterm.json");
+  expect_one_line_error(signalled_runaway("TERM", stats), 143, "terminated (SIGTERM) at simulated time");
   expect_stats_with_status(stats, 143);
 }
 
 // SIGHUP (the terminal or ssh session went away) likewise: statistics written, status 129.
 TEST(BadInput, SighupEndsTheRunWithStatistics) {
-  std::string stats = temp_path("sighup.json"), console = temp_path("sighup.out");
-  std::remove(stats.c_str());
-  auto result = run_command("sh -c '" + std::string(NPUVP_EXECUTABLE) + " run --elf " + firmware("tests/runaway.elf") +
-                            " --quiet --set sim.limit.wall_time=60s --stats " + stats + " > " + console +
-                            " & pid=$!; for i in $(seq 600); do grep -q spinning " + console +
-                            " && break; sleep 0.1; done; kill -HUP $pid; wait $pid'");
-  std::remove(console.c_str());
-  expect_one_line_error(result, 129, "hung up (SIGHUP) at simulated time");
+  const std::string stats = temp_path("sighup.json");
+  expect_one_line_error(signalled_runaway("HUP", stats), 129, "hung up (SIGHUP) at simulated time");
   expect_stats_with_status(stats, 129);
 }
 
