@@ -39,7 +39,11 @@ namespace npuvp {
 class ReservationCalendar {
  public:
   using Ticks = sc_core::sc_time::value_type;  // SystemC time-resolution units
-  static constexpr std::size_t kMaxIntervals = 32;
+  // 256: an AI Core's MTE instruction books its transactions at once, paced by its ring link
+  // (mte.max_outstanding) to one every other slot of the L2's port; the gaps between them are
+  // the other cores' share, and with 32 intervals they were filled as busy after 32
+  // transactions (two cores streaming from the L2 got ~42 of its 64 B/cycle instead of 64)
+  static constexpr std::size_t kMaxIntervals = 256;
 
   // Reserves `duration` ticks at the first time >= `earliest` at which the
   // resource is free for that long; returns that start time. `now` is the

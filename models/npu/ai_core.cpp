@@ -68,6 +68,9 @@ AiCore::AiCore(sc_core::sc_module_name name, unsigned core_id)
       mte3_bandwidth(child_name(*this, "mte3.bandwidth"), 64, "bytes/cycle", "UB -> GM/L1 bandwidth"),
       mte_max_transaction(child_name(*this, "mte.max_transaction"), 512, "bytes",
                           "largest bus transaction the MTE issues"),
+      mte_max_outstanding(child_name(*this, "mte.max_outstanding"), 16, "transactions",
+                          "bus transactions of one MTE instruction in flight at once (the next waits for the "
+                          "completion of the one this many before it; 0 = no limit)"),
       local_memory_latency(child_name(*this, "local_memory_latency"), 1, "cycles",
                            "scalar access to its private memory and the UB window"),
       icache_size(child_name(*this, "icache.size"), 32 << 10, "bytes", "scalar instruction cache"),
@@ -89,6 +92,8 @@ AiCore::AiCore(sc_core::sc_module_name name, unsigned core_id)
   if (ub_size.get() > 0x100'0000 || local_memory_size.get() > 0x100'0000)
     throw ConfigError(this->name() + std::string(": ub_size and local_memory_size must be at most 16 MiB"));
   if (queue_depth.get() > 4096) throw ConfigError(queue_depth.name() + " must be at most 4096");
+  if (mte_max_outstanding.get() > MteUnit::kMaxOutstandingLimit)
+    throw ConfigError(mte_max_outstanding.name() + " must be at most " + std::to_string(MteUnit::kMaxOutstandingLimit));
 
   buffers_ = std::make_unique<LocalBuffers>(l1_size, l0a_size, l0b_size, l0c_size, ub_size);
   local_memory_.assign(local_memory_size, 0);
@@ -101,6 +106,7 @@ AiCore::AiCore(sc_core::sc_module_name name, unsigned core_id)
   mte_timing.mte2 = {mte2_latency, mte2_bandwidth};
   mte_timing.mte3 = {mte3_latency, mte3_bandwidth};
   mte_timing.max_transaction_bytes = mte_max_transaction;
+  mte_timing.max_outstanding = mte_max_outstanding;
   mte_ = std::make_unique<MteUnit>(*buffers_, static_cast<GlobalMemoryPort&>(*this), mte_timing);
   if (icache_line.get() > 256) throw ConfigError(icache_line.name() + " must be at most 256 bytes");
   try {

@@ -79,7 +79,7 @@ class AiCore : public sc_core::sc_module, private XdavinciBackend, private Globa
   Parameter<std::uint64_t> vector_startup, vector_cycles_per_repeat, vector_complex_cycles_per_repeat,
       vector_cc_to_ub_bandwidth;
   Parameter<std::uint64_t> mte1_latency, mte1_bandwidth, mte2_latency, mte2_bandwidth, mte3_latency,
-      mte3_bandwidth, mte_max_transaction;
+      mte3_bandwidth, mte_max_transaction, mte_max_outstanding;
   Parameter<std::uint64_t> local_memory_latency, icache_size, icache_line, icache_ways;
 
   RiscvCpu scalar;

@@ -11,7 +11,9 @@
 // GM instructions split every contiguous GM piece into transactions of at
 // most max_transaction_bytes, issued back to back at the path bandwidth:
 // transaction j is issued at start + latency + floor(B_j / bandwidth), B_j
-// being the bytes of the instruction's earlier transactions. The instruction
+// being the bytes of the instruction's earlier transactions, but not before
+// transaction j - max_outstanding has completed (when the bus is slower than
+// the path, it paces the issue). The instruction
 // ends at the later of latency + ceil(bytes / bandwidth) and the last
 // completion. `bytes` is what the destination receives (GM->local counts the
 // zero padding; local->GM only the bytes written).
@@ -77,9 +79,13 @@ void MteUnit::gm_transfer(GmStream& stream, bool write, std::uint64_t address, s
       std::min<std::uint64_t>(timing_.max_transaction_bytes ? timing_.max_transaction_bytes : length, 0x80000000u);
   while (length > 0) {
     const std::uint64_t piece = std::min(length, max_bytes);
-    const std::uint64_t issue = stream.issue_base + stream.bytes_issued / stream.bytes_per_cycle;
+    std::uint64_t issue = stream.issue_base + stream.bytes_issued / stream.bytes_per_cycle;
+    const std::uint64_t outstanding = timing_.max_outstanding;
+    if (outstanding && stream.transactions >= outstanding)
+      issue = std::max(issue, stream.completions[(stream.transactions - outstanding) % kMaxOutstandingLimit]);
     const std::uint64_t done =
         global_.transfer(write, address, data, static_cast<std::uint32_t>(piece), issue);
+    stream.completions[stream.transactions++ % kMaxOutstandingLimit] = done;
     stream.last_completion = std::max(stream.last_completion, done);
     stream.bytes_issued += piece;
     address += piece;

@@ -13,6 +13,7 @@
 
 #include "npu/npu_types.h"
 
+#include <array>
 #include <vector>
 
 namespace npuvp {
@@ -27,10 +28,18 @@ struct MteTiming {
   MtePath mte2{16, 64};   // GM -> L1/UB
   MtePath mte3{16, 64};   // UB -> GM/L1
   std::uint64_t max_transaction_bytes = 512;
+  // Transactions of one instruction in flight at once (0: no limit): the next is issued only
+  // once the one max_outstanding before it has completed. A core's bus interface takes data
+  // no faster than its ring link delivers it, so a path that issues faster than the link
+  // drains is held back instead of booking a shared target (the L2's or the DDR's port) far
+  // ahead of its data and shutting the other cores out (docs/ai-core.md, "Timing").
+  std::uint64_t max_outstanding = 16;
 };
 
 class MteUnit {
  public:
+  static constexpr std::uint64_t kMaxOutstandingLimit = 64;  // largest MteTiming::max_outstanding
+
   MteUnit(LocalBuffers& buffers, GlobalMemoryPort& global, const MteTiming& timing)
       : buffers_(buffers), global_(global), timing_(timing) {}
   // Executes an MTE1/MTE2/MTE3 operation starting at core cycle `start_cycle`;
@@ -44,6 +53,9 @@ class MteUnit {
     std::uint64_t bytes_per_cycle;
     std::uint64_t bytes_issued = 0;         // bytes of earlier transactions
     std::uint64_t last_completion = 0;      // latest completion cycle seen
+    std::uint64_t transactions = 0;         // issued so far
+    // completion cycles of the last transactions, by transaction number
+    std::array<std::uint64_t, kMaxOutstandingLimit> completions{};
   };
   void gm_transfer(GmStream& stream, bool write, std::uint64_t address, std::uint8_t* data, std::uint64_t length);
   UnitResult copy_gm_to_local(const NpuInstruction& instruction, std::uint64_t start_cycle);

@@ -209,6 +209,30 @@ TEST(MteUnit, GmTransactionsIssueAtThePathBandwidth) {
   EXPECT_EQ(r.cycles, 16u + 16u + 500u);
 }
 
+// A bus slower than the path paces the issue: transaction j waits for the completion of
+// transaction j - max_outstanding (backpressure), so a copy books the bus at its own pace.
+TEST(MteUnit, OutstandingTransactionsWaitForEarlierCompletions) {
+  MteBench bench;
+  bench.timing.max_outstanding = 2;
+  MteUnit mte(bench.buffers, bench.gm, bench.timing);
+  bench.gm.latency = 100;
+  // 5 transactions of 512 B: path issues at 16 + {0, 8, ...}; the third waits for the first's
+  // completion (16 + 100), the fourth for the second's (24 + 100), the fifth for the third's.
+  const UnitResult r = mte.execute(instr(Op::kCopyGmToUbuf, 0, kGmBase, 0, bursts(1, 80)), 0);
+  ASSERT_EQ(bench.gm.log.size(), 5u);
+  const std::uint64_t issue[] = {16, 24, 116, 124, 216};
+  for (int j = 0; j < 5; ++j) EXPECT_EQ(bench.gm.log[j].issue_cycle, issue[j]) << j;
+  EXPECT_EQ(r.cycles, 316u);
+
+  // 0: no limit, the path's pace alone (the fifth at 16 + 4 * 8).
+  bench.timing.max_outstanding = 0;
+  MteUnit unlimited(bench.buffers, bench.gm, bench.timing);
+  bench.gm.log.clear();
+  unlimited.execute(instr(Op::kCopyGmToUbuf, 0, kGmBase, 0, bursts(1, 80)), 0);
+  ASSERT_EQ(bench.gm.log.size(), 5u);
+  EXPECT_EQ(bench.gm.log[4].issue_cycle, 48u);
+}
+
 TEST(MteUnit, IssueTimesCountOnlyTransferredBytes) {
   MteBench bench;
   bench.timing.mte3 = {4, 32};
