@@ -487,8 +487,17 @@ void Hart::execute_wfi(const DecodedInstruction& d) {
   budget_ = 0;
 }
 
+// A semihosting call is served from M-mode only, its three instructions within one 4 KiB page
+// (the RISC-V semihosting specification; QEMU's default): from U-mode the sequence is a plain
+// breakpoint, so a user program cannot print through, or end, the simulation.
+bool Hart::may_be_semihosting_call(const DecodedInstruction& d) const {
+  constexpr std::uint64_t kPage = 4096;
+  return semihosting_ && d.length == 4 && privilege_ == Privilege::kMachine && pc >= 4 &&
+         (pc - 4) / kPage == (pc + 7) / kPage;
+}
+
 void Hart::execute_ebreak(const DecodedInstruction& d) {
-  if (semihosting_ && d.length == 4) {
+  if (may_be_semihosting_call(d)) {
     std::uint32_t before = 0, after = 0;
     if (debug_read(pc - 4, &before, 4) && debug_read(pc + 4, &after, 4) && before == kSemihostingPrologue &&
         after == kSemihostingEpilogue) {

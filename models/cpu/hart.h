@@ -289,6 +289,7 @@ class Hart {
   }
   void execute_mret(const DecodedInstruction& instruction);
   void execute_wfi(const DecodedInstruction& instruction);
+  bool may_be_semihosting_call(const DecodedInstruction& d) const;
   void execute_ebreak(const DecodedInstruction& instruction);
   void execute_fence_i(const DecodedInstruction& instruction);
 

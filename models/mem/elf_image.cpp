@@ -69,6 +69,7 @@ ElfImage::ElfImage(const std::string& path) : path_(path) {
     fail("headers extend past the end of the file (truncated?)");
 
   std::size_t count = 0;
+  std::vector<std::uint64_t> file_offsets;  // of the loaded segments
   if (elf_getphdrnum(handle.elf, &count) != 0) fail(std::string("unreadable program headers (") + elf_errmsg(-1) + ")");
   for (std::size_t i = 0; i < count; ++i) {
     GElf_Phdr program;
@@ -88,9 +89,16 @@ ElfImage::ElfImage(const std::string& path) : path_(path) {
             static_cast<ssize_t>(program.p_filesz))
       fail("cannot read " + name);
     segments_.push_back(std::move(segment));
+    file_offsets.push_back(program.p_offset);
   }
   if (segments_.empty()) fail("no loadable segments");
   check_overlaps(fail);
+  // The boot ROM jumps to the entry point: outside every segment it would run whatever the
+  // memory holds there (nothing, or the ROM itself, forever).
+  if (std::none_of(segments_.begin(), segments_.end(), [&](const Segment& segment) {
+        return entry_ >= segment.address && entry_ - segment.address < segment.memory_size;
+      }))
+    fail("the entry point " + hex(entry_) + " lies in no loadable segment");
 
   // Symbols are optional (stripped binaries still run).
   Elf_Scn* section = nullptr;
@@ -117,6 +125,23 @@ ElfImage::ElfImage(const std::string& path) : path_(path) {
       if ((type == STT_FUNC || type == STT_OBJECT) && symbol.st_size > 0)
         by_address_[symbol.st_value] = Symbol{symbol.st_size, name};
     }
+  }
+  find_header_prefix(handle.elf, file_offsets);
+}
+
+void ElfImage::find_header_prefix(Elf* elf, const std::vector<std::uint64_t>& file_offsets) {
+  for (std::size_t i = 0; i < segments_.size(); ++i) {
+    if (file_offsets[i] != 0) continue;  // only a segment from the file's start holds the headers
+    std::uint64_t first_section = segments_[i].bytes.size();
+    Elf_Scn* section = nullptr;
+    while ((section = elf_nextscn(elf, section)) != nullptr) {
+      GElf_Shdr header;
+      if (!gelf_getshdr(section, &header) || !(header.sh_flags & SHF_ALLOC) || header.sh_type == SHT_NOBITS ||
+          header.sh_size == 0)
+        continue;
+      if (header.sh_offset < first_section) first_section = header.sh_offset;
+    }
+    segments_[i].header_prefix = first_section;
   }
 }
 
@@ -158,21 +183,28 @@ void ElfImage::check_overlaps(const std::function<void(const std::string&)>& fai
   }
 }
 
+std::uint64_t ElfImage::skipped_prefix(std::size_t index, const PlacementCheck& check) const {
+  if (!check) return 0;
+  const Segment& segment = segments_[index];
+  const std::string problem = check(segment.address, segment.memory_size);
+  if (problem.empty()) return 0;
+  const std::uint64_t prefix = segment.header_prefix;
+  if (prefix && prefix < segment.memory_size && check(segment.address + prefix, segment.memory_size - prefix).empty())
+    return prefix;
+  throw ConfigError("ELF '" + path_ + "': segment " + std::to_string(index) + " " +
+                    hex_range(segment.address, segment.memory_size) + " " + problem);
+}
+
 void ElfImage::load(const std::function<std::size_t(std::uint64_t, const std::uint8_t*, std::size_t)>& write,
                     const PlacementCheck& check) const {
   // Every segment's place is checked before the first byte is written: a
   // refused image leaves memory as it was (and a huge .bss is not zero-filled first).
-  if (check)
-    for (std::size_t i = 0; i < segments_.size(); ++i) {
-      const Segment& segment = segments_[i];
-      std::string problem = check(segment.address, segment.memory_size);
-      if (!problem.empty())
-        throw ConfigError("ELF '" + path_ + "': segment " + std::to_string(i) + " " +
-                          hex_range(segment.address, segment.memory_size) + " " + problem);
-    }
+  std::vector<std::uint64_t> skipped(segments_.size());
+  for (std::size_t i = 0; i < segments_.size(); ++i) skipped[i] = skipped_prefix(i, check);
   std::vector<std::uint8_t> zeros;
   for (std::size_t i = 0; i < segments_.size(); ++i) {
     const Segment& segment = segments_[i];
+    const std::uint64_t skip = skipped[i];
     auto put = [&](std::uint64_t address, const std::uint8_t* data, std::size_t size) {
       std::size_t done = 0;
       while (done < size) {
@@ -184,7 +216,7 @@ void ElfImage::load(const std::function<std::size_t(std::uint64_t, const std::ui
         done += step;
       }
     };
-    put(segment.address, segment.bytes.data(), segment.bytes.size());
+    put(segment.address + skip, segment.bytes.data() + skip, segment.bytes.size() - skip);
     std::size_t bss = segment.memory_size - segment.bytes.size();
     if (bss) {
       zeros.assign(std::min<std::size_t>(bss, 1 << 20), 0);

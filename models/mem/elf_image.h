@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+struct Elf;  // libelf's handle
+
 namespace npuvp {
 
 class ElfImage {
@@ -20,6 +22,10 @@ class ElfImage {
     std::uint64_t memory_size;  // bytes in memory; beyond file_size they are zero
     std::vector<std::uint8_t> bytes;  // file contents (file_size bytes)
     bool executable;
+    // Leading bytes that hold only the ELF and program headers, no section: GNU ld without a
+    // linker script (-Ttext=0x80000000) maps them one page below the text. Where no memory is
+    // there, load() leaves them out instead of refusing the image, as QEMU's loader does.
+    std::uint64_t header_prefix = 0;
   };
 
   explicit ElfImage(const std::string& path);
@@ -50,6 +56,11 @@ class ElfImage {
     std::string name;
   };
   void check_overlaps(const std::function<void(const std::string&)>& fail) const;
+  // Sets the header_prefix of the segment that starts at the file's first byte.
+  void find_header_prefix(Elf* elf, const std::vector<std::uint64_t>& file_offsets);
+  // The leading bytes of segment `index` load() leaves out: its header prefix when only that
+  // keeps it from its place, else 0 (a refused place is a ConfigError).
+  std::uint64_t skipped_prefix(std::size_t index, const PlacementCheck& check) const;
 
   std::string path_;
   std::uint64_t entry_ = 0;

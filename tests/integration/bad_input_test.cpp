@@ -70,6 +70,8 @@ TEST(BadInput, ElfSegmentsHitNoMemory) {
     program.p_paddr = program.p_paddr - 0x8000'0000 + 0x5000'0000;  // a hole in the memory map
     std::memcpy(image.data() + offset, &program, sizeof program);
   }
+  header.e_entry = header.e_entry - 0x8000'0000 + 0x5000'0000;  // the entry moves with its segment
+  std::memcpy(image.data(), &header, sizeof header);
   std::string path = write_temp("nomemory.elf", image);
   expect_one_line_error(run_npuvp("run --elf " + path), kBadInput, "is not in any memory");
 }

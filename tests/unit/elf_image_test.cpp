@@ -397,6 +397,61 @@ TEST_F(ElfInputs, SegmentErrorsNumberTheLoadedSegments) {
   EXPECT_CONTAINS(open_error(path), "segment 1 is larger in the file than in memory");
 }
 
+// The boot ROM jumps to the entry point: one outside every segment ran whatever the memory
+// held there (the ROM itself, forever, or an unmapped address: a fault about mtvec).
+TEST_F(ElfInputs, EntryPointOutsideEverySegmentIsRefused) {
+  REQUIRE_FIRMWARE(kHello);
+  std::vector<char> file = read_bytes(kHello);
+  Elf64_Ehdr header;
+  std::memcpy(&header, file.data(), sizeof header);
+  header.e_entry = 0x1000;
+  std::memcpy(file.data(), &header, sizeof header);
+  EXPECT_CONTAINS(open_error(write("entry.elf", file)), "the entry point 0x1000 lies in no loadable segment");
+}
+
+// GNU ld without a linker script (-Ttext=0x80000000) maps the ELF and program headers one page
+// below the text, in the text's segment: that part, with no section in it, is left out where
+// no memory is (as QEMU loads such images) instead of refusing the image; the text still loads
+// at its address, and a segment whose sections lie outside memory is still refused.
+TEST_F(ElfInputs, HeadersMappedBelowMemoryAreLeftOut) {
+  REQUIRE_FIRMWARE(kHello);
+  std::uint64_t text_address = 0, text_offset = 0;
+  const std::string path = write("headers.elf", hello_with_loads([&](Elf64_Phdr& program, int n) {
+    if (n != 0) return;
+    text_address = program.p_paddr;
+    text_offset = program.p_offset;
+    program.p_vaddr -= text_offset;
+    program.p_paddr -= text_offset;
+    program.p_filesz += text_offset;
+    program.p_memsz += text_offset;
+    program.p_offset = 0;
+  }));
+  ASSERT_GT(text_offset, 0u);
+  ElfImage image(path);
+  EXPECT_EQ(image.segments()[0].header_prefix, text_offset);
+  std::map<std::uint64_t, std::size_t> written;  // address -> bytes
+  auto write_bytes = [&](std::uint64_t address, const std::uint8_t*, std::size_t size) {
+    written[address] += size;
+    return size;
+  };
+  auto memory_from_text = [&](std::uint64_t address, std::uint64_t) -> std::string {
+    return address < text_address ? "is not in any memory" : "";
+  };
+  image.load(write_bytes, memory_from_text);
+  ASSERT_FALSE(written.empty());
+  EXPECT_EQ(written.begin()->first, text_address);  // nothing below the text
+
+  auto no_memory_for_text = [&](std::uint64_t address, std::uint64_t) -> std::string {
+    return address < text_address + 0x100 ? "is not in any memory" : "";
+  };
+  try {
+    image.load(write_bytes, no_memory_for_text);
+    FAIL() << "a segment whose text lies outside memory was loaded";
+  } catch (const ConfigError& error) {
+    EXPECT_CONTAINS(error.what(), "segment 0 [");
+  }
+}
+
 // A refused segment is refused before the first byte of any segment is
 // written (a huge .bss used to be zero-filled up to the end of memory first).
 TEST(ElfImage, PlacementIsCheckedBeforeAnythingIsWritten) {

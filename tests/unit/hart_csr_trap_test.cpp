@@ -616,5 +616,31 @@ TEST_F(HartCsrTest, SemihostingHookHandlesTheMarkedEbreak) {
   EXPECT_TRUE(trapped(TrapCause::kBreakpoint, at, at));
 }
 
+// Served from M-mode only, within one 4 KiB page (the semihosting specification; QEMU's default
+// as well): a U-mode program's sequence is a plain breakpoint, so it can neither print through
+// the host nor end the simulation.
+TEST_F(HartCsrTest, SemihostingIsServedFromMachineModeWithinOnePage) {
+  int calls = 0;
+  hart.set_semihosting([&](Hart&) {
+    ++calls;
+    return true;
+  });
+  const std::uint32_t prologue = slli(zero, zero, 0x1f), epilogue = srai(zero, zero, 7);
+  const std::uint64_t user = load({prologue, ebreak(), epilogue, ecall()});
+  enter_user(user);
+  step(2);
+  EXPECT_EQ(calls, 0);
+  EXPECT_TRUE(trapped(TrapCause::kBreakpoint, user + 4, user + 4));
+  EXPECT_EQ(hart.privilege(), Privilege::kMachine);
+
+  // In M-mode, the sequence across a page boundary (the ebreak the page's last word) is a breakpoint.
+  const std::uint64_t page_end = (user + 2 * 4096) & ~std::uint64_t{4095};  // beyond the code loaded
+  place(page_end - 8, {prologue, ebreak(), epilogue});
+  hart.pc = page_end - 8;
+  step(2);
+  EXPECT_EQ(calls, 0);
+  EXPECT_TRUE(trapped(TrapCause::kBreakpoint, page_end - 4, page_end - 4));
+}
+
 }  // namespace
 }  // namespace npuvp
