@@ -68,7 +68,7 @@ AiCore::AiCore(sc_core::sc_module_name name, unsigned core_id)
       mte3_bandwidth(child_name(*this, "mte3.bandwidth"), 64, "bytes/cycle", "UB -> GM/L1 bandwidth"),
       mte_max_transaction(child_name(*this, "mte.max_transaction"), 512, "bytes",
                           "largest bus transaction the MTE issues"),
-      mte_max_outstanding(child_name(*this, "mte.max_outstanding"), 16, "transactions",
+      mte_max_outstanding(child_name(*this, "mte.max_outstanding"), 32, "transactions",
                           "bus transactions of one MTE instruction in flight at once (the next waits for the "
                           "completion of the one this many before it; 0 = no limit)"),
       local_memory_latency(child_name(*this, "local_memory_latency"), 1, "cycles",

@@ -33,7 +33,7 @@ struct MteTiming {
   // no faster than its ring link delivers it, so a path that issues faster than the link
   // drains is held back instead of booking a shared target (the L2's or the DDR's port) far
   // ahead of its data and shutting the other cores out (docs/ai-core.md, "Timing").
-  std::uint64_t max_outstanding = 16;
+  std::uint64_t max_outstanding = 32;  // 16 KiB of 512-byte transactions: 64 B/cycle over a loaded round trip of 256 cycles
 };
 
 class MteUnit {
