@@ -62,6 +62,18 @@ HostTensor binary(const Node& node, const HostTensor& a, const HostTensor& b,
   return out;
 }
 
+// A variadic op (Max, Min: one input or more) folded pairwise from the left.
+HostTensor fold_inputs(const Node& node, const std::vector<const HostTensor*>& in,
+                       const std::function<double(double, double)>& f) {
+  if (in.empty() || !in[0]) fail(node, "missing input 0");
+  HostTensor result = *in[0];
+  for (size_t k = 1; k < in.size(); ++k) {
+    if (!in[k]) fail(node, "missing input " + std::to_string(k));
+    result = binary(node, result, *in[k], f, result.is_int() && in[k]->is_int());
+  }
+  return result;
+}
+
 HostTensor unary(const HostTensor& a, const std::function<double(double)>& f) {
   HostTensor out = make_like(a.is_int(), a.shape);
   for (std::int64_t k = 0; k < a.size(); ++k) put(out, k, f(a.at(k)));
@@ -217,8 +229,8 @@ std::vector<HostTensor> evaluate_on_host(const Node& node, const std::vector<con
     return {binary(node, input(0), input(1), [](double a, double b) { return a / b; }, false)};
   }
   if (op == "Pow") return {binary(node, input(0), input(1), [](double a, double b) { return std::pow(a, b); }, input(0).is_int())};
-  if (op == "Min") return {binary(node, input(0), input(1), [](double a, double b) { return std::min(a, b); }, both_int())};
-  if (op == "Max") return {binary(node, input(0), input(1), [](double a, double b) { return std::max(a, b); }, both_int())};
+  if (op == "Min") return {fold_inputs(node, in, [](double a, double b) { return std::min(a, b); })};
+  if (op == "Max") return {fold_inputs(node, in, [](double a, double b) { return std::max(a, b); })};
   if (op == "Equal") return {binary(node, input(0), input(1), [](double a, double b) { return double(a == b); }, true)};
   if (op == "Less") return {binary(node, input(0), input(1), [](double a, double b) { return double(a < b); }, true)};
   if (op == "Greater") return {binary(node, input(0), input(1), [](double a, double b) { return double(a > b); }, true)};

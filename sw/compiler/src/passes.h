@@ -12,6 +12,10 @@ namespace npuvp::compiler {
 // scaled, ... Returns the number of nodes folded.
 int fold_constants(Graph& graph);
 
+// Max / Min take one or more inputs: one becomes an Identity, three or more a chain
+// of two-input nodes (the kernels' and the lowering's form). Returns the nodes rewritten.
+int split_variadic_max_min(Graph& graph);
+
 // Identity, Dropout (inference) and Cast to float of a float tensor are
 // removed; their consumers read the input directly.
 int remove_identities(Graph& graph);
