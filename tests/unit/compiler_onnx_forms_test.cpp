@@ -27,6 +27,12 @@ std::vector<float> compile_and_run(const OnnxBuilder& b, const std::vector<float
   return PackageEmulator(model.package).run(input);
 }
 
+std::string dims_text(const Dims& dims) {
+  std::string text;
+  for (size_t k = 0; k < dims.size(); ++k) text += (k ? "," : "") + std::to_string(dims[k]);
+  return text;
+}
+
 // out[i] = f(a[i], b[i broadcast]) for b of shape [1, 1, h, 1] or the same shape as a.
 std::vector<float> elementwise(const std::vector<float>& a, const std::vector<float>& b,
                                const std::function<float(float, float)>& f, std::int64_t h = 0, std::int64_t w = 0) {
@@ -71,6 +77,36 @@ TEST(CompilerOnnxForms, VariadicMaxAndMin) {
   const auto max = [](float a, float c) { return std::max(a, c); };
   const auto expected = elementwise(x2, elementwise(elementwise(c1, c2, max), c3, max), std::plus<float>());
   expect_close(compile_and_run(folded, x2), Tensor{{5, 7}, expected});
+}
+
+// Gemm's C broadcast to M x N by its shape (ONNX's unidirectional broadcasting), every shape
+// allowed, with M == N: a column [M, 1] has N values too, and is added per row, not per column.
+TEST(CompilerOnnxForms, GemmConstantCOfEveryBroadcastShape) {
+  const std::int64_t m = 6, k = 8, n = 6;
+  for (const Dims& c_shape : {Dims{}, Dims{1}, Dims{n}, Dims{1, n}, Dims{m, 1}, Dims{m, n}, Dims{1, 1}}) {
+    for (const bool trans_b : {false, true}) {
+      SCOPED_TRACE("C [" + dims_text(c_shape) + "]" + (trans_b ? ", transB" : ""));
+      OnnxBuilder b;
+      b.input("x", {m, k});
+      const auto w = b.random_constant("w", trans_b ? Dims{n, k} : Dims{k, n}, 0.4f);
+      const auto c = b.random_constant("c", c_shape);
+      auto& gemm = b.node("Gemm", {"x", "w", "c"}, {"y"}, "gemm");
+      OnnxBuilder::attr(gemm, "transB", std::int64_t(trans_b));
+      OnnxBuilder::attr(gemm, "beta", 0.5f);
+      b.output("y", {m, n});
+      const auto x = b.random({m, k});
+      const std::int64_t c_rows = c_shape.size() == 2 ? c_shape[0] : 1;
+      const std::int64_t c_cols = c_shape.empty() ? 1 : c_shape.back();
+      Tensor y{{m, n}, std::vector<float>(m * n)};
+      for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t j = 0; j < n; ++j) {
+          float sum = 0.5f * c[(c_rows == 1 ? 0 : i) * c_cols + (c_cols == 1 ? 0 : j)];
+          for (std::int64_t q = 0; q < k; ++q) sum += x[i * k + q] * w[trans_b ? j * k + q : q * n + j];
+          y.data[i * n + j] = sum;
+        }
+      expect_close(compile_and_run(b, x), y);
+    }
+  }
 }
 
 }  // namespace
