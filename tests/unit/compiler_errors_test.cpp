@@ -272,5 +272,70 @@ TEST(CompilerErrors, ZeroStrideIsRefusedBeforeOnnxShapeInference) {
   EXPECT_EQ(error_of(b.bytes()), "ONNX model: node 'pool' (MaxPool): attribute 'strides' has 0; every value must be at least 1");
 }
 
+// An IR version newer than libonnx's checker reads (onnx >= 1.14's make_model writes 9 or
+// 10 even for opset 13 models) is named, with the one that is read and how to get it.
+TEST(CompilerErrors, IrVersionNewerThanTheCheckerReads) {
+  OnnxBuilder b = relu_model();
+  b.model().set_ir_version(9);
+  EXPECT_EQ(error_of(b.bytes()),
+            "ONNX model: IR version 9 is newer than npuvp reads (up to 8); save the model with ir_version 8 "
+            "(model.ir_version = 8) if it uses nothing newer");
+}
+
+// Two imports of the default domain: libonnx's checker lets the last one win silently.
+TEST(CompilerErrors, TwoImportsOfTheDefaultDomain) {
+  OnnxBuilder b = relu_model();
+  auto* second = b.model().add_opset_import();
+  second->set_domain("ai.onnx");
+  second->set_version(11);
+  EXPECT_EQ(error_of(b.bytes()),
+            "ONNX model: two opset imports of the default ONNX domain (13 and 11); the model must import it once");
+}
+
+// External data is refused by name before the checker, which looks for the data file in
+// the working directory (not beside the model) and said it was missing.
+TEST(CompilerErrors, ExternalDataIsRefusedWhereverTheModelIs) {
+  OnnxBuilder b;
+  b.input("x", {1, 4});
+  auto* w = b.model().mutable_graph()->add_initializer();
+  w->set_name("w");
+  w->set_data_type(onnx::TensorProto::FLOAT);
+  w->add_dims(4);
+  w->add_dims(4);
+  w->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* location = w->add_external_data();
+  location->set_key("location");
+  location->set_value("model.data");
+  b.node("MatMul", {"x", "w"}, {"y"}, "product");
+  b.output("y", {1, 4});
+  EXPECT_EQ(error_of(b.bytes()), "ONNX model: tensor 'w' uses external data (not supported)");
+}
+
+// libonnx 1.12 knows opsets up to 17: a node of a newer opset in a form that opset 17 does
+// not have (the checker's message named neither node nor opset) and an op newer than it.
+TEST(CompilerErrors, FormOfANewerOpsetNamesTheNodeAndTheOpset) {
+  OnnxBuilder b(18);
+  b.input("x", {1, 3, 5, 7});
+  b.constant_ints("axes", {1}, {-1});
+  b.node("ReduceMean", {"x", "axes"}, {"y"}, "mean");
+  b.output("y", {1, 3, 5, 1});
+  EXPECT_EQ(error_of(b.bytes()),
+            "ONNX model: node 'mean' (ReduceMean) of opset 18: this form is newer than opset 17, the newest npuvp "
+            "reads (Node (mean) has input size 2 not in range [min=1, max=1].)");
+  OnnxBuilder c(18);
+  c.input("x", {1, 3, 5, 7});
+  auto& split = c.node("Split", {"x"}, {"a", "y"}, "halves");
+  OnnxBuilder::attr(split, "num_outputs", std::int64_t(2));
+  c.output("y", {1, 3, 5, 3});
+  EXPECT_EQ(error_of(c.bytes()),
+            "ONNX model: node 'halves' (Split) of opset 18: this form is newer than opset 17, the newest npuvp reads "
+            "(Unrecognized attribute: num_outputs for operator Split)");
+  OnnxBuilder d(20);
+  d.input("x", {1, 4});
+  d.node("Gelu", {"x"}, {"y"}, "gelu");
+  d.output("y", {1, 4});
+  EXPECT_EQ(error_of(d.bytes()), "ONNX model: node 'gelu' (Gelu) of opset 20: not an op of the opsets npuvp reads (up to 17)");
+}
+
 }  // namespace
 }  // namespace npuvp::compiler::test

@@ -109,5 +109,57 @@ TEST(CompilerOnnxForms, GemmConstantCOfEveryBroadcastShape) {
   }
 }
 
+// A sparse initializer (values at indices, zeros elsewhere) is made dense: indices as flat
+// offsets ([NNZ]) or as coordinates ([NNZ, rank]). It used to be read as an activation that
+// nothing produces (SIGSEGV in the MatMul lowering).
+TEST(CompilerOnnxForms, SparseInitializerIsMadeDense) {
+  for (const bool coordinates : {false, true}) {
+    SCOPED_TRACE(coordinates ? "coordinates" : "flat offsets");
+    OnnxBuilder b;
+    b.input("x", {2, 3, 5});
+    std::vector<float> w(5 * 4, 0.f);
+    auto* sparse = b.model().mutable_graph()->add_sparse_initializer();
+    sparse->add_dims(5);
+    sparse->add_dims(4);
+    auto* values = sparse->mutable_values();
+    values->set_name("w");
+    values->set_data_type(onnx::TensorProto::FLOAT);
+    auto* indices = sparse->mutable_indices();
+    indices->set_name("w_indices");
+    indices->set_data_type(onnx::TensorProto::INT64);
+    const std::vector<std::int64_t> offsets = {1, 6, 7, 12, 19};
+    for (const auto offset : offsets) {
+      w[offset] = 0.25f * float(offset) - 2.f;
+      values->add_float_data(w[offset]);
+      if (coordinates) {
+        indices->add_int64_data(offset / 4);
+        indices->add_int64_data(offset % 4);
+      } else {
+        indices->add_int64_data(offset);
+      }
+    }
+    values->add_dims(std::int64_t(offsets.size()));
+    indices->add_dims(std::int64_t(offsets.size()));
+    if (coordinates) indices->add_dims(2);
+    b.node("MatMul", {"x", "w"}, {"y"}, "sparse_weights");
+    b.output("y", {2, 3, 4});
+    const auto x = b.random({2, 3, 5});
+    expect_close(compile_and_run(b, x), ref::matmul(Tensor{{6, 5}, x}, w, 4));
+  }
+}
+
+// ReduceMean of opset 18 without the axes input reduces every axis (as earlier opsets
+// without the attribute); it was refused as an unsupported op.
+TEST(CompilerOnnxForms, Opset18ReduceMeanWithoutAxes) {
+  OnnxBuilder b(18);
+  b.input("x", {1, 3, 5, 7});
+  b.node("ReduceMean", {"x"}, {"y"}, "mean_of_all");
+  b.output("y", {1, 1, 1, 1});
+  const auto x = b.random({1, 3, 5, 7});
+  double sum = 0;
+  for (const float v : x) sum += v;
+  expect_close(compile_and_run(b, x), Tensor{{1, 1, 1, 1}, {float(sum / double(x.size()))}});
+}
+
 }  // namespace
 }  // namespace npuvp::compiler::test

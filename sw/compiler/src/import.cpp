@@ -10,6 +10,7 @@
 #include <set>
 
 #include "compile_error.h"
+#include "import_checks.h"
 #include "onnx_attributes.h"
 #include "supported_ops.h"
 
@@ -236,19 +237,23 @@ namespace {
 Graph import_model(onnx::ModelProto& model, const std::string& where) {
   if (!model.has_graph() || model.graph().node_size() == 0)
     throw CompileError(where + ": not an ONNX model (no graph nodes)");
+  check_ir_version(model, where);
+  const std::int64_t opset = default_domain_opset(model, where);
+  refuse_external_data(model, where);
+  refuse_forms_of_newer_opsets(model, opset, where);
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception& error) {
     throw CompileError(where + ": ONNX checker: " + first_line(error.what()));
   }
+  densify_sparse_initializers(model, where);
   run_shape_inference(model, where);
 
   Graph graph;
   const auto& g = model.graph();
   graph.model_name = g.name().empty() ? "model" : g.name();
   graph.ir_version = model.ir_version();
-  for (const auto& opset : model.opset_import())
-    if (opset.domain().empty() || opset.domain() == "ai.onnx") graph.opset = opset.version();
+  graph.opset = opset;
 
   std::set<std::string> initializer_names;
   for (auto& init : *model.mutable_graph()->mutable_initializer()) {
