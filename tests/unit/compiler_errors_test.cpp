@@ -337,5 +337,55 @@ TEST(CompilerErrors, FormOfANewerOpsetNamesTheNodeAndTheOpset) {
   EXPECT_EQ(error_of(d.bytes()), "ONNX model: node 'gelu' (Gelu) of opset 20: not an op of the opsets npuvp reads (up to 17)");
 }
 
+// Attributes that break what the lowering relies on, which neither libonnx's checker nor its
+// shape inference refuse: they ran with exit 0 and wrong values.
+TEST(CompilerErrors, TransposePermThatIsNotAPermutation) {
+  OnnxBuilder b;
+  b.input("x", {2, 3, 4, 5});
+  auto& t = b.node("Transpose", {"x"}, {"y"}, "shuffle");
+  OnnxBuilder::attr(t, "perm", Dims{0, 0, 1, 2});
+  b.output("y", {2, 2, 3, 4});
+  EXPECT_EQ(error_of(b.bytes()), "node 'shuffle' (Transpose): attribute perm=[0,0,1,2] is not a permutation of the input's 4 axes");
+}
+
+TEST(CompilerErrors, FlattenAxisOutsideTheRank) {
+  OnnxBuilder b;
+  b.input("x", {2, 3, 4, 5});
+  auto& f = b.node("Flatten", {"x"}, {"y"}, "flat");
+  OnnxBuilder::attr(f, "axis", std::int64_t(5));
+  b.output("y", {120, 1});
+  EXPECT_EQ(error_of(b.bytes()), "node 'flat' (Flatten): attribute axis=5 is outside [-4, 4] for an input of 4 dimensions");
+}
+
+// BatchNormalization before opset 9 with spatial 0: statistics per activation, not per channel.
+TEST(CompilerErrors, BatchNormalizationWithSpatialZero) {
+  OnnxBuilder b(7);
+  b.input("x", {1, 3, 4, 4});
+  for (const char* name : {"scale", "bias", "mean", "var"}) b.constant(name, {3}, {1.f, 1.f, 1.f});
+  auto& bn = b.node("BatchNormalization", {"x", "scale", "bias", "mean", "var"}, {"y"}, "bn");
+  OnnxBuilder::attr(bn, "spatial", std::int64_t(0));
+  b.output("y", {1, 3, 4, 4});
+  EXPECT_EQ(error_of(b.bytes()), "node 'bn' (BatchNormalization): unsupported attribute spatial=0");
+}
+
+// A training-mode Dropout drops values at random: it was removed as an inference one.
+TEST(CompilerErrors, TrainingModeDropout) {
+  OnnxBuilder b(13);
+  b.input("x", {2, 5});
+  b.constant("ratio", {}, {0.5f});
+  auto* training = b.model().mutable_graph()->add_initializer();
+  training->set_name("training");
+  training->set_data_type(onnx::TensorProto::BOOL);
+  training->add_int32_data(1);
+  b.node("Dropout", {"x", "ratio", "training"}, {"y"}, "drop");
+  b.output("y", {2, 5});
+  EXPECT_EQ(error_of(b.bytes()), "node 'drop' (Dropout): input training_mode is true: a training-mode Dropout is not supported");
+  OnnxBuilder c(6);  // is_test 0, the default before opset 7
+  c.input("x", {2, 5});
+  c.node("Dropout", {"x"}, {"y"}, "drop6");
+  c.output("y", {2, 5});
+  EXPECT_EQ(error_of(c.bytes()), "node 'drop6' (Dropout): unsupported attribute is_test=0");
+}
+
 }  // namespace
 }  // namespace npuvp::compiler::test

@@ -80,6 +80,7 @@ CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
   // Shape nodes, and the arithmetic on them, foldable.
   while (fold_constants(graph) > 0) infer_missing_shapes(graph);
   require_static_shapes(graph);
+  check_attributes(graph);
   remove_identities(graph);
   decompose_activations(graph);
   where_with_constant_conditions(graph);

@@ -159,6 +159,33 @@ Shape broadcast_shapes(const Node& node, const Shape& a, const Shape& b) {
   return out;
 }
 
+std::vector<std::int64_t> transpose_perm(const Node& node, std::size_t rank) {
+  Ints perm = attribute_ints(node, "perm", {});
+  if (perm.empty())
+    for (int d = int(rank) - 1; d >= 0; --d) perm.push_back(d);
+  std::vector<bool> seen(rank, false);
+  bool permutation = perm.size() == rank;
+  for (auto& p : perm) {
+    if (p < 0) p += std::int64_t(rank);
+    permutation = permutation && p >= 0 && p < std::int64_t(rank) && !seen[p];
+    if (permutation) seen[p] = true;
+  }
+  if (!permutation) {
+    std::string text;
+    for (auto p : attribute_ints(node, "perm", {})) text += (text.empty() ? "" : ",") + std::to_string(p);
+    fail(node, "attribute perm=[" + text + "] is not a permutation of the input's " + std::to_string(rank) + " axes");
+  }
+  return perm;
+}
+
+std::int64_t flatten_axis(const Node& node, std::int64_t rank) {
+  const std::int64_t axis = attribute_int(node, "axis", 1);
+  if (axis < -rank || axis > rank)
+    fail(node, "attribute axis=" + std::to_string(axis) + " is outside [-" + std::to_string(rank) + ", " +
+                   std::to_string(rank) + "] for an input of " + std::to_string(rank) + " dimensions");
+  return axis < 0 ? axis + rank : axis;
+}
+
 Shape reshape_target(const Node& node, const Shape& input, const Ints& target) {
   Shape out(target.begin(), target.end());
   const bool allow_zero = attribute_int(node, "allowzero", 0) != 0;
@@ -293,9 +320,7 @@ std::vector<HostTensor> evaluate_on_host(const Node& node, const std::vector<con
   if (op == "Reshape") return {reshaped(input(0), reshape_target(node, input(0).shape, int_values(&input(1))))};
   if (op == "Flatten") {
     const auto& shape = input(0).shape;
-    const std::int64_t rank = std::int64_t(shape.size());
-    std::int64_t axis = attribute_int(node, "axis", 1);
-    if (axis < 0) axis += rank;
+    const std::int64_t axis = flatten_axis(node, std::int64_t(shape.size()));
     std::int64_t outer = 1;
     for (std::int64_t d = 0; d < axis; ++d) outer *= shape[d];
     return {reshaped(input(0), {outer, input(0).size() / std::max<std::int64_t>(outer, 1)})};
@@ -349,9 +374,7 @@ std::vector<HostTensor> evaluate_on_host(const Node& node, const std::vector<con
   if (op == "Gather") return {gather(node, input(0), input(1))};
   if (op == "Transpose") {
     const auto& shape = input(0).shape;
-    Ints perm = attribute_ints(node, "perm", {});
-    if (perm.empty())
-      for (int d = int(shape.size()) - 1; d >= 0; --d) perm.push_back(d);
+    const Ints perm = transpose_perm(node, shape.size());
     Ints in_strides = dense_strides(shape), strides;
     Shape out_shape;
     for (auto p : perm) { out_shape.push_back(shape[p]); strides.push_back(in_strides[p]); }

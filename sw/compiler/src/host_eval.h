@@ -15,6 +15,11 @@ std::vector<HostTensor> evaluate_on_host(const Node& node, const std::vector<con
                                          const std::vector<Shape>& input_shapes, std::int64_t opset);
 
 Shape broadcast_shapes(const Node& node, const Shape& a, const Shape& b);
+// Transpose's perm with negative axes normalised (none: the axes reversed); one that is not a
+// permutation of the input's `rank` axes is a CompileError naming the node.
+std::vector<std::int64_t> transpose_perm(const Node& node, std::size_t rank);
+// Flatten's axis in 0 .. rank; one outside [-rank, rank] is a CompileError naming the node.
+std::int64_t flatten_axis(const Node& node, std::int64_t rank);
 // Resolves a Reshape target (0 copies, -1 infers) for an input of `input`.
 Shape reshape_target(const Node& node, const Shape& input, const std::vector<std::int64_t>& target);
 

@@ -16,6 +16,15 @@ int fold_constants(Graph& graph);
 // of two-input nodes (the kernels' and the lowering's form). Returns the nodes rewritten.
 int split_variadic_max_min(Graph& graph);
 
+// After the shapes are static: attributes every later pass and the lowering rely on
+// (Transpose's perm a permutation, Flatten's axis in range, BatchNormalization spatial).
+// Throws naming the node.
+void check_attributes(const Graph& graph);
+
+// A Dropout in training mode (its training_mode input true, or is_test 0 before opset 7)
+// is refused naming the node; remove_identities removes the inference ones.
+void check_inference_dropout(const Graph& graph, const Node& node);
+
 // Identity, Dropout (inference) and Cast to float of a float tensor are
 // removed; their consumers read the input directly.
 int remove_identities(Graph& graph);
