@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 #include "compiler_package_emulator.h"
@@ -159,6 +160,40 @@ TEST(CompilerOnnxForms, Opset18ReduceMeanWithoutAxes) {
   double sum = 0;
   for (const float v : x) sum += v;
   expect_close(compile_and_run(b, x), Tensor{{1, 1, 1, 1}, {float(sum / double(x.size()))}});
+}
+
+// Squeeze without axes before opset 13 drops every axis of size 1 (torch exports x.squeeze()
+// so at opset 11); libonnx 1.12 infers no shape for it, so it was refused as dynamic.
+TEST(CompilerOnnxForms, SqueezeWithoutAxesAtOpsets11And12) {
+  for (const int opset : {11, 12}) {
+    SCOPED_TRACE("opset " + std::to_string(opset));
+    OnnxBuilder b(opset);
+    b.input("x", {1, 3, 1, 7});
+    b.node("Squeeze", {"x"}, {"s"}, "squeeze_all");
+    b.node("Tanh", {"s"}, {"y"});
+    b.output("y", {3, 7});
+    const auto x = b.random({1, 3, 1, 7});
+    expect_close(compile_and_run(b, x), ref::map(Tensor{{3, 7}, x}, [](float v) { return std::tanh(v); }));
+  }
+}
+
+// Slice of opset 9 (bounds as attributes) with negative starts and ends, counted from the
+// axis' end and clamped (torch exports x[..., -3:] so); libonnx 1.12 infers no shape for it.
+TEST(CompilerOnnxForms, Opset9SliceWithNegativeBounds) {
+  OnnxBuilder b(9);
+  b.input("x", {2, 4, 7});
+  auto& slice = b.node("Slice", {"x"}, {"s"}, "last_three");
+  OnnxBuilder::attr(slice, "starts", Dims{-3, -100});
+  OnnxBuilder::attr(slice, "ends", Dims{INT64_MAX, -1});
+  OnnxBuilder::attr(slice, "axes", Dims{2, 1});
+  b.node("Relu", {"s"}, {"y"});
+  b.output("y", {2, 3, 3});
+  const auto x = b.random({2, 4, 7});
+  Tensor y{{2, 3, 3}, std::vector<float>(18)};
+  for (int n = 0; n < 2; ++n)
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) y.data[(n * 3 + r) * 3 + c] = std::max(x[(n * 4 + r) * 7 + 4 + c], 0.f);
+  expect_close(compile_and_run(b, x), y);
 }
 
 }  // namespace

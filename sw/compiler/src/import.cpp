@@ -10,6 +10,7 @@
 #include <set>
 
 #include "compile_error.h"
+#include "host_eval.h"
 #include "import_checks.h"
 #include "onnx_attributes.h"
 #include "supported_ops.h"
@@ -325,12 +326,44 @@ Graph import_model(onnx::ModelProto& model, const std::string& where) {
 
 }  // namespace
 
-void infer_missing_shapes(Graph& graph) {
-  bool missing = false;
+namespace {
+
+bool shapes_missing(const Graph& graph) {
   for (const auto& node : graph.nodes)
     for (int out : node.outputs)
-      if (out >= 0 && !graph.values[out].shape_known) missing = true;
-  if (!missing) return;
+      if (out >= 0 && !graph.values[out].shape_known) return true;
+  return false;
+}
+
+void declare_shape(onnx::ValueInfoProto* info, const Value& value) {
+  info->set_name(value.name);
+  auto* tensor_type = info->mutable_type()->mutable_tensor_type();
+  tensor_type->set_elem_type(onnx::TensorProto::FLOAT);
+  auto* shape = tensor_type->mutable_shape();
+  for (auto d : value.shape) shape->add_dim()->set_dim_value(d);
+}
+
+// The shapes libonnx leaves unknown that the compiler's own rules tell (shape_from_attributes).
+// Returns how many it found.
+int infer_shapes_from_attributes(Graph& graph) {
+  int found = 0;
+  for (const auto& node : graph.nodes) {
+    if (node.inputs.empty() || node.inputs[0] < 0 || node.outputs.empty() || node.outputs[0] < 0) continue;
+    Value& out = graph.values[node.outputs[0]];
+    const Value& in = graph.values[node.inputs[0]];
+    if (out.shape_known || !in.shape_known) continue;
+    if (const auto shape = shape_from_attributes(node, in.shape, graph.opset)) {
+      out.shape = *shape;
+      out.shape_known = true;
+      ++found;
+    }
+  }
+  return found;
+}
+
+// One round of libonnx's shape inference over the graph's live nodes, the shapes known so
+// far declared (an intermediate shape it cannot infer itself lets it carry on behind it).
+void run_onnx_shape_inference(Graph& graph) {
   onnx::ModelProto model;
   model.set_ir_version(graph.ir_version ? graph.ir_version : 8);
   auto* opset = model.add_opset_import();
@@ -347,14 +380,15 @@ void infer_missing_shapes(Graph& graph) {
       *g->add_initializer() = tensor_to_proto(*value.constant, value.name);
       return;
     }
-    if (!value.is_constant() && value.producer >= 0) return;
+    if (!value.is_constant() && value.producer >= 0) {
+      // Only the shapes the compiler's own rules gave (every known one would declare an
+      // integer activation float).
+      if (value.shape_known && has_shape_from_attributes(graph.nodes[value.producer], graph.opset))
+        declare_shape(g->add_value_info(), value);
+      return;
+    }
     // Graph input and float constants: only their type and shape matter here.
-    auto* info = g->add_input();
-    info->set_name(value.name);
-    auto* tensor_type = info->mutable_type()->mutable_tensor_type();
-    tensor_type->set_elem_type(onnx::TensorProto::FLOAT);
-    auto* shape = tensor_type->mutable_shape();
-    for (auto d : value.shape) shape->add_dim()->set_dim_value(d);
+    declare_shape(g->add_input(), value);
   };
   for (const auto& node : graph.nodes) {
     auto* proto = g->add_node();
@@ -370,6 +404,14 @@ void infer_missing_shapes(Graph& graph) {
   out->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
   run_shape_inference(model, graph.model_name);
   read_inferred_shapes(graph, model.graph());
+}
+
+}  // namespace
+
+void infer_missing_shapes(Graph& graph) {
+  if (!shapes_missing(graph)) return;
+  run_onnx_shape_inference(graph);
+  while (shapes_missing(graph) && infer_shapes_from_attributes(graph) > 0) run_onnx_shape_inference(graph);
 }
 
 void require_static_shapes(const Graph& graph) {
