@@ -387,5 +387,18 @@ TEST(CompilerErrors, TrainingModeDropout) {
   EXPECT_EQ(error_of(c.bytes()), "node 'drop6' (Dropout): unsupported attribute is_test=0");
 }
 
+// A tensor without elements inside the graph (negative pads cropping an axis to 0, an empty
+// slice): named at compile time; the runtime refused the package after the run had started.
+TEST(CompilerErrors, EmptyIntermediateTensorNamesTheNode) {
+  OnnxBuilder b(13);
+  b.input("x", {5, 7});
+  b.constant_ints("pads", {4}, {-3, 0, -2, 0});
+  b.node("Pad", {"x", "pads"}, {"cropped"}, "crop_all");
+  b.node("Relu", {"cropped"}, {"y"});
+  b.output("y", {0, 7});
+  EXPECT_EQ(error_of(b.bytes()),
+            "node 'crop_all' (Pad): output 'cropped' is empty (0x7); tensors without elements are not supported");
+}
+
 }  // namespace
 }  // namespace npuvp::compiler::test

@@ -196,5 +196,32 @@ TEST(CompilerOnnxForms, Opset9SliceWithNegativeBounds) {
   expect_close(compile_and_run(b, x), y);
 }
 
+// A Concat operand without elements (a [1, 0, 5, 7] constant) adds nothing: dropped. (The
+// package held an empty constant, which the runtime refused after the run had started.)
+TEST(CompilerOnnxForms, EmptyConcatOperandIsDropped) {
+  OnnxBuilder b;
+  b.input("x", {1, 3, 5, 7});
+  b.constant("nothing", {1, 0, 5, 7}, {});
+  const auto c = b.random_constant("c", {1, 2, 5, 7});
+  auto& concat = b.node("Concat", {"nothing", "x", "nothing", "c"}, {"y"}, "concat");
+  OnnxBuilder::attr(concat, "axis", std::int64_t(1));
+  b.output("y", {1, 5, 5, 7});
+  const auto x = b.random({1, 3, 5, 7});
+  std::vector<float> expected = x;
+  expected.insert(expected.end(), c.begin(), c.end());
+  expect_close(compile_and_run(b, x), Tensor{{1, 5, 5, 7}, expected});
+  OnnxBuilder alone;
+  alone.input("x", {1, 3, 5, 7});
+  alone.constant("nothing", {1, 0, 5, 7}, {});
+  auto& only_x = alone.node("Concat", {"x", "nothing"}, {"y"}, "concat");
+  OnnxBuilder::attr(only_x, "axis", std::int64_t(1));
+  alone.output("y", {1, 3, 5, 7});
+  const CompiledModel model = compile_onnx_bytes(alone.bytes(), {});
+  ASSERT_EQ(model.layers.size(), 1u);
+  EXPECT_EQ(model.layers[0].op, "Copy");  // the output is the input's copy, no Concat with an empty constant
+  EXPECT_EQ(model.constants_bytes, 0u);
+  expect_close(PackageEmulator(model.package).run(x), Tensor{{1, 3, 5, 7}, x});
+}
+
 }  // namespace
 }  // namespace npuvp::compiler::test

@@ -81,6 +81,7 @@ CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
   while (fold_constants(graph) > 0) infer_missing_shapes(graph);
   require_static_shapes(graph);
   check_attributes(graph);
+  drop_empty_concat_operands(graph);
   remove_identities(graph);
   decompose_activations(graph);
   where_with_constant_conditions(graph);

@@ -416,9 +416,16 @@ void infer_missing_shapes(Graph& graph) {
 
 void require_static_shapes(const Graph& graph) {
   for (const auto& node : graph.nodes)
-    for (int out : node.outputs)
-      if (out >= 0 && !graph.values[out].shape_known)
-        fail(node, "output '" + graph.values[out].name + "' has no static shape (dynamic shapes are not supported)");
+    for (int out : node.outputs) {
+      if (out < 0) continue;
+      const Value& value = graph.values[out];
+      if (!value.shape_known)
+        fail(node, "output '" + value.name + "' has no static shape (dynamic shapes are not supported)");
+      // The package cannot hold a buffer of 0 bytes (the runtime refuses it after the run started).
+      if (element_count(value.shape) == 0)
+        fail(node, "output '" + value.name + "' is empty (" + shape_text(value.shape) +
+                       "); tensors without elements are not supported");
+    }
 }
 
 }  // namespace npuvp::compiler

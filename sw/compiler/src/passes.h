@@ -16,6 +16,10 @@ int fold_constants(Graph& graph);
 // of two-input nodes (the kernels' and the lowering's form). Returns the nodes rewritten.
 int split_variadic_max_min(Graph& graph);
 
+// Constant operands of a Concat with no elements (a [1, 0, 5, 7] initializer) are dropped:
+// they add nothing, and the package would hold an empty constant. Returns the operands dropped.
+int drop_empty_concat_operands(Graph& graph);
+
 // After the shapes are static: attributes every later pass and the lowering rely on
 // (Transpose's perm a permutation, Flatten's axis in range, BatchNormalization spatial).
 // Throws naming the node.
