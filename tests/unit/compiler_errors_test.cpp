@@ -400,5 +400,25 @@ TEST(CompilerErrors, EmptyIntermediateTensorNamesTheNode) {
             "node 'crop_all' (Pad): output 'cropped' is empty (0x7); tensors without elements are not supported");
 }
 
+// A graph output that does not depend on the input (an initializer, a Constant node, a
+// ConstantOfShape of the input's static shape) is named; it met internal wording or an
+// "unsupported op" of a host-only op.
+TEST(CompilerErrors, GraphOutputThatIsAConstant) {
+  OnnxBuilder b;
+  b.input("x", {1, 4});
+  b.random_constant("w", {4, 4});
+  b.node("MatMul", {"x", "w"}, {"unused"});
+  b.output("w", {4, 4});
+  EXPECT_EQ(error_of(b.bytes()), "graph output 'w' is a constant (it does not depend on the input 'x'); npuvp compiles "
+                                 "models whose output is computed from their input");
+  OnnxBuilder c;
+  c.input("x", {2, 3});
+  c.node("Shape", {"x"}, {"shape"});
+  c.node("ConstantOfShape", {"shape"}, {"y"}, "zeros");
+  c.output("y", {2, 3});
+  EXPECT_EQ(error_of(c.bytes()), "graph output 'y' is a constant (it does not depend on the input 'x'); npuvp compiles "
+                                 "models whose output is computed from their input");
+}
+
 }  // namespace
 }  // namespace npuvp::compiler::test

@@ -79,6 +79,7 @@ CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
   // Shapes inferred only now (behind a Reshape whose target was folded) make more
   // Shape nodes, and the arithmetic on them, foldable.
   while (fold_constants(graph) > 0) infer_missing_shapes(graph);
+  require_computed_output(graph);
   require_static_shapes(graph);
   check_attributes(graph);
   drop_empty_concat_operands(graph);

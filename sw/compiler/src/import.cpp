@@ -414,6 +414,13 @@ void infer_missing_shapes(Graph& graph) {
   while (shapes_missing(graph) && infer_shapes_from_attributes(graph) > 0) run_onnx_shape_inference(graph);
 }
 
+void require_computed_output(const Graph& graph) {
+  const Value& output = graph.values[graph.output];
+  if (output.is_constant())
+    throw CompileError("graph output '" + output.name + "' is a constant (it does not depend on the input '" +
+                       graph.values[graph.input].name + "'); npuvp compiles models whose output is computed from their input");
+}
+
 void require_static_shapes(const Graph& graph) {
   for (const auto& node : graph.nodes)
     for (int out : node.outputs) {
