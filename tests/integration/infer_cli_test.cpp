@@ -145,6 +145,32 @@ TEST(InferCli, UsageErrors) {
 
 // A reference is compared only with an output of its shape, dimensions of 1 aside: one of
 // [4, 64] (the same 256 values in another shape) is bad input, one of [4, 8, 8] is compared.
+// A reference .npy that npuvp cannot read (Fortran order, big-endian) is refused before the
+// run, as such an --input is: it used to be read only after the whole simulation.
+TEST(InferCli, UnreadableReferenceIsRefusedBeforeTheRun) {
+  Files files;
+  const std::string reference = temp_path("reference.npy");
+  auto write_with_header = [&](const std::string& dict) {
+    std::string header = dict;
+    while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+    header += '\n';
+    std::ofstream out(reference, std::ios::binary);
+    out << std::string("\x93NUMPY\x01\x00", 8);
+    out.put(char(header.size() & 0xff)).put(char(header.size() >> 8)) << header;
+    const std::vector<float> zeros(256, 0.f);
+    out.write(reinterpret_cast<const char*>(zeros.data()), std::streamsize(zeros.size() * sizeof(float)));
+  };
+  write_with_header("{'descr': '<f4', 'fortran_order': True, 'shape': (1, 4, 8, 8), }");
+  expect_one_line_error(run_npuvp("infer " + files.model + " --input " + files.input + " --reference " + reference +
+                                  " --quiet"),
+                        "fortran_order True is not supported (save a C-order array)");
+  write_with_header("{'descr': '>f4', 'fortran_order': False, 'shape': (1, 4, 8, 8), }");
+  expect_one_line_error(run_npuvp("infer " + files.model + " --input " + files.input + " --reference " + reference +
+                                  " --quiet"),
+                        "big-endian dtype '>f4' is not supported");
+  std::remove(reference.c_str());
+}
+
 TEST(InferCli, ReferenceOfAnotherShapeIsBadInput) {
   Files files;
   const std::string reference = temp_path("reference.npy");

@@ -272,5 +272,153 @@ TEST(CompilerErrors, ZeroStrideIsRefusedBeforeOnnxShapeInference) {
   EXPECT_EQ(error_of(b.bytes()), "ONNX model: node 'pool' (MaxPool): attribute 'strides' has 0; every value must be at least 1");
 }
 
+// An IR version newer than libonnx's checker reads (onnx >= 1.14's make_model writes 9 or
+// 10 even for opset 13 models) is named, with the one that is read and how to get it.
+TEST(CompilerErrors, IrVersionNewerThanTheCheckerReads) {
+  OnnxBuilder b = relu_model();
+  b.model().set_ir_version(9);
+  EXPECT_EQ(error_of(b.bytes()),
+            "ONNX model: IR version 9 is newer than npuvp reads (up to 8); save the model with ir_version 8 "
+            "(model.ir_version = 8) if it uses nothing newer");
+}
+
+// Two imports of the default domain: libonnx's checker lets the last one win silently.
+TEST(CompilerErrors, TwoImportsOfTheDefaultDomain) {
+  OnnxBuilder b = relu_model();
+  auto* second = b.model().add_opset_import();
+  second->set_domain("ai.onnx");
+  second->set_version(11);
+  EXPECT_EQ(error_of(b.bytes()),
+            "ONNX model: two opset imports of the default ONNX domain (13 and 11); the model must import it once");
+}
+
+// External data is refused by name before the checker, which looks for the data file in
+// the working directory (not beside the model) and said it was missing.
+TEST(CompilerErrors, ExternalDataIsRefusedWhereverTheModelIs) {
+  OnnxBuilder b;
+  b.input("x", {1, 4});
+  auto* w = b.model().mutable_graph()->add_initializer();
+  w->set_name("w");
+  w->set_data_type(onnx::TensorProto::FLOAT);
+  w->add_dims(4);
+  w->add_dims(4);
+  w->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* location = w->add_external_data();
+  location->set_key("location");
+  location->set_value("model.data");
+  b.node("MatMul", {"x", "w"}, {"y"}, "product");
+  b.output("y", {1, 4});
+  EXPECT_EQ(error_of(b.bytes()), "ONNX model: tensor 'w' uses external data (not supported)");
+}
+
+// libonnx 1.12 knows opsets up to 17: a node of a newer opset in a form that opset 17 does
+// not have (the checker's message named neither node nor opset) and an op newer than it.
+TEST(CompilerErrors, FormOfANewerOpsetNamesTheNodeAndTheOpset) {
+  OnnxBuilder b(18);
+  b.input("x", {1, 3, 5, 7});
+  b.constant_ints("axes", {1}, {-1});
+  b.node("ReduceMean", {"x", "axes"}, {"y"}, "mean");
+  b.output("y", {1, 3, 5, 1});
+  EXPECT_EQ(error_of(b.bytes()),
+            "ONNX model: node 'mean' (ReduceMean) of opset 18: this form is newer than opset 17, the newest npuvp "
+            "reads (Node (mean) has input size 2 not in range [min=1, max=1].)");
+  OnnxBuilder c(18);
+  c.input("x", {1, 3, 5, 7});
+  auto& split = c.node("Split", {"x"}, {"a", "y"}, "halves");
+  OnnxBuilder::attr(split, "num_outputs", std::int64_t(2));
+  c.output("y", {1, 3, 5, 3});
+  EXPECT_EQ(error_of(c.bytes()),
+            "ONNX model: node 'halves' (Split) of opset 18: this form is newer than opset 17, the newest npuvp reads "
+            "(Unrecognized attribute: num_outputs for operator Split)");
+  OnnxBuilder d(20);
+  d.input("x", {1, 4});
+  d.node("Gelu", {"x"}, {"y"}, "gelu");
+  d.output("y", {1, 4});
+  EXPECT_EQ(error_of(d.bytes()), "ONNX model: node 'gelu' (Gelu) of opset 20: not an op of the opsets npuvp reads (up to 17)");
+}
+
+// Attributes that break what the lowering relies on, which neither libonnx's checker nor its
+// shape inference refuse: they ran with exit 0 and wrong values.
+TEST(CompilerErrors, TransposePermThatIsNotAPermutation) {
+  OnnxBuilder b;
+  b.input("x", {2, 3, 4, 5});
+  auto& t = b.node("Transpose", {"x"}, {"y"}, "shuffle");
+  OnnxBuilder::attr(t, "perm", Dims{0, 0, 1, 2});
+  b.output("y", {2, 2, 3, 4});
+  EXPECT_EQ(error_of(b.bytes()), "node 'shuffle' (Transpose): attribute perm=[0,0,1,2] is not a permutation of the input's 4 axes");
+}
+
+TEST(CompilerErrors, FlattenAxisOutsideTheRank) {
+  OnnxBuilder b;
+  b.input("x", {2, 3, 4, 5});
+  auto& f = b.node("Flatten", {"x"}, {"y"}, "flat");
+  OnnxBuilder::attr(f, "axis", std::int64_t(5));
+  b.output("y", {120, 1});
+  EXPECT_EQ(error_of(b.bytes()), "node 'flat' (Flatten): attribute axis=5 is outside [-4, 4] for an input of 4 dimensions");
+}
+
+// BatchNormalization before opset 9 with spatial 0: statistics per activation, not per channel.
+TEST(CompilerErrors, BatchNormalizationWithSpatialZero) {
+  OnnxBuilder b(7);
+  b.input("x", {1, 3, 4, 4});
+  for (const char* name : {"scale", "bias", "mean", "var"}) b.constant(name, {3}, {1.f, 1.f, 1.f});
+  auto& bn = b.node("BatchNormalization", {"x", "scale", "bias", "mean", "var"}, {"y"}, "bn");
+  OnnxBuilder::attr(bn, "spatial", std::int64_t(0));
+  b.output("y", {1, 3, 4, 4});
+  EXPECT_EQ(error_of(b.bytes()), "node 'bn' (BatchNormalization): unsupported attribute spatial=0");
+}
+
+// A training-mode Dropout drops values at random: it was removed as an inference one.
+TEST(CompilerErrors, TrainingModeDropout) {
+  OnnxBuilder b(13);
+  b.input("x", {2, 5});
+  b.constant("ratio", {}, {0.5f});
+  auto* training = b.model().mutable_graph()->add_initializer();
+  training->set_name("training");
+  training->set_data_type(onnx::TensorProto::BOOL);
+  training->add_int32_data(1);
+  b.node("Dropout", {"x", "ratio", "training"}, {"y"}, "drop");
+  b.output("y", {2, 5});
+  EXPECT_EQ(error_of(b.bytes()), "node 'drop' (Dropout): input training_mode is true: a training-mode Dropout is not supported");
+  OnnxBuilder c(6);  // is_test 0, the default before opset 7
+  c.input("x", {2, 5});
+  c.node("Dropout", {"x"}, {"y"}, "drop6");
+  c.output("y", {2, 5});
+  EXPECT_EQ(error_of(c.bytes()), "node 'drop6' (Dropout): unsupported attribute is_test=0");
+}
+
+// A tensor without elements inside the graph (negative pads cropping an axis to 0, an empty
+// slice): named at compile time; the runtime refused the package after the run had started.
+TEST(CompilerErrors, EmptyIntermediateTensorNamesTheNode) {
+  OnnxBuilder b(13);
+  b.input("x", {5, 7});
+  b.constant_ints("pads", {4}, {-3, 0, -2, 0});
+  b.node("Pad", {"x", "pads"}, {"cropped"}, "crop_all");
+  b.node("Relu", {"cropped"}, {"y"});
+  b.output("y", {0, 7});
+  EXPECT_EQ(error_of(b.bytes()),
+            "node 'crop_all' (Pad): output 'cropped' is empty (0x7); tensors without elements are not supported");
+}
+
+// A graph output that does not depend on the input (an initializer, a Constant node, a
+// ConstantOfShape of the input's static shape) is named; it met internal wording or an
+// "unsupported op" of a host-only op.
+TEST(CompilerErrors, GraphOutputThatIsAConstant) {
+  OnnxBuilder b;
+  b.input("x", {1, 4});
+  b.random_constant("w", {4, 4});
+  b.node("MatMul", {"x", "w"}, {"unused"});
+  b.output("w", {4, 4});
+  EXPECT_EQ(error_of(b.bytes()), "graph output 'w' is a constant (it does not depend on the input 'x'); npuvp compiles "
+                                 "models whose output is computed from their input");
+  OnnxBuilder c;
+  c.input("x", {2, 3});
+  c.node("Shape", {"x"}, {"shape"});
+  c.node("ConstantOfShape", {"shape"}, {"y"}, "zeros");
+  c.output("y", {2, 3});
+  EXPECT_EQ(error_of(c.bytes()), "graph output 'y' is a constant (it does not depend on the input 'x'); npuvp compiles "
+                                 "models whose output is computed from their input");
+}
+
 }  // namespace
 }  // namespace npuvp::compiler::test

@@ -72,13 +72,17 @@ void mark_compute_bound_candidates(Program& program, const SocDescription& descr
 }
 
 CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
+  split_variadic_max_min(graph);
   remove_identities(graph);
   fold_constants(graph);
   infer_missing_shapes(graph);
   // Shapes inferred only now (behind a Reshape whose target was folded) make more
   // Shape nodes, and the arithmetic on them, foldable.
   while (fold_constants(graph) > 0) infer_missing_shapes(graph);
+  require_computed_output(graph);
   require_static_shapes(graph);
+  check_attributes(graph);
+  drop_empty_concat_operands(graph);
   remove_identities(graph);
   decompose_activations(graph);
   where_with_constant_conditions(graph);

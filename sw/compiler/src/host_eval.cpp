@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <set>
 
 #include "compile_error.h"
@@ -62,6 +63,18 @@ HostTensor binary(const Node& node, const HostTensor& a, const HostTensor& b,
   return out;
 }
 
+// A variadic op (Max, Min: one input or more) folded pairwise from the left.
+HostTensor fold_inputs(const Node& node, const std::vector<const HostTensor*>& in,
+                       const std::function<double(double, double)>& f) {
+  if (in.empty() || !in[0]) fail(node, "missing input 0");
+  HostTensor result = *in[0];
+  for (size_t k = 1; k < in.size(); ++k) {
+    if (!in[k]) fail(node, "missing input " + std::to_string(k));
+    result = binary(node, result, *in[k], f, result.is_int() && in[k]->is_int());
+  }
+  return result;
+}
+
 HostTensor unary(const HostTensor& a, const std::function<double(double)>& f) {
   HostTensor out = make_like(a.is_int(), a.shape);
   for (std::int64_t k = 0; k < a.size(); ++k) put(out, k, f(a.at(k)));
@@ -112,6 +125,76 @@ Ints dense_strides(const Shape& shape) {
   return strides;
 }
 
+// Slice's starts, ends, axes and steps: inputs from opset 10, attributes before.
+struct SliceBounds {
+  Ints starts, ends, axes, steps;
+};
+
+SliceBounds slice_bounds(const Node& node, const std::vector<const HostTensor*>& in, std::int64_t opset) {
+  SliceBounds b;
+  if (opset >= 10) {
+    auto optional = [&](size_t k) -> const HostTensor* { return k < in.size() ? in[k] : nullptr; };
+    if (!optional(1) || !optional(2)) fail(node, "missing starts or ends");
+    b.starts = int_values(in[1]); b.ends = int_values(in[2]);
+    b.axes = int_values(optional(3)); b.steps = int_values(optional(4));
+  } else {
+    b.starts = attribute_ints(node, "starts", {}); b.ends = attribute_ints(node, "ends", {});
+    b.axes = attribute_ints(node, "axes", {});
+  }
+  if (b.axes.empty()) for (size_t k = 0; k < b.starts.size(); ++k) b.axes.push_back(std::int64_t(k));
+  if (b.steps.empty()) b.steps.assign(b.starts.size(), 1);
+  if (b.ends.size() != b.starts.size() || b.axes.size() != b.starts.size() || b.steps.size() != b.starts.size())
+    fail(node, "starts, ends, axes and steps differ in length");
+  return b;
+}
+
+// The window a Slice reads: its shape, and the offset and strides into the dense input.
+struct SliceWindow {
+  Shape shape;
+  std::int64_t offset = 0;
+  Ints strides;
+};
+
+SliceWindow slice_window(const Node& node, const Shape& shape, const SliceBounds& b) {
+  const std::int64_t rank = std::int64_t(shape.size());
+  const Ints in_strides = dense_strides(shape);
+  SliceWindow window{shape, 0, in_strides};
+  for (size_t k = 0; k < b.starts.size(); ++k) {
+    const std::int64_t axis = normalize_axis(node, b.axes[k], rank), dim = shape[axis], step = b.steps[k];
+    if (step == 0) fail_attribute(node, "steps", "0");
+    // ONNX: negative bounds count from the end, then clamp to the axis.
+    std::int64_t start = b.starts[k] < 0 ? b.starts[k] + dim : b.starts[k];
+    std::int64_t end = b.ends[k] < 0 ? b.ends[k] + dim : b.ends[k];
+    if (step > 0) {
+      start = std::clamp<std::int64_t>(start, 0, dim);
+      end = std::clamp<std::int64_t>(end, 0, dim);
+      window.shape[axis] = std::max<std::int64_t>(0, (end - start + step - 1) / step);
+    } else {
+      start = std::clamp<std::int64_t>(start, 0, dim - 1);
+      end = std::clamp<std::int64_t>(end, -1, dim - 1);
+      window.shape[axis] = std::max<std::int64_t>(0, (start - end - step - 1) / -step);
+    }
+    window.offset += start * in_strides[axis];
+    window.strides[axis] = in_strides[axis] * step;
+  }
+  return window;
+}
+
+// Squeeze's output: the given axes dropped (each of size 1), or without axes every axis of size 1.
+Shape squeezed_shape(const Node& node, const Shape& shape, const Ints& axes) {
+  std::set<std::int64_t> at;
+  for (auto a : axes) at.insert(normalize_axis(node, a, std::int64_t(shape.size())));
+  Shape out;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (axes.empty() ? shape[d] == 1 : at.count(std::int64_t(d)) != 0) {
+      if (shape[d] != 1) fail(node, "cannot squeeze axis " + std::to_string(d) + " of size " + std::to_string(shape[d]));
+      continue;
+    }
+    out.push_back(shape[d]);
+  }
+  return out;
+}
+
 HostTensor gather(const Node& node, const HostTensor& data, const HostTensor& indices) {
   const std::int64_t rank = std::int64_t(data.shape.size());
   const std::int64_t axis = normalize_axis(node, attribute_int(node, "axis", 0), rank);
@@ -145,6 +228,43 @@ Shape broadcast_shapes(const Node& node, const Shape& a, const Shape& b) {
     out[k] = da == 1 ? db : da;
   }
   return out;
+}
+
+std::vector<std::int64_t> transpose_perm(const Node& node, std::size_t rank) {
+  Ints perm = attribute_ints(node, "perm", {});
+  if (perm.empty())
+    for (int d = int(rank) - 1; d >= 0; --d) perm.push_back(d);
+  std::vector<bool> seen(rank, false);
+  bool permutation = perm.size() == rank;
+  for (auto& p : perm) {
+    if (p < 0) p += std::int64_t(rank);
+    permutation = permutation && p >= 0 && p < std::int64_t(rank) && !seen[p];
+    if (permutation) seen[p] = true;
+  }
+  if (!permutation) {
+    std::string text;
+    for (auto p : attribute_ints(node, "perm", {})) text += (text.empty() ? "" : ",") + std::to_string(p);
+    fail(node, "attribute perm=[" + text + "] is not a permutation of the input's " + std::to_string(rank) + " axes");
+  }
+  return perm;
+}
+
+std::int64_t flatten_axis(const Node& node, std::int64_t rank) {
+  const std::int64_t axis = attribute_int(node, "axis", 1);
+  if (axis < -rank || axis > rank)
+    fail(node, "attribute axis=" + std::to_string(axis) + " is outside [-" + std::to_string(rank) + ", " +
+                   std::to_string(rank) + "] for an input of " + std::to_string(rank) + " dimensions");
+  return axis < 0 ? axis + rank : axis;
+}
+
+bool has_shape_from_attributes(const Node& node, std::int64_t opset) {
+  return (node.op() == "Squeeze" && opset < 13) || (node.op() == "Slice" && opset < 10);
+}
+
+std::optional<Shape> shape_from_attributes(const Node& node, const Shape& input, std::int64_t opset) {
+  if (!has_shape_from_attributes(node, opset)) return std::nullopt;
+  if (node.op() == "Squeeze") return squeezed_shape(node, input, attribute_ints(node, "axes", {}));
+  return slice_window(node, input, slice_bounds(node, {}, opset)).shape;
 }
 
 Shape reshape_target(const Node& node, const Shape& input, const Ints& target) {
@@ -217,8 +337,8 @@ std::vector<HostTensor> evaluate_on_host(const Node& node, const std::vector<con
     return {binary(node, input(0), input(1), [](double a, double b) { return a / b; }, false)};
   }
   if (op == "Pow") return {binary(node, input(0), input(1), [](double a, double b) { return std::pow(a, b); }, input(0).is_int())};
-  if (op == "Min") return {binary(node, input(0), input(1), [](double a, double b) { return std::min(a, b); }, both_int())};
-  if (op == "Max") return {binary(node, input(0), input(1), [](double a, double b) { return std::max(a, b); }, both_int())};
+  if (op == "Min") return {fold_inputs(node, in, [](double a, double b) { return std::min(a, b); })};
+  if (op == "Max") return {fold_inputs(node, in, [](double a, double b) { return std::max(a, b); })};
   if (op == "Equal") return {binary(node, input(0), input(1), [](double a, double b) { return double(a == b); }, true)};
   if (op == "Less") return {binary(node, input(0), input(1), [](double a, double b) { return double(a < b); }, true)};
   if (op == "Greater") return {binary(node, input(0), input(1), [](double a, double b) { return double(a > b); }, true)};
@@ -281,9 +401,7 @@ std::vector<HostTensor> evaluate_on_host(const Node& node, const std::vector<con
   if (op == "Reshape") return {reshaped(input(0), reshape_target(node, input(0).shape, int_values(&input(1))))};
   if (op == "Flatten") {
     const auto& shape = input(0).shape;
-    const std::int64_t rank = std::int64_t(shape.size());
-    std::int64_t axis = attribute_int(node, "axis", 1);
-    if (axis < 0) axis += rank;
+    const std::int64_t axis = flatten_axis(node, std::int64_t(shape.size()));
     std::int64_t outer = 1;
     for (std::int64_t d = 0; d < axis; ++d) outer *= shape[d];
     return {reshaped(input(0), {outer, input(0).size() / std::max<std::int64_t>(outer, 1)})};
@@ -300,17 +418,7 @@ std::vector<HostTensor> evaluate_on_host(const Node& node, const std::vector<con
       for (std::int64_t d = 0; d < rank; ++d) out.push_back(at.count(d) ? 1 : shape[next++]);
       return {reshaped(input(0), out)};
     }
-    std::set<std::int64_t> at;
-    for (auto a : axes) at.insert(normalize_axis(node, a, std::int64_t(shape.size())));
-    Shape out;
-    for (size_t d = 0; d < shape.size(); ++d) {
-      if (axes.empty() ? shape[d] == 1 : at.count(std::int64_t(d)) != 0) {
-        if (shape[d] != 1) fail(node, "cannot squeeze axis " + std::to_string(d) + " of size " + std::to_string(shape[d]));
-        continue;
-      }
-      out.push_back(shape[d]);
-    }
-    return {reshaped(input(0), out)};
+    return {reshaped(input(0), squeezed_shape(node, shape, axes))};
   }
   if (op == "Concat") {
     std::vector<const HostTensor*> parts;
@@ -337,49 +445,16 @@ std::vector<HostTensor> evaluate_on_host(const Node& node, const std::vector<con
   if (op == "Gather") return {gather(node, input(0), input(1))};
   if (op == "Transpose") {
     const auto& shape = input(0).shape;
-    Ints perm = attribute_ints(node, "perm", {});
-    if (perm.empty())
-      for (int d = int(shape.size()) - 1; d >= 0; --d) perm.push_back(d);
+    const Ints perm = transpose_perm(node, shape.size());
     Ints in_strides = dense_strides(shape), strides;
     Shape out_shape;
     for (auto p : perm) { out_shape.push_back(shape[p]); strides.push_back(in_strides[p]); }
     return {strided_copy(input(0), out_shape, 0, strides)};
   }
   if (op == "Slice") {
-    const auto& shape = input(0).shape;
-    const std::int64_t rank = std::int64_t(shape.size());
-    Ints starts, ends, axes, steps;
-    if (opset >= 10) {
-      starts = int_values(&input(1)); ends = int_values(&input(2));
-      axes = int_values(optional(3)); steps = int_values(optional(4));
-    } else {
-      starts = attribute_ints(node, "starts", {}); ends = attribute_ints(node, "ends", {});
-      axes = attribute_ints(node, "axes", {});
-    }
-    if (axes.empty()) for (size_t k = 0; k < starts.size(); ++k) axes.push_back(std::int64_t(k));
-    if (steps.empty()) steps.assign(starts.size(), 1);
-    Ints in_strides = dense_strides(shape), strides = in_strides;
-    Shape out_shape = shape;
-    std::int64_t offset = 0;
-    for (size_t k = 0; k < starts.size(); ++k) {
-      const std::int64_t axis = normalize_axis(node, axes[k], rank), dim = shape[axis], step = steps[k];
-      if (step == 0) fail_attribute(node, "steps", "0");
-      std::int64_t start = starts[k] < 0 ? starts[k] + dim : starts[k];
-      std::int64_t end = ends[k] < 0 ? ends[k] + dim : ends[k];
-      if (step > 0) {
-        start = std::clamp<std::int64_t>(start, 0, dim);
-        end = std::clamp<std::int64_t>(end, 0, dim);
-        out_shape[axis] = std::max<std::int64_t>(0, (end - start + step - 1) / step);
-      } else {
-        start = std::clamp<std::int64_t>(start, 0, dim - 1);
-        end = std::clamp<std::int64_t>(end, -1, dim - 1);
-        out_shape[axis] = std::max<std::int64_t>(0, (start - end - step - 1) / -step);
-      }
-      offset += start * in_strides[axis];
-      strides[axis] = in_strides[axis] * step;
-    }
-    if (element_count(out_shape) == 0) return {make_like(input(0).is_int(), out_shape)};
-    return {strided_copy(input(0), out_shape, offset, strides)};
+    const SliceWindow window = slice_window(node, input(0).shape, slice_bounds(node, in, opset));
+    if (element_count(window.shape) == 0) return {make_like(input(0).is_int(), window.shape)};
+    return {strided_copy(input(0), window.shape, window.offset, window.strides)};
   }
   fail(node, "cannot evaluate on the host");
 }

@@ -10,6 +10,8 @@
 #include <set>
 
 #include "compile_error.h"
+#include "host_eval.h"
+#include "import_checks.h"
 #include "onnx_attributes.h"
 #include "supported_ops.h"
 
@@ -236,19 +238,23 @@ namespace {
 Graph import_model(onnx::ModelProto& model, const std::string& where) {
   if (!model.has_graph() || model.graph().node_size() == 0)
     throw CompileError(where + ": not an ONNX model (no graph nodes)");
+  check_ir_version(model, where);
+  const std::int64_t opset = default_domain_opset(model, where);
+  refuse_external_data(model, where);
+  refuse_forms_of_newer_opsets(model, opset, where);
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception& error) {
     throw CompileError(where + ": ONNX checker: " + first_line(error.what()));
   }
+  densify_sparse_initializers(model, where);
   run_shape_inference(model, where);
 
   Graph graph;
   const auto& g = model.graph();
   graph.model_name = g.name().empty() ? "model" : g.name();
   graph.ir_version = model.ir_version();
-  for (const auto& opset : model.opset_import())
-    if (opset.domain().empty() || opset.domain() == "ai.onnx") graph.opset = opset.version();
+  graph.opset = opset;
 
   std::set<std::string> initializer_names;
   for (auto& init : *model.mutable_graph()->mutable_initializer()) {
@@ -320,12 +326,44 @@ Graph import_model(onnx::ModelProto& model, const std::string& where) {
 
 }  // namespace
 
-void infer_missing_shapes(Graph& graph) {
-  bool missing = false;
+namespace {
+
+bool shapes_missing(const Graph& graph) {
   for (const auto& node : graph.nodes)
     for (int out : node.outputs)
-      if (out >= 0 && !graph.values[out].shape_known) missing = true;
-  if (!missing) return;
+      if (out >= 0 && !graph.values[out].shape_known) return true;
+  return false;
+}
+
+void declare_shape(onnx::ValueInfoProto* info, const Value& value) {
+  info->set_name(value.name);
+  auto* tensor_type = info->mutable_type()->mutable_tensor_type();
+  tensor_type->set_elem_type(onnx::TensorProto::FLOAT);
+  auto* shape = tensor_type->mutable_shape();
+  for (auto d : value.shape) shape->add_dim()->set_dim_value(d);
+}
+
+// The shapes libonnx leaves unknown that the compiler's own rules tell (shape_from_attributes).
+// Returns how many it found.
+int infer_shapes_from_attributes(Graph& graph) {
+  int found = 0;
+  for (const auto& node : graph.nodes) {
+    if (node.inputs.empty() || node.inputs[0] < 0 || node.outputs.empty() || node.outputs[0] < 0) continue;
+    Value& out = graph.values[node.outputs[0]];
+    const Value& in = graph.values[node.inputs[0]];
+    if (out.shape_known || !in.shape_known) continue;
+    if (const auto shape = shape_from_attributes(node, in.shape, graph.opset)) {
+      out.shape = *shape;
+      out.shape_known = true;
+      ++found;
+    }
+  }
+  return found;
+}
+
+// One round of libonnx's shape inference over the graph's live nodes, the shapes known so
+// far declared (an intermediate shape it cannot infer itself lets it carry on behind it).
+void run_onnx_shape_inference(Graph& graph) {
   onnx::ModelProto model;
   model.set_ir_version(graph.ir_version ? graph.ir_version : 8);
   auto* opset = model.add_opset_import();
@@ -342,14 +380,15 @@ void infer_missing_shapes(Graph& graph) {
       *g->add_initializer() = tensor_to_proto(*value.constant, value.name);
       return;
     }
-    if (!value.is_constant() && value.producer >= 0) return;
+    if (!value.is_constant() && value.producer >= 0) {
+      // Only the shapes the compiler's own rules gave (every known one would declare an
+      // integer activation float).
+      if (value.shape_known && has_shape_from_attributes(graph.nodes[value.producer], graph.opset))
+        declare_shape(g->add_value_info(), value);
+      return;
+    }
     // Graph input and float constants: only their type and shape matter here.
-    auto* info = g->add_input();
-    info->set_name(value.name);
-    auto* tensor_type = info->mutable_type()->mutable_tensor_type();
-    tensor_type->set_elem_type(onnx::TensorProto::FLOAT);
-    auto* shape = tensor_type->mutable_shape();
-    for (auto d : value.shape) shape->add_dim()->set_dim_value(d);
+    declare_shape(g->add_input(), value);
   };
   for (const auto& node : graph.nodes) {
     auto* proto = g->add_node();
@@ -367,11 +406,33 @@ void infer_missing_shapes(Graph& graph) {
   read_inferred_shapes(graph, model.graph());
 }
 
+}  // namespace
+
+void infer_missing_shapes(Graph& graph) {
+  if (!shapes_missing(graph)) return;
+  run_onnx_shape_inference(graph);
+  while (shapes_missing(graph) && infer_shapes_from_attributes(graph) > 0) run_onnx_shape_inference(graph);
+}
+
+void require_computed_output(const Graph& graph) {
+  const Value& output = graph.values[graph.output];
+  if (output.is_constant())
+    throw CompileError("graph output '" + output.name + "' is a constant (it does not depend on the input '" +
+                       graph.values[graph.input].name + "'); npuvp compiles models whose output is computed from their input");
+}
+
 void require_static_shapes(const Graph& graph) {
   for (const auto& node : graph.nodes)
-    for (int out : node.outputs)
-      if (out >= 0 && !graph.values[out].shape_known)
-        fail(node, "output '" + graph.values[out].name + "' has no static shape (dynamic shapes are not supported)");
+    for (int out : node.outputs) {
+      if (out < 0) continue;
+      const Value& value = graph.values[out];
+      if (!value.shape_known)
+        fail(node, "output '" + value.name + "' has no static shape (dynamic shapes are not supported)");
+      // The package cannot hold a buffer of 0 bytes (the runtime refuses it after the run started).
+      if (element_count(value.shape) == 0)
+        fail(node, "output '" + value.name + "' is empty (" + shape_text(value.shape) +
+                       "); tensors without elements are not supported");
+    }
 }
 
 }  // namespace npuvp::compiler

@@ -16,7 +16,11 @@ Graph import_onnx_file(const std::string& path);
 // shapes that are still unknown (after constant folding made them static).
 void infer_missing_shapes(Graph& graph);
 
-// Every activation must have a static shape; throws naming the first that has not.
+// The graph output must be computed from the input: an initializer, a Constant node or what
+// folds to a constant is refused naming it.
+void require_computed_output(const Graph& graph);
+
+// Every activation must have a static shape with elements; throws naming the first that has not.
 void require_static_shapes(const Graph& graph);
 
 }  // namespace npuvp::compiler

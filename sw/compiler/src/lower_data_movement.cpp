@@ -82,14 +82,12 @@ std::uint64_t lower_layout_conversion(LoweringContext& context, const Node& node
 
 std::uint64_t lower_transpose(LoweringContext& context, const Node& node) {
   const Shape& in = context.shape(node.inputs[0]);
-  auto perm = attribute_ints(node, "perm", {});
-  if (perm.empty())
-    for (int d = int(in.size()) - 1; d >= 0; --d) perm.push_back(d);
+  const auto perm = transpose_perm(node, in.size());
   const auto in_strides = dense_strides(in);
   Shape dims;
   std::vector<std::int64_t> strides;
   for (auto p : perm) {
-    dims.push_back(in[normalized_axis(node, p, std::int64_t(in.size()))]);
+    dims.push_back(in[p]);
     strides.push_back(in_strides[p]);
   }
   context.emit_copy(context.address(node.outputs[0]), context.address(node.inputs[0]), dims, dense_strides(dims), strides);

@@ -102,6 +102,8 @@ std::uint64_t lower_eltwise(LoweringContext& context, const Node& node) {
   }
   auto it = binary_opcodes().find(op);
   if (it == binary_opcodes().end()) fail(node, "unsupported op");
+  // split_variadic_max_min leaves every Max / Min with two inputs.
+  if (node.inputs.size() != 2) fail(node, "internal: " + std::to_string(node.inputs.size()) + " inputs, not 2");
   const int a = node.inputs[0], b = node.inputs[1];
   // x op scalar: the *_SCALAR forms read one operand.
   if (is_scalar_constant(context, b) && !context.value(a).is_constant() &&

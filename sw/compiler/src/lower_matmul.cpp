@@ -135,6 +135,16 @@ std::vector<std::int64_t> batch_strides(const OperandView& v, const Shape& batch
   return strides;
 }
 
+// Gemm's C must broadcast to M x N (ONNX's unidirectional broadcasting).
+void check_broadcasts_to(const Node& node, const Shape& c, const Shape& out) {
+  bool fits = c.size() <= out.size();
+  for (size_t k = 0; fits && k < c.size(); ++k) {
+    const std::int64_t d = c[c.size() - 1 - k];
+    fits = d == 1 || d == out[out.size() - 1 - k];
+  }
+  if (!fits) fail(node, "input C of shape " + shape_text(c) + " does not broadcast to " + shape_text(out));
+}
+
 }  // namespace
 
 void emit_channel_interleave(LoweringContext& context, const Node& node, std::int64_t n, std::int64_t c,
@@ -270,14 +280,16 @@ std::uint64_t lower_gemm(LoweringContext& context, const Node& node) {
   if (node.inputs.size() > 2 && node.inputs[2] >= 0) {
     const Value& c = context.value(node.inputs[2]);
     const Shape& cs = c.shape;
-    const bool row_vector = element_count(cs) == p.n || element_count(cs) == 1;
-    if (c.is_constant() && row_vector) {
+    check_broadcasts_to(node, cs, {p.m, p.n});
+    // By C's shape, not its size: a column [M, 1] has N values when M == N too.
+    const auto strides = broadcast_strides(cs, {p.m, p.n});
+    const bool same_for_every_row = strides[0] == 0;  // [], [1], [N], [1, N], [1, 1]
+    if (c.is_constant() && same_for_every_row) {
       if (p.bias.empty()) p.bias.assign(p.n, 0.f);
-      for (std::int64_t j = 0; j < p.n; ++j) p.bias[j] += beta * float(c.constant->at(c.constant->size() == 1 ? 0 : j));
+      for (std::int64_t j = 0; j < p.n; ++j) p.bias[j] += beta * float(c.constant->at(j * strides[1]));
     } else if (c.is_constant()) {
-      // A full M x N constant C: the residual, read from the constants region.
+      // A constant C that differs by row ([M, 1], [M, N]): the M x N residual, read from the constants region.
       std::vector<float> values(p.m * p.n);
-      const auto strides = broadcast_strides(cs, {p.m, p.n});
       for (std::int64_t i = 0; i < p.m; ++i)
         for (std::int64_t j = 0; j < p.n; ++j)
           values[i * p.n + j] = beta * float(c.constant->at(i * strides[0] + j * strides[1]));

@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "host_eval.h"
 #include "onnx_attributes.h"
 #include "passes.h"
 #include "pattern_helpers.h"
@@ -14,13 +15,7 @@ std::vector<std::int64_t> dense_strides_of(const Shape& shape) {
 }
 
 std::vector<std::int64_t> perm_of(const Graph& graph, const Node& transpose) {
-  const auto rank = std::int64_t(graph.values[transpose.inputs[0]].shape.size());
-  auto perm = attribute_ints(transpose, "perm", {});
-  if (perm.empty())
-    for (auto d = rank - 1; d >= 0; --d) perm.push_back(d);
-  for (auto& p : perm)
-    if (p < 0) p += rank;
-  return perm;
+  return transpose_perm(transpose, graph.values[transpose.inputs[0]].shape.size());
 }
 
 void drop_if_unused(Graph& graph, Node& transpose) {

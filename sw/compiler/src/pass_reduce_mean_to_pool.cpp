@@ -12,10 +12,11 @@ namespace {
 std::vector<std::int64_t> reduced_axes(const Graph& graph, const Node& node, std::int64_t rank) {
   std::vector<std::int64_t> axes;
   if (graph.opset >= 18) {
-    if (node.inputs.size() < 2 || node.inputs[1] < 0) return {};
-    const Value& v = graph.values[node.inputs[1]];
-    if (!v.is_constant() || !v.constant->is_int()) return {};
-    axes = v.constant->i;
+    if (node.inputs.size() >= 2 && node.inputs[1] >= 0) {  // without the input: no axes (all, below)
+      const Value& v = graph.values[node.inputs[1]];
+      if (!v.is_constant() || !v.constant->is_int()) return {};
+      axes = v.constant->i;
+    }
   } else {
     axes = attribute_ints(node, "axes", {});
   }

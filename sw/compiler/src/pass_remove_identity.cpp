@@ -8,6 +8,7 @@ bool is_identity(const Graph& graph, const Node& node) {
   const std::string& op = node.op();
   if (op == "Identity") return true;
   if (op == "Dropout") {  // inference: the mask output must be unused
+    check_inference_dropout(graph, node);
     return node.outputs.size() < 2 || node.outputs[1] < 0 || graph.consumers(node.outputs[1]).empty();
   }
   if (op == "Cast") {

@@ -12,6 +12,23 @@ namespace npuvp::compiler {
 // scaled, ... Returns the number of nodes folded.
 int fold_constants(Graph& graph);
 
+// Max / Min take one or more inputs: one becomes an Identity, three or more a chain
+// of two-input nodes (the kernels' and the lowering's form). Returns the nodes rewritten.
+int split_variadic_max_min(Graph& graph);
+
+// Constant operands of a Concat with no elements (a [1, 0, 5, 7] initializer) are dropped:
+// they add nothing, and the package would hold an empty constant. Returns the operands dropped.
+int drop_empty_concat_operands(Graph& graph);
+
+// After the shapes are static: attributes every later pass and the lowering rely on
+// (Transpose's perm a permutation, Flatten's axis in range, BatchNormalization spatial).
+// Throws naming the node.
+void check_attributes(const Graph& graph);
+
+// A Dropout in training mode (its training_mode input true, or is_test 0 before opset 7)
+// is refused naming the node; remove_identities removes the inference ones.
+void check_inference_dropout(const Graph& graph, const Node& node);
+
 // Identity, Dropout (inference) and Cast to float of a float tensor are
 // removed; their consumers read the input directly.
 int remove_identities(Graph& graph);

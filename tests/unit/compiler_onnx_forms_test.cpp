@@ -1,0 +1,227 @@
+// Valid but unusual ONNX forms (found by probing the importer with hand-built models):
+// compiled, run on the host emulator of the kernel contract and compared with plain f32
+// references, as compiler_numerics_test does for the common forms.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include "compiler_package_emulator.h"
+#include "compiler_reference_ops.h"
+#include "compiler_test_support.h"
+
+namespace npuvp::compiler::test {
+namespace {
+
+using ref::Tensor;
+
+void expect_close(const std::vector<float>& got, const Tensor& expected, double tolerance = 1e-2) {
+  ASSERT_EQ(got.size(), expected.data.size());
+  const auto a = ref::agreement(got, expected.data);
+  EXPECT_GT(a.cosine, 0.9995);
+  EXPECT_LT(a.relative_error, tolerance);
+}
+
+std::vector<float> compile_and_run(const OnnxBuilder& b, const std::vector<float>& input) {
+  const CompiledModel model = compile_onnx_bytes(b.bytes(), {});
+  return PackageEmulator(model.package).run(input);
+}
+
+std::string dims_text(const Dims& dims) {
+  std::string text;
+  for (size_t k = 0; k < dims.size(); ++k) text += (k ? "," : "") + std::to_string(dims[k]);
+  return text;
+}
+
+// out[i] = f(a[i], b[i broadcast]) for b of shape [1, 1, h, 1] or the same shape as a.
+std::vector<float> elementwise(const std::vector<float>& a, const std::vector<float>& b,
+                               const std::function<float(float, float)>& f, std::int64_t h = 0, std::int64_t w = 0) {
+  std::vector<float> out(a.size());
+  for (size_t i = 0; i < a.size(); ++i) out[i] = f(a[i], b.size() == a.size() ? b[i] : b[(i / w) % h]);
+  return out;
+}
+
+// Max and Min take one input or more (ONNX: 1 to 2^31 - 1): every input counts, also when
+// the constants are folded on the host; one input is the input itself.
+TEST(CompilerOnnxForms, VariadicMaxAndMin) {
+  const Dims shape{1, 3, 5, 7};
+  for (const std::string op : {"Max", "Min"}) {
+    SCOPED_TRACE(op);
+    OnnxBuilder b;
+    b.input("x", shape);
+    const auto c1 = b.random_constant("c1", shape);
+    const auto c2 = b.random_constant("c2", {1, 1, 5, 1});
+    b.node(op, {"x", "c1", "c2"}, {"y"}, "three_inputs");
+    b.output("y", shape);
+    const auto x = b.random(shape, 2.f);
+    const auto pick = [&](float a, float c) { return op == "Max" ? std::max(a, c) : std::min(a, c); };
+    const auto expected = elementwise(elementwise(x, c1, pick), c2, pick, 5, 7);
+    expect_close(compile_and_run(b, x), Tensor{shape, expected});
+  }
+  OnnxBuilder one;
+  one.input("x", shape);
+  one.node("Max", {"x"}, {"t"}, "one_input");
+  one.node("Relu", {"t"}, {"y"});
+  one.output("y", shape);
+  const auto x = one.random(shape);
+  expect_close(compile_and_run(one, x), ref::map(Tensor{shape, x}, [](float v) { return std::max(v, 0.f); }));
+
+  OnnxBuilder folded;
+  folded.input("x", {5, 7});
+  const auto c1 = folded.random_constant("c1", {5, 7}), c2 = folded.random_constant("c2", {5, 7});
+  const auto c3 = folded.random_constant("c3", {5, 7});
+  folded.node("Max", {"c1", "c2", "c3"}, {"m"}, "folded_on_the_host");
+  folded.node("Add", {"x", "m"}, {"y"});
+  folded.output("y", {5, 7});
+  const auto x2 = folded.random({5, 7});
+  const auto max = [](float a, float c) { return std::max(a, c); };
+  const auto expected = elementwise(x2, elementwise(elementwise(c1, c2, max), c3, max), std::plus<float>());
+  expect_close(compile_and_run(folded, x2), Tensor{{5, 7}, expected});
+}
+
+// Gemm's C broadcast to M x N by its shape (ONNX's unidirectional broadcasting), every shape
+// allowed, with M == N: a column [M, 1] has N values too, and is added per row, not per column.
+TEST(CompilerOnnxForms, GemmConstantCOfEveryBroadcastShape) {
+  const std::int64_t m = 6, k = 8, n = 6;
+  for (const Dims& c_shape : {Dims{}, Dims{1}, Dims{n}, Dims{1, n}, Dims{m, 1}, Dims{m, n}, Dims{1, 1}}) {
+    for (const bool trans_b : {false, true}) {
+      SCOPED_TRACE("C [" + dims_text(c_shape) + "]" + (trans_b ? ", transB" : ""));
+      OnnxBuilder b;
+      b.input("x", {m, k});
+      const auto w = b.random_constant("w", trans_b ? Dims{n, k} : Dims{k, n}, 0.4f);
+      const auto c = b.random_constant("c", c_shape);
+      auto& gemm = b.node("Gemm", {"x", "w", "c"}, {"y"}, "gemm");
+      OnnxBuilder::attr(gemm, "transB", std::int64_t(trans_b));
+      OnnxBuilder::attr(gemm, "beta", 0.5f);
+      b.output("y", {m, n});
+      const auto x = b.random({m, k});
+      const std::int64_t c_rows = c_shape.size() == 2 ? c_shape[0] : 1;
+      const std::int64_t c_cols = c_shape.empty() ? 1 : c_shape.back();
+      Tensor y{{m, n}, std::vector<float>(m * n)};
+      for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t j = 0; j < n; ++j) {
+          float sum = 0.5f * c[(c_rows == 1 ? 0 : i) * c_cols + (c_cols == 1 ? 0 : j)];
+          for (std::int64_t q = 0; q < k; ++q) sum += x[i * k + q] * w[trans_b ? j * k + q : q * n + j];
+          y.data[i * n + j] = sum;
+        }
+      expect_close(compile_and_run(b, x), y);
+    }
+  }
+}
+
+// A sparse initializer (values at indices, zeros elsewhere) is made dense: indices as flat
+// offsets ([NNZ]) or as coordinates ([NNZ, rank]). It used to be read as an activation that
+// nothing produces (SIGSEGV in the MatMul lowering).
+TEST(CompilerOnnxForms, SparseInitializerIsMadeDense) {
+  for (const bool coordinates : {false, true}) {
+    SCOPED_TRACE(coordinates ? "coordinates" : "flat offsets");
+    OnnxBuilder b;
+    b.input("x", {2, 3, 5});
+    std::vector<float> w(5 * 4, 0.f);
+    auto* sparse = b.model().mutable_graph()->add_sparse_initializer();
+    sparse->add_dims(5);
+    sparse->add_dims(4);
+    auto* values = sparse->mutable_values();
+    values->set_name("w");
+    values->set_data_type(onnx::TensorProto::FLOAT);
+    auto* indices = sparse->mutable_indices();
+    indices->set_name("w_indices");
+    indices->set_data_type(onnx::TensorProto::INT64);
+    const std::vector<std::int64_t> offsets = {1, 6, 7, 12, 19};
+    for (const auto offset : offsets) {
+      w[offset] = 0.25f * float(offset) - 2.f;
+      values->add_float_data(w[offset]);
+      if (coordinates) {
+        indices->add_int64_data(offset / 4);
+        indices->add_int64_data(offset % 4);
+      } else {
+        indices->add_int64_data(offset);
+      }
+    }
+    values->add_dims(std::int64_t(offsets.size()));
+    indices->add_dims(std::int64_t(offsets.size()));
+    if (coordinates) indices->add_dims(2);
+    b.node("MatMul", {"x", "w"}, {"y"}, "sparse_weights");
+    b.output("y", {2, 3, 4});
+    const auto x = b.random({2, 3, 5});
+    expect_close(compile_and_run(b, x), ref::matmul(Tensor{{6, 5}, x}, w, 4));
+  }
+}
+
+// ReduceMean of opset 18 without the axes input reduces every axis (as earlier opsets
+// without the attribute); it was refused as an unsupported op.
+TEST(CompilerOnnxForms, Opset18ReduceMeanWithoutAxes) {
+  OnnxBuilder b(18);
+  b.input("x", {1, 3, 5, 7});
+  b.node("ReduceMean", {"x"}, {"y"}, "mean_of_all");
+  b.output("y", {1, 1, 1, 1});
+  const auto x = b.random({1, 3, 5, 7});
+  double sum = 0;
+  for (const float v : x) sum += v;
+  expect_close(compile_and_run(b, x), Tensor{{1, 1, 1, 1}, {float(sum / double(x.size()))}});
+}
+
+// Squeeze without axes before opset 13 drops every axis of size 1 (torch exports x.squeeze()
+// so at opset 11); libonnx 1.12 infers no shape for it, so it was refused as dynamic.
+TEST(CompilerOnnxForms, SqueezeWithoutAxesAtOpsets11And12) {
+  for (const int opset : {11, 12}) {
+    SCOPED_TRACE("opset " + std::to_string(opset));
+    OnnxBuilder b(opset);
+    b.input("x", {1, 3, 1, 7});
+    b.node("Squeeze", {"x"}, {"s"}, "squeeze_all");
+    b.node("Tanh", {"s"}, {"y"});
+    b.output("y", {3, 7});
+    const auto x = b.random({1, 3, 1, 7});
+    expect_close(compile_and_run(b, x), ref::map(Tensor{{3, 7}, x}, [](float v) { return std::tanh(v); }));
+  }
+}
+
+// Slice of opset 9 (bounds as attributes) with negative starts and ends, counted from the
+// axis' end and clamped (torch exports x[..., -3:] so); libonnx 1.12 infers no shape for it.
+TEST(CompilerOnnxForms, Opset9SliceWithNegativeBounds) {
+  OnnxBuilder b(9);
+  b.input("x", {2, 4, 7});
+  auto& slice = b.node("Slice", {"x"}, {"s"}, "last_three");
+  OnnxBuilder::attr(slice, "starts", Dims{-3, -100});
+  OnnxBuilder::attr(slice, "ends", Dims{INT64_MAX, -1});
+  OnnxBuilder::attr(slice, "axes", Dims{2, 1});
+  b.node("Relu", {"s"}, {"y"});
+  b.output("y", {2, 3, 3});
+  const auto x = b.random({2, 4, 7});
+  Tensor y{{2, 3, 3}, std::vector<float>(18)};
+  for (int n = 0; n < 2; ++n)
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) y.data[(n * 3 + r) * 3 + c] = std::max(x[(n * 4 + r) * 7 + 4 + c], 0.f);
+  expect_close(compile_and_run(b, x), y);
+}
+
+// A Concat operand without elements (a [1, 0, 5, 7] constant) adds nothing: dropped. (The
+// package held an empty constant, which the runtime refused after the run had started.)
+TEST(CompilerOnnxForms, EmptyConcatOperandIsDropped) {
+  OnnxBuilder b;
+  b.input("x", {1, 3, 5, 7});
+  b.constant("nothing", {1, 0, 5, 7}, {});
+  const auto c = b.random_constant("c", {1, 2, 5, 7});
+  auto& concat = b.node("Concat", {"nothing", "x", "nothing", "c"}, {"y"}, "concat");
+  OnnxBuilder::attr(concat, "axis", std::int64_t(1));
+  b.output("y", {1, 5, 5, 7});
+  const auto x = b.random({1, 3, 5, 7});
+  std::vector<float> expected = x;
+  expected.insert(expected.end(), c.begin(), c.end());
+  expect_close(compile_and_run(b, x), Tensor{{1, 5, 5, 7}, expected});
+  OnnxBuilder alone;
+  alone.input("x", {1, 3, 5, 7});
+  alone.constant("nothing", {1, 0, 5, 7}, {});
+  auto& only_x = alone.node("Concat", {"x", "nothing"}, {"y"}, "concat");
+  OnnxBuilder::attr(only_x, "axis", std::int64_t(1));
+  alone.output("y", {1, 3, 5, 7});
+  const CompiledModel model = compile_onnx_bytes(alone.bytes(), {});
+  ASSERT_EQ(model.layers.size(), 1u);
+  EXPECT_EQ(model.layers[0].op, "Copy");  // the output is the input's copy, no Concat with an empty constant
+  EXPECT_EQ(model.constants_bytes, 0u);
+  expect_close(PackageEmulator(model.package).run(x), Tensor{{1, 3, 5, 7}, x});
+}
+
+}  // namespace
+}  // namespace npuvp::compiler::test
