@@ -9,8 +9,10 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include "compiler_reference_ops.h"
 #include "npuvp/compiler/compiler.h"
 
 extern "C" {
@@ -144,5 +146,15 @@ struct PackageView {
 };
 
 inline unsigned relocation_of(const npuvp_package_launch& l, unsigned arg) { return NPUVP_RELOC_OF(l.relocation, arg); }
+
+
+// The compiled model's output against the f32 reference: cosine above 0.9995 and the largest
+// error within `tolerance` of the largest |expected| (f16 arithmetic on the device).
+inline void expect_close_to_reference(const std::vector<float>& got, const ref::Tensor& expected, double tolerance) {
+  ASSERT_EQ(got.size(), expected.data.size());
+  const auto a = ref::agreement(got, expected.data);
+  EXPECT_GT(a.cosine, 0.9995);
+  EXPECT_LT(a.relative_error, tolerance);
+}
 
 }  // namespace npuvp::compiler::test
