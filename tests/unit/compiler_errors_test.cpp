@@ -272,14 +272,43 @@ TEST(CompilerErrors, ZeroStrideIsRefusedBeforeOnnxShapeInference) {
   EXPECT_EQ(error_of(b.bytes()), "ONNX model: node 'pool' (MaxPool): attribute 'strides' has 0; every value must be at least 1");
 }
 
-// An IR version newer than libonnx's checker reads (onnx >= 1.14's make_model writes 9 or
-// 10 even for opset 13 models) is named, with the one that is read and how to get it.
-TEST(CompilerErrors, IrVersionNewerThanTheCheckerReads) {
+// IR versions 9 to 11 are read when the model uses none of the data types they added (float 8,
+// int 4, float 4): a use is named; a version newer than 11 is named with the one that is read.
+TEST(CompilerErrors, IrVersionNewerThanNpuvpReads) {
   OnnxBuilder b = relu_model();
-  b.model().set_ir_version(9);
+  b.model().set_ir_version(12);
   EXPECT_EQ(error_of(b.bytes()),
-            "ONNX model: IR version 9 is newer than npuvp reads (up to 8); save the model with ir_version 8 "
-            "(model.ir_version = 8) if it uses nothing newer");
+            "ONNX model: IR version 12 is newer than npuvp reads (up to 11); save the model with ir_version 11 "
+            "or older if it uses nothing newer");
+}
+
+TEST(CompilerErrors, DataTypeOfANewerIrVersionNamesTheTensor) {
+  OnnxBuilder b(19);
+  b.model().set_ir_version(9);
+  b.input("x", {1, 4});
+  auto* w = b.model().mutable_graph()->add_initializer();
+  w->set_name("w8");
+  w->set_data_type(17);  // FLOAT8E4M3FN
+  w->add_dims(4);
+  w->add_dims(4);
+  w->set_raw_data(std::string(16, '\0'));
+  auto& cast = b.node("Cast", {"w8"}, {"w"}, "widen");
+  OnnxBuilder::attr(cast, "to", std::int64_t(onnx::TensorProto::FLOAT));
+  b.node("MatMul", {"x", "w"}, {"y"}, "product");
+  b.output("y", {1, 4});
+  EXPECT_EQ(error_of(b.bytes()),
+            "ONNX model: tensor 'w8' has data type 17 (FLOAT8E4M3FN, added by IR version 9); npuvp compiles "
+            "float32 and float16 models");
+  OnnxBuilder c(21);
+  c.model().set_ir_version(10);
+  c.input("x", {1, 4});
+  auto& narrow = c.node("Cast", {"x"}, {"q"}, "narrow");
+  OnnxBuilder::attr(narrow, "to", std::int64_t(22));  // INT4
+  c.node("Relu", {"q"}, {"y"}, "act");
+  c.output("y", {1, 4});
+  EXPECT_EQ(error_of(c.bytes()),
+            "ONNX model: node 'narrow' (Cast)'s target has data type 22 (INT4, added by IR version 10); npuvp "
+            "compiles float32 and float16 models");
 }
 
 // Two imports of the default domain: libonnx's checker lets the last one win silently.
@@ -332,9 +361,34 @@ TEST(CompilerErrors, FormOfANewerOpsetNamesTheNodeAndTheOpset) {
             "(Unrecognized attribute: num_outputs for operator Split)");
   OnnxBuilder d(20);
   d.input("x", {1, 4});
-  d.node("Gelu", {"x"}, {"y"}, "gelu");
+  d.node("AffineGrid", {"x"}, {"y"}, "grid");
   d.output("y", {1, 4});
-  EXPECT_EQ(error_of(d.bytes()), "ONNX model: node 'gelu' (Gelu) of opset 20: not an op of the opsets npuvp reads (up to 17)");
+  EXPECT_EQ(error_of(d.bytes()), "ONNX model: node 'grid' (AffineGrid) of opset 20: not an op of the opsets npuvp reads (up to 17)");
+}
+
+// The ops and attributes of opsets 18 to 22 that npuvp reads (Gelu of opset 20, AveragePool's
+// dilations of 1) are refused in the forms it does not run, naming node, opset and attribute.
+TEST(CompilerErrors, NewerOpsetFormsNpuvpDoesNotRun) {
+  const auto gelu = [](const std::string& attribute, const std::string& value) {
+    OnnxBuilder b(20);
+    b.input("x", {1, 4});
+    auto& node = b.node("Gelu", {"x"}, {"y"}, "gelu");
+    OnnxBuilder::attr(node, attribute, value);
+    b.output("y", {1, 4});
+    return error_of(b.bytes());
+  };
+  EXPECT_EQ(gelu("approximate", "erf"),
+            "ONNX model: node 'gelu' (Gelu) of opset 20: attribute 'approximate' is 'erf'; it must be none or tanh");
+  EXPECT_EQ(gelu("mode", "tanh"),
+            "ONNX model: node 'gelu' (Gelu) of opset 20: unsupported attribute 'mode' (Gelu has approximate only)");
+  OnnxBuilder b(19);
+  b.input("x", {1, 2, 8, 8});
+  auto& pool = b.node("AveragePool", {"x"}, {"y"}, "pool");
+  OnnxBuilder::attr(pool, "kernel_shape", Dims{2, 2});
+  OnnxBuilder::attr(pool, "dilations", Dims{2, 2});
+  b.output("y", {1, 2, 6, 6});
+  EXPECT_EQ(error_of(b.bytes()),
+            "ONNX model: node 'pool' (AveragePool) of opset 19: dilations other than 1 (opset 19) are not supported");
 }
 
 // Attributes that break what the lowering relies on, which neither libonnx's checker nor its

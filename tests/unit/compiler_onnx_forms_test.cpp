@@ -220,5 +220,63 @@ TEST(CompilerOnnxForms, EmptyConcatOperandIsDropped) {
   expect_close(PackageEmulator(model.package).run(x), Tensor{{1, 3, 5, 7}, x});
 }
 
+// What onnx.helper of ONNX 1.14 to 1.18 writes: IR versions 9 to 11 (which only added data types
+// and function overloads), graph outputs declared without a shape, opset-20 Gelu in both its
+// approximations, opset-19 AveragePool with dilations of 1 and Cast with saturate. All were
+// refused (the IR version, the checker's "Field 'shape' ... is required", "not an op").
+TEST(CompilerOnnxForms, ModelsOfNewerOnnxReleases) {
+  const Dims shape{1, 3, 5, 7};
+  for (const int ir : {9, 10, 11}) {
+    SCOPED_TRACE(ir);
+    OnnxBuilder b(21);
+    b.model().set_ir_version(ir);
+    b.input("x", shape);
+    b.node("Relu", {"x"}, {"y"}, "act");
+    auto* y = b.model().mutable_graph()->add_output();  // no shape
+    y->set_name("y");
+    y->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+    const auto x = b.random(shape);
+    expect_close(compile_and_run(b, x), ref::map(Tensor{shape, x}, [](float v) { return std::max(v, 0.f); }));
+  }
+  for (const std::string approximate : {"none", "tanh"}) {
+    SCOPED_TRACE(approximate);
+    OnnxBuilder b(20);
+    b.model().set_ir_version(10);
+    b.input("x", shape);
+    auto& gelu = b.node("Gelu", {"x"}, {"y"}, "gelu");
+    OnnxBuilder::attr(gelu, "approximate", approximate);
+    b.output("y", shape);
+    const auto x = b.random(shape, 3.f);
+    const auto expected = ref::map(Tensor{shape, x}, [&](float v) {
+      const double d = v;
+      return float(approximate == "none" ? 0.5 * d * (1 + std::erf(d / std::sqrt(2.0)))
+                                         : 0.5 * d * (1 + std::tanh(std::sqrt(2 / M_PI) * (d + 0.044715 * d * d * d))));
+    });
+    expect_close(compile_and_run(b, x), expected);
+  }
+  OnnxBuilder b(19);
+  b.model().set_ir_version(9);
+  b.input("x", {1, 2, 8, 8});
+  auto& cast = b.node("Cast", {"x"}, {"c"}, "cast");
+  OnnxBuilder::attr(cast, "to", std::int64_t(onnx::TensorProto::FLOAT));
+  OnnxBuilder::attr(cast, "saturate", std::int64_t(1));
+  auto& pool = b.node("AveragePool", {"c"}, {"y"}, "pool");
+  OnnxBuilder::attr(pool, "kernel_shape", Dims{2, 2});
+  OnnxBuilder::attr(pool, "strides", Dims{2, 2});
+  OnnxBuilder::attr(pool, "dilations", Dims{1, 1});
+  b.output("y", {1, 2, 4, 4});
+  const auto x = b.random({1, 2, 8, 8});
+  std::vector<float> expected(32);
+  for (int c = 0; c < 2; ++c)
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j) {
+        float sum = 0;
+        for (int di = 0; di < 2; ++di)
+          for (int dj = 0; dj < 2; ++dj) sum += x[(c * 8 + 2 * i + di) * 8 + 2 * j + dj];
+        expected[(c * 4 + i) * 4 + j] = sum / 4;
+      }
+  expect_close(compile_and_run(b, x), Tensor{{1, 2, 4, 4}, expected});
+}
+
 }  // namespace
 }  // namespace npuvp::compiler::test

@@ -238,17 +238,21 @@ namespace {
 Graph import_model(onnx::ModelProto& model, const std::string& where) {
   if (!model.has_graph() || model.graph().node_size() == 0)
     throw CompileError(where + ": not an ONNX model (no graph nodes)");
-  check_ir_version(model, where);
+  accept_ir_version(model, where);
   const std::int64_t opset = default_domain_opset(model, where);
   refuse_external_data(model, where);
+  const auto newer_ops = stand_in_newer_ops(model, opset, where);
   refuse_forms_of_newer_opsets(model, opset, where);
+  const auto shapeless = fill_missing_shapes(model);
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception& error) {
     throw CompileError(where + ": ONNX checker: " + first_line(error.what()));
   }
+  restore_missing_shapes(shapeless);
   densify_sparse_initializers(model, where);
   run_shape_inference(model, where);
+  restore_newer_ops(model, newer_ops);
 
   Graph graph;
   const auto& g = model.graph();

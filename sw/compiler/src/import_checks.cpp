@@ -1,5 +1,7 @@
 #include "import_checks.h"
 
+#include <algorithm>
+
 #include <onnx/defs/schema.h>
 
 #include "compile_error.h"
@@ -81,11 +83,71 @@ std::int64_t newest_opset() {
   return onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map().at(onnx::ONNX_DOMAIN).second;
 }
 
-void check_ir_version(const onnx::ModelProto& model, const std::string& where) {
+namespace {
+
+// The data types IR versions 9 to 11 added (onnx.proto's TensorProto.DataType), 0 for an older one.
+const char* newer_ir_data_type(std::int64_t type) {
+  switch (type) {
+    case 17: return "FLOAT8E4M3FN, added by IR version 9";
+    case 18: return "FLOAT8E4M3FNUZ, added by IR version 9";
+    case 19: return "FLOAT8E5M2, added by IR version 9";
+    case 20: return "FLOAT8E5M2FNUZ, added by IR version 9";
+    case 21: return "UINT4, added by IR version 10";
+    case 22: return "INT4, added by IR version 10";
+    case 23: return "FLOAT4E2M1, added by IR version 11";
+    default: return type > onnx::TensorProto::DataType_MAX ? "added by a newer IR version" : nullptr;
+  }
+}
+
+// The first use of a data type newer than IR 8 in the main graph: "tensor 'w' has data type X".
+std::string first_newer_data_type(const onnx::GraphProto& graph) {
+  std::string found;
+  auto note = [&](const std::string& what, std::int64_t type) {
+    if (const char* name = found.empty() ? newer_ir_data_type(type) : nullptr)
+      found = what + " has data type " + std::to_string(type) + " (" + name + ")";
+  };
+  for_each_tensor(graph, [&](const onnx::TensorProto& tensor) { note("tensor '" + tensor.name() + "'", tensor.data_type()); });
+  for (const auto& sparse : graph.sparse_initializer())
+    note("sparse initializer '" + sparse.values().name() + "'", sparse.values().data_type());
+  for (const auto* infos : {&graph.input(), &graph.output(), &graph.value_info()})
+    for (const auto& info : *infos)
+      if (info.type().has_tensor_type()) note("value '" + info.name() + "'", info.type().tensor_type().elem_type());
+  for (const auto& node : graph.node())
+    for (const auto& attribute : node.attribute())
+      if (attribute.name() == "to" && (node.op_type() == "Cast") && attribute.has_i())
+        note(node_label(node) + "'s target", attribute.i());
+  return found;
+}
+
+}  // namespace
+
+void accept_ir_version(onnx::ModelProto& model, const std::string& where) {
   if (model.ir_version() <= newest_ir_version()) return;
-  throw CompileError(where + ": IR version " + std::to_string(model.ir_version()) +
-                     " is newer than npuvp reads (up to " + std::to_string(newest_ir_version()) + "); save the model with ir_version " + std::to_string(newest_ir_version()) +
-                     " (model.ir_version = " + std::to_string(newest_ir_version()) + ") if it uses nothing newer");
+  const std::string version = "IR version " + std::to_string(model.ir_version());
+  if (model.ir_version() > kNewestReadableIrVersion)
+    throw CompileError(where + ": " + version + " is newer than npuvp reads (up to " +
+                       std::to_string(kNewestReadableIrVersion) + "); save the model with ir_version " +
+                       std::to_string(kNewestReadableIrVersion) + " or older if it uses nothing newer");
+  const std::string newer = first_newer_data_type(model.graph());
+  if (!newer.empty())
+    throw CompileError(where + ": " + newer + "; npuvp compiles float32 and float16 models");
+  model.set_ir_version(newest_ir_version());
+}
+
+std::vector<onnx::ValueInfoProto*> fill_missing_shapes(onnx::ModelProto& model) {
+  std::vector<onnx::ValueInfoProto*> filled;
+  auto& graph = *model.mutable_graph();
+  for (auto* infos : {graph.mutable_input(), graph.mutable_output()})
+    for (auto& info : *infos)
+      if (info.type().has_tensor_type() && !info.type().tensor_type().has_shape()) {
+        info.mutable_type()->mutable_tensor_type()->mutable_shape();
+        filled.push_back(&info);
+      }
+  return filled;
+}
+
+void restore_missing_shapes(const std::vector<onnx::ValueInfoProto*>& values) {
+  for (auto* info : values) info->mutable_type()->mutable_tensor_type()->clear_shape();
 }
 
 std::int64_t default_domain_opset(const onnx::ModelProto& model, const std::string& where) {
@@ -114,6 +176,61 @@ void refuse_forms_of_newer_opsets(const onnx::ModelProto& model, std::int64_t op
       throw CompileError(what + "this form is newer than opset " + std::to_string(newest) +
                          ", the newest npuvp reads (" + first_line(error.what()) + ")");
     }
+  }
+}
+
+namespace {
+
+// Attributes newer opsets added to ops npuvp compiles that leave the op as opset 17 reads it at
+// these values, so they are dropped: AveragePool's dilations of 1 (opset 19), Cast's saturate
+// (opset 19: it only concerns float 8 targets, which are refused). Other values are refused.
+void drop_neutral_newer_attributes(onnx::NodeProto& node, std::int64_t opset, const std::string& what) {
+  auto& attributes = *node.mutable_attribute();
+  for (int a = attributes.size() - 1; a >= 0; --a) {
+    const auto& attribute = attributes[a];
+    bool neutral = false;
+    if (node.op_type() == "AveragePool" && opset >= 19 && attribute.name() == "dilations") {
+      neutral = std::all_of(attribute.ints().begin(), attribute.ints().end(), [](std::int64_t d) { return d == 1; });
+      if (!neutral) throw CompileError(what + "dilations other than 1 (opset 19) are not supported");
+    }
+    if (node.op_type() == "Cast" && opset >= 19 && attribute.name() == "saturate") neutral = true;
+    if (neutral) attributes.DeleteSubrange(a, 1);
+  }
+}
+
+}  // namespace
+
+std::vector<NewerOp> stand_in_newer_ops(onnx::ModelProto& model, std::int64_t opset, const std::string& where) {
+  std::vector<NewerOp> stood_in;
+  if (opset <= newest_opset()) return stood_in;
+  auto& nodes = *model.mutable_graph()->mutable_node();
+  for (int i = 0; i < nodes.size(); ++i) {
+    auto& node = nodes[i];
+    if (!is_default_domain(node.domain())) continue;
+    drop_neutral_newer_attributes(node, opset, where + ": " + node_label(node) + " of opset " + std::to_string(opset) + ": ");
+    if (node.op_type() != "Gelu" || opset < 20) continue;
+    const std::string what = where + ": " + node_label(node) + " of opset " + std::to_string(opset) + ": ";
+    if (node.input_size() != 1 || node.output_size() != 1)
+      throw CompileError(what + "Gelu takes one input and gives one output");
+    for (const auto& attribute : node.attribute()) {
+      if (attribute.name() != "approximate")
+        throw CompileError(what + "unsupported attribute '" + attribute.name() + "' (Gelu has approximate only)");
+      if (attribute.s() != "none" && attribute.s() != "tanh")
+        throw CompileError(what + "attribute 'approximate' is '" + attribute.s() + "'; it must be none or tanh");
+    }
+    stood_in.push_back({i, node.op_type(), {node.attribute().begin(), node.attribute().end()}});
+    node.set_op_type("Erf");
+    node.clear_attribute();
+  }
+  return stood_in;
+}
+
+void restore_newer_ops(onnx::ModelProto& model, const std::vector<NewerOp>& ops) {
+  auto& nodes = *model.mutable_graph()->mutable_node();
+  for (const auto& op : ops) {
+    auto& node = nodes[op.node];
+    node.set_op_type(op.op_type);
+    for (const auto& attribute : op.attributes) *node.add_attribute() = attribute;
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <onnx/onnx_pb.h>
 
@@ -16,7 +17,18 @@ namespace npuvp::compiler {
 std::int64_t newest_ir_version();
 std::int64_t newest_opset();
 
-void check_ir_version(const onnx::ModelProto& model, const std::string& where);
+// IR versions 9 to 11 (ONNX 1.14 to 1.18: what onnx.helper writes there) added only data types
+// (float 8, int 4, float 4) and overloads of model-local functions: a model of those versions
+// that uses none of the new types is read as IR 8 (its ir_version set to 8 for libonnx's checker
+// and shape inference); one that uses one, or a newer version, is refused naming it.
+constexpr std::int64_t kNewestReadableIrVersion = 11;
+void accept_ir_version(onnx::ModelProto& model, const std::string& where);
+
+// Graph inputs and outputs declared without a shape (onnx.helper.make_tensor_value_info with
+// shape None, which ONNX runtimes accept): libonnx 1.12's checker requires one. Gives them an
+// empty shape for the checker; returns them, for restore_missing_shapes after it.
+std::vector<onnx::ValueInfoProto*> fill_missing_shapes(onnx::ModelProto& model);
+void restore_missing_shapes(const std::vector<onnx::ValueInfoProto*>& values);
 
 // The opset of the default domain ("" or "ai.onnx"; 0 when not imported); two imports
 // of it are refused, since which one applies would be a guess.
@@ -25,6 +37,19 @@ std::int64_t default_domain_opset(const onnx::ModelProto& model, const std::stri
 // Nodes of a model newer than newest_opset() whose form is not that of the newest
 // opset libonnx knows (ReduceMean's axes input, Split's num_outputs, ... of opset 18).
 void refuse_forms_of_newer_opsets(const onnx::ModelProto& model, std::int64_t opset, const std::string& where);
+
+// Ops of opsets newer than libonnx's that npuvp compiles (Gelu, opset 20, with approximate
+// "none" or "tanh"; attributes newer opsets added at values that change nothing, such as
+// AveragePool's dilations of 1, are dropped): their form is checked here, and for libonnx's checker and shape inference
+// each stands in as an op of the same form it knows (Erf: one float input, an output of its
+// shape); restore_newer_ops puts the op and its attributes back.
+struct NewerOp {
+  int node;  // index in the graph's nodes
+  std::string op_type;
+  std::vector<onnx::AttributeProto> attributes;
+};
+std::vector<NewerOp> stand_in_newer_ops(onnx::ModelProto& model, std::int64_t opset, const std::string& where);
+void restore_newer_ops(onnx::ModelProto& model, const std::vector<NewerOp>& ops);
 
 void refuse_external_data(const onnx::ModelProto& model, const std::string& where);
 

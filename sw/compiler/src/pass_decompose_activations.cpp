@@ -1,3 +1,5 @@
+#include <cmath>
+
 #include "onnx_attributes.h"
 #include "passes.h"
 #include "pattern_helpers.h"
@@ -38,6 +40,7 @@ int decompose_activations(Graph& graph) {
   for (auto& node : graph.nodes) {
     const std::string& op = node.op();
     const bool known = op == "HardSigmoid" || op == "HardSwish" || op == "LeakyRelu" || op == "Abs" ||
+                       (op == "Gelu" && attribute_string(node, "approximate", "none") == "tanh") ||
                        (op == "PRelu" && node.inputs.size() == 2 && node.inputs[1] >= 0 &&
                         graph.values[node.inputs[1]].is_constant());
     if (node.removed || !known || node.inputs.empty() || node.inputs[0] < 0 || node.outputs.size() != 1 ||
@@ -57,6 +60,22 @@ int decompose_activations(Graph& graph) {
       const int negated = add_activation(graph, name + "_negated", graph.values[x].shape);
       result.push_back(new_node("Neg", name + "_neg", {x}, negated));
       result.push_back(new_node("Max", name, {x, negated}, out));
+    } else if (op == "Gelu") {  // tanh approximation: x / 2 (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
+      const Shape shape = graph.values[x].shape;
+      const auto step = [&](const std::string& suffix, const std::string& step_op, std::vector<int> inputs) {
+        const int value = add_activation(graph, name + suffix, shape);
+        result.push_back(new_node(step_op, name + suffix, std::move(inputs), value));
+        return value;
+      };
+      const int square = step("_square", "Mul", {x, x});
+      const int cube = step("_cube", "Mul", {square, x});
+      const int cubic = step("_cubic", "Mul", {cube, scalar(graph, name + "_k", 0.044715f)});
+      const int inner = step("_inner", "Add", {x, cubic});
+      const int scaled = step("_scaled", "Mul", {inner, scalar(graph, name + "_c", float(std::sqrt(2.0 / M_PI)))});
+      const int gate = step("_tanh", "Tanh", {scaled});
+      const int gate_plus_one = step("_plus_one", "Add", {gate, scalar(graph, name + "_one", 1.f)});
+      const int half = step("_half", "Mul", {x, scalar(graph, name + "_half_k", 0.5f)});
+      result.push_back(new_node("Mul", name, {half, gate_plus_one}, out));
     } else if (op == "PRelu") {  // relu(x) + slope * min(x, 0), the slope a constant
       const int positive = add_activation(graph, name + "_positive", graph.values[x].shape);
       const int negative = add_activation(graph, name + "_negative", graph.values[x].shape);
