@@ -341,24 +341,26 @@ TEST(CompilerErrors, ExternalDataIsRefusedWhereverTheModelIs) {
 }
 
 // libonnx 1.12 knows opsets up to 17: a node of a newer opset in a form that opset 17 does
-// not have (the checker's message named neither node nor opset) and an op newer than it.
+// not have and npuvp does not stand in (the checker's message named neither node nor opset)
+// and an op newer than it.
 TEST(CompilerErrors, FormOfANewerOpsetNamesTheNodeAndTheOpset) {
   OnnxBuilder b(18);
   b.input("x", {1, 3, 5, 7});
+  b.constant_ints("pads", {2}, {1, 1});
+  b.constant("value", {}, {0.f});
   b.constant_ints("axes", {1}, {-1});
-  b.node("ReduceMean", {"x", "axes"}, {"y"}, "mean");
-  b.output("y", {1, 3, 5, 1});
+  b.node("Pad", {"x", "pads", "value", "axes"}, {"y"}, "pad");
+  b.output("y", {1, 3, 5, 9});
   EXPECT_EQ(error_of(b.bytes()),
-            "ONNX model: node 'mean' (ReduceMean) of opset 18: this form is newer than opset 17, the newest npuvp "
-            "reads (Node (mean) has input size 2 not in range [min=1, max=1].)");
+            "ONNX model: node 'pad' (Pad) of opset 18: this form is newer than opset 17, the newest npuvp "
+            "reads (Node (pad) has input size 4 not in range [min=2, max=3].)");
   OnnxBuilder c(18);
-  c.input("x", {1, 3, 5, 7});
+  c.input("x", {1, 4, 5, 7});
   auto& split = c.node("Split", {"x"}, {"a", "y"}, "halves");
-  OnnxBuilder::attr(split, "num_outputs", std::int64_t(2));
-  c.output("y", {1, 3, 5, 3});
-  EXPECT_EQ(error_of(c.bytes()),
-            "ONNX model: node 'halves' (Split) of opset 18: this form is newer than opset 17, the newest npuvp reads "
-            "(Unrecognized attribute: num_outputs for operator Split)");
+  OnnxBuilder::attr(split, "axis", std::int64_t(1));
+  OnnxBuilder::attr(split, "num_outputs", std::int64_t(3));
+  c.output("y", {1, 2, 5, 7});
+  EXPECT_EQ(error_of(c.bytes()), "ONNX model: node 'halves' (Split) of opset 18: num_outputs is 3 for 2 outputs");
   OnnxBuilder d(20);
   d.input("x", {1, 4});
   d.node("AffineGrid", {"x"}, {"y"}, "grid");

@@ -220,10 +220,11 @@ TEST(CompilerOnnxForms, EmptyConcatOperandIsDropped) {
   expect_close(PackageEmulator(model.package).run(x), Tensor{{1, 3, 5, 7}, x});
 }
 
-// What onnx.helper of ONNX 1.14 to 1.18 writes: IR versions 9 to 11 (which only added data types
-// and function overloads), graph outputs declared without a shape, opset-20 Gelu in both its
-// approximations, opset-19 AveragePool with dilations of 1 and Cast with saturate. All were
-// refused (the IR version, the checker's "Field 'shape' ... is required", "not an op").
+// What onnx.helper of ONNX 1.14 to 1.18 and newer exporters write: IR versions 9 to 11 (which
+// only added data types and function overloads), graph outputs declared without a shape,
+// opset-20 Gelu in both its approximations, opset-18 ReduceMean with an axes input and Split with
+// num_outputs, opset-19 AveragePool with dilations of 1 and Cast with saturate. All were refused
+// (the IR version, the checker's "Field 'shape' ... is required", "not an op", "newer form").
 TEST(CompilerOnnxForms, ModelsOfNewerOnnxReleases) {
   const Dims shape{1, 3, 5, 7};
   for (const int ir : {9, 10, 11}) {
@@ -253,6 +254,40 @@ TEST(CompilerOnnxForms, ModelsOfNewerOnnxReleases) {
                                          : 0.5 * d * (1 + std::tanh(std::sqrt(2 / M_PI) * (d + 0.044715 * d * d * d))));
     });
     expect_close(compile_and_run(b, x), expected);
+  }
+  // opset 18's ReduceMean with its axes as an input (an initializer or a Constant node) and
+  // Split into num_outputs parts, as torch 2 exports x.mean(dim) and chunk at opset 18
+  for (const bool constant_node : {false, true}) {
+    SCOPED_TRACE(constant_node);
+    OnnxBuilder b(18);
+    b.model().set_ir_version(10);
+    b.input("x", {1, 6, 4, 5});
+    if (constant_node) {
+      auto& axes = b.node("Constant", {}, {"axes"}, "axes_node");
+      auto* value = axes.add_attribute();
+      value->set_name("value");
+      value->set_type(onnx::AttributeProto::TENSOR);
+      auto* t = value->mutable_t();
+      t->set_data_type(onnx::TensorProto::INT64);
+      t->add_dims(2);
+      t->add_int64_data(2);
+      t->add_int64_data(-1);
+    } else {
+      b.constant_ints("axes", {2}, {2, -1});
+    }
+    b.node("ReduceMean", {"x", "axes"}, {"m"}, "mean");
+    auto& split = b.node("Split", {"m"}, {"a", "b", "c"}, "thirds");
+    OnnxBuilder::attr(split, "axis", std::int64_t(1));
+    OnnxBuilder::attr(split, "num_outputs", std::int64_t(3));
+    b.node("Add", {"a", "c"}, {"s"}, "sum");
+    b.node("Mul", {"s", "b"}, {"y"}, "product");
+    b.output("y", {1, 2, 1, 1});
+    const auto x = b.random({1, 6, 4, 5});
+    std::vector<double> mean(6, 0.0);
+    for (int c = 0; c < 6; ++c)
+      for (int k = 0; k < 20; ++k) mean[c] += x[c * 20 + k] / 20.0;
+    const std::vector<float> expected{float((mean[0] + mean[4]) * mean[2]), float((mean[1] + mean[5]) * mean[3])};
+    expect_close(compile_and_run(b, x), Tensor{{1, 2, 1, 1}, expected});
   }
   OnnxBuilder b(19);
   b.model().set_ir_version(9);

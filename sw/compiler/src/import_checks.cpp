@@ -1,6 +1,8 @@
 #include "import_checks.h"
 
 #include <algorithm>
+#include <map>
+#include <optional>
 
 #include <onnx/defs/schema.h>
 
@@ -200,38 +202,102 @@ void drop_neutral_newer_attributes(onnx::NodeProto& node, std::int64_t opset, co
 
 }  // namespace
 
+namespace {
+
+// The int64 values of a constant (an initializer or a Constant node's output) by name.
+class Constants {
+ public:
+  explicit Constants(const onnx::GraphProto& graph) {
+    for (const auto& initializer : graph.initializer()) by_name_[initializer.name()] = &initializer;
+    for (const auto& node : graph.node())
+      if (node.op_type() == "Constant" && node.output_size() == 1)
+        for (const auto& attribute : node.attribute())
+          if (attribute.name() == "value" && attribute.has_t()) by_name_[node.output(0)] = &attribute.t();
+  }
+  // The values, or nothing when `name` is no integer constant.
+  std::optional<std::vector<std::int64_t>> ints(const std::string& name, const std::string& where) const {
+    const auto found = by_name_.find(name);
+    if (found == by_name_.end()) return std::nullopt;
+    const HostTensor tensor = tensor_from_proto(*found->second, where);
+    if (!tensor.is_int()) return std::nullopt;
+    return tensor.i;
+  }
+
+ private:
+  std::map<std::string, const onnx::TensorProto*> by_name_;
+};
+
+// Gelu of opset 20 checked and stood in as Erf; false for another node.
+bool gelu_stand_in(onnx::NodeProto& node, std::int64_t opset, const std::string& what) {
+  if (node.op_type() != "Gelu" || opset < 20) return false;
+  if (node.input_size() != 1 || node.output_size() != 1) throw CompileError(what + "Gelu takes one input and gives one output");
+  for (const auto& attribute : node.attribute()) {
+    if (attribute.name() != "approximate")
+      throw CompileError(what + "unsupported attribute '" + attribute.name() + "' (Gelu has approximate only)");
+    if (attribute.s() != "none" && attribute.s() != "tanh")
+      throw CompileError(what + "attribute 'approximate' is '" + attribute.s() + "'; it must be none or tanh");
+  }
+  node.set_op_type("Erf");
+  node.clear_attribute();
+  return true;
+}
+
+// ReduceMean of opset 18 whose axes are a constant input, stood in with the axes attribute.
+bool reduce_mean_stand_in(onnx::NodeProto& node, std::int64_t opset, const Constants& constants, const std::string& what) {
+  if (node.op_type() != "ReduceMean" || opset < 18 || node.input_size() != 2 || node.input(1).empty()) return false;
+  for (const auto& attribute : node.attribute())
+    if (attribute.name() == "noop_with_empty_axes" && attribute.i() != 0) return false;
+  const auto axes = constants.ints(node.input(1), what + "axes");
+  if (!axes || axes->empty()) return false;
+  node.mutable_input()->RemoveLast();
+  auto& attributes = *node.mutable_attribute();
+  for (int a = attributes.size() - 1; a >= 0; --a)
+    if (attributes[a].name() == "noop_with_empty_axes") attributes.DeleteSubrange(a, 1);
+  auto* attribute = node.add_attribute();
+  attribute->set_name("axes");
+  attribute->set_type(onnx::AttributeProto::INTS);
+  for (const std::int64_t axis : *axes) attribute->add_ints(axis);
+  return true;
+}
+
+// Split of opset 18 into num_outputs parts, stood in as opset 13's equal split by its outputs.
+bool split_stand_in(onnx::NodeProto& node, std::int64_t opset, const std::string& what) {
+  if (node.op_type() != "Split" || opset < 18 || node.input_size() != 1) return false;
+  auto& attributes = *node.mutable_attribute();
+  for (int a = 0; a < attributes.size(); ++a) {
+    if (attributes[a].name() != "num_outputs") continue;
+    if (attributes[a].i() != node.output_size())
+      throw CompileError(what + "num_outputs is " + std::to_string(attributes[a].i()) + " for " +
+                         std::to_string(node.output_size()) + " outputs");
+    attributes.DeleteSubrange(a, 1);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::vector<NewerOp> stand_in_newer_ops(onnx::ModelProto& model, std::int64_t opset, const std::string& where) {
   std::vector<NewerOp> stood_in;
   if (opset <= newest_opset()) return stood_in;
+  const Constants constants(model.graph());
   auto& nodes = *model.mutable_graph()->mutable_node();
   for (int i = 0; i < nodes.size(); ++i) {
     auto& node = nodes[i];
     if (!is_default_domain(node.domain())) continue;
-    drop_neutral_newer_attributes(node, opset, where + ": " + node_label(node) + " of opset " + std::to_string(opset) + ": ");
-    if (node.op_type() != "Gelu" || opset < 20) continue;
     const std::string what = where + ": " + node_label(node) + " of opset " + std::to_string(opset) + ": ";
-    if (node.input_size() != 1 || node.output_size() != 1)
-      throw CompileError(what + "Gelu takes one input and gives one output");
-    for (const auto& attribute : node.attribute()) {
-      if (attribute.name() != "approximate")
-        throw CompileError(what + "unsupported attribute '" + attribute.name() + "' (Gelu has approximate only)");
-      if (attribute.s() != "none" && attribute.s() != "tanh")
-        throw CompileError(what + "attribute 'approximate' is '" + attribute.s() + "'; it must be none or tanh");
-    }
-    stood_in.push_back({i, node.op_type(), {node.attribute().begin(), node.attribute().end()}});
-    node.set_op_type("Erf");
-    node.clear_attribute();
+    drop_neutral_newer_attributes(node, opset, what);
+    onnx::NodeProto original = node;
+    if (gelu_stand_in(node, opset, what) || reduce_mean_stand_in(node, opset, constants, what) ||
+        split_stand_in(node, opset, what))
+      stood_in.push_back({i, std::move(original)});
   }
   return stood_in;
 }
 
 void restore_newer_ops(onnx::ModelProto& model, const std::vector<NewerOp>& ops) {
   auto& nodes = *model.mutable_graph()->mutable_node();
-  for (const auto& op : ops) {
-    auto& node = nodes[op.node];
-    node.set_op_type(op.op_type);
-    for (const auto& attribute : op.attributes) *node.add_attribute() = attribute;
-  }
+  for (const auto& op : ops) nodes[op.node] = op.original;
 }
 
 void refuse_external_data(const onnx::ModelProto& model, const std::string& where) {

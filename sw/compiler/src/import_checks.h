@@ -38,15 +38,17 @@ std::int64_t default_domain_opset(const onnx::ModelProto& model, const std::stri
 // opset libonnx knows (ReduceMean's axes input, Split's num_outputs, ... of opset 18).
 void refuse_forms_of_newer_opsets(const onnx::ModelProto& model, std::int64_t opset, const std::string& where);
 
-// Ops of opsets newer than libonnx's that npuvp compiles (Gelu, opset 20, with approximate
-// "none" or "tanh"; attributes newer opsets added at values that change nothing, such as
-// AveragePool's dilations of 1, are dropped): their form is checked here, and for libonnx's checker and shape inference
-// each stands in as an op of the same form it knows (Erf: one float input, an output of its
-// shape); restore_newer_ops puts the op and its attributes back.
+// Nodes of opsets newer than libonnx's (17) in forms npuvp compiles: for libonnx's checker and
+// shape inference each stands in as opset 17's node of the same meaning and output shapes, and
+// restore_newer_ops puts the original back (the compiler's passes read both forms):
+//   Gelu (opset 20, approximate none or tanh)       Erf (one float input, an output of its shape)
+//   ReduceMean (18) with a constant axes input       ReduceMean with the axes attribute
+//   Split (18) with num_outputs                      Split into as many equal parts as outputs
+// Attributes newer opsets added at values that change nothing (AveragePool's dilations of 1,
+// Cast's saturate) are dropped. Other forms are left to refuse_forms_of_newer_opsets.
 struct NewerOp {
   int node;  // index in the graph's nodes
-  std::string op_type;
-  std::vector<onnx::AttributeProto> attributes;
+  onnx::NodeProto original;
 };
 std::vector<NewerOp> stand_in_newer_ops(onnx::ModelProto& model, std::int64_t opset, const std::string& where);
 void restore_newer_ops(onnx::ModelProto& model, const std::vector<NewerOp>& ops);
