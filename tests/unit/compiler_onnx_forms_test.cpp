@@ -313,5 +313,22 @@ TEST(CompilerOnnxForms, ModelsOfNewerOnnxReleases) {
   expect_close(compile_and_run(b, x), Tensor{{1, 2, 4, 4}, expected});
 }
 
+// CastLike (opset 15), as torch 2's exporter writes constants: cast to its target's type, an
+// activation's (float) or a constant's (here an int64 shape, folded on the host).
+TEST(CompilerOnnxForms, CastLikeCastsToItsTargetsType) {
+  OnnxBuilder b(15);
+  b.input("x", {1, 6, 4, 5});
+  b.constant("two", {}, {2.f});
+  b.node("CastLike", {"two", "x"}, {"two_like_x"}, "scale_like_x");
+  b.node("Mul", {"x", "two_like_x"}, {"scaled"}, "scale");
+  b.constant("target_f", {3}, {1.f, 6.f, 20.f});
+  b.constant_ints("int_like", {1}, {0});
+  b.node("CastLike", {"target_f", "int_like"}, {"target"}, "target_like_int");
+  b.node("Reshape", {"scaled", "target"}, {"y"}, "flatten_rows");
+  b.output("y", {1, 6, 20});
+  const auto x = b.random({1, 6, 4, 5});
+  expect_close(compile_and_run(b, x), ref::map(Tensor{{1, 6, 20}, x}, [](float v) { return 2 * v; }));
+}
+
 }  // namespace
 }  // namespace npuvp::compiler::test

@@ -73,6 +73,7 @@ void mark_compute_bound_candidates(Program& program, const SocDescription& descr
 
 CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
   split_variadic_max_min(graph);
+  casts_like_as_casts(graph);
   remove_identities(graph);
   fold_constants(graph);
   infer_missing_shapes(graph);

@@ -16,6 +16,11 @@ int fold_constants(Graph& graph);
 // of two-input nodes (the kernels' and the lowering's form). Returns the nodes rewritten.
 int split_variadic_max_min(Graph& graph);
 
+// CastLike (opset 15: torch 2's exporter casts constants like the tensor they meet) becomes a
+// Cast to its target's type: a constant's own, or float for an activation (npuvp's activations
+// are float). Returns the nodes rewritten.
+int casts_like_as_casts(Graph& graph);
+
 // Constant operands of a Concat with no elements (a [1, 0, 5, 7] initializer) are dropped:
 // they add nothing, and the package would hold an empty constant. Returns the operands dropped.
 int drop_empty_concat_operands(Graph& graph);
