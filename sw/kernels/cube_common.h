@@ -276,10 +276,17 @@ static inline void epilogue_close(const Epilogue* e) {
     (void)e;
 }
 
+/* May a tile move as whole 16-column groups of contiguous 32-byte rows? A 5HD tile's rows are
+ * (row_pitch 32, its columns whole groups: the padded channels are the tensor's own); a
+ * row-major matrix's rows with a pitch of 32 bytes hold other data beyond a tile narrower than
+ * 16 columns (attention's head merge with head dim 8 and 2 heads: the rows of one head's MatMul
+ * are 16 bytes of a 32-byte row, and the whole-group store wrote zeros over the other head). */
+static inline int whole_groups(const TileGm* t) { return t->row_pitch == 32 && t->cols % 16 == 0; }
+
 /* GM <-> UB transfers of a tile (UB: group nb at ub + nb * mf * 512). */
 static inline void tile_load_ub(uint64_t ub, const uint8_t* gm, const TileGm* t, uint64_t mf) {
     const uint64_t nf = ceil_div(t->cols, 16);
-    if (t->row_pitch == 32) { /* whole groups, rows contiguous */
+    if (whole_groups(t)) { /* rows contiguous */
         copy_gm_to_ubuf_pitched(ub, gm, nf, t->rows, mf * 16 - t->rows, t->group_pitch, 0);
         return;
     }
@@ -289,7 +296,7 @@ static inline void tile_load_ub(uint64_t ub, const uint8_t* gm, const TileGm* t,
 }
 static inline void tile_store_ub(uint8_t* gm, uint64_t ub, const TileGm* t, uint64_t mf) {
     const uint64_t nf = ceil_div(t->cols, 16);
-    if (t->row_pitch == 32) {
+    if (whole_groups(t)) {
         copy_ubuf_to_gm_pitched(gm, ub, nf, t->rows, mf * 16 - t->rows, t->group_pitch, 0);
         return;
     }

@@ -783,6 +783,15 @@ TEST(OperatorMatMul, TransposedBAlphaBroadcastA) {
   c.alpha = 0.125f;
   run_matmul(c);
 }
+// C's rows 32 bytes apart and 8 columns wide (attention's head merge, head dim 8 of 2 heads):
+// the tile's store and residual load move only its 8 columns, not whole 16-column groups (the
+// 5HD path wrote zeros over the other head's columns).
+TEST(OperatorMatMul, EightColumnsOfRowsThirtyTwoBytesApart) {
+  MatMulCase c{2, 6, 8, 8};
+  c.ldc = 16;
+  c.residual = true;
+  run_matmul(c);
+}
 TEST(OperatorMatMul, BothTransposed) {
   MatMulCase c{1, 50, 140, 20};
   c.trans_a = c.trans_b = true;
