@@ -330,5 +330,95 @@ TEST(CompilerOnnxForms, CastLikeCastsToItsTargetsType) {
   expect_close(compile_and_run(b, x), ref::map(Tensor{{1, 6, 20}, x}, [](float v) { return 2 * v; }));
 }
 
+// Causal masks as exporters build them from constants: Trilu (opset 14; upper by default, or
+// lower with a diagonal k) and LessOrEqual / GreaterOrEqual (opset 12) fold on the host.
+TEST(CompilerOnnxForms, CausalMasksOfTriluAndOrderingsFoldOnTheHost) {
+  OnnxBuilder b(17);
+  b.input("x", {1, 4, 4});
+  b.constant("ones", {4, 4}, std::vector<float>(16, 1.f));
+  b.node("Trilu", {"ones"}, {"upper"}, "upper_triangle");
+  b.constant_ints("k", {}, {-1});
+  auto& lower = b.node("Trilu", {"ones", "k"}, {"lower"}, "below_the_diagonal");
+  OnnxBuilder::attr(lower, "upper", std::int64_t(0));
+  b.constant_ints("rows", {4, 1}, {0, 1, 2, 3});
+  b.constant_ints("cols", {1, 4}, {0, 1, 2, 3});
+  b.node("LessOrEqual", {"rows", "cols"}, {"le"}, "row_le_col");
+  b.node("GreaterOrEqual", {"rows", "cols"}, {"ge"}, "row_ge_col");
+  for (const std::string name : {"le", "ge"}) {
+    auto& cast = b.node("Cast", {name}, {name + "_f"}, name + "_to_float");
+    OnnxBuilder::attr(cast, "to", std::int64_t(onnx::TensorProto::FLOAT));
+  }
+  b.node("Add", {"x", "upper"}, {"s1"}, "add_upper");
+  b.node("Add", {"s1", "lower"}, {"s2"}, "add_lower");
+  b.node("Add", {"s2", "le_f"}, {"s3"}, "add_le");
+  b.node("Mul", {"s3", "ge_f"}, {"y"}, "times_ge");
+  b.output("y", {1, 4, 4});
+  const auto x = b.random({1, 4, 4});
+  std::vector<float> expected(16);
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) {
+      const float upper = j >= i ? 1.f : 0.f, lower = j - i <= -1 ? 1.f : 0.f;
+      const float le = i <= j ? 1.f : 0.f, ge = i >= j ? 1.f : 0.f;
+      expected[i * 4 + j] = (x[i * 4 + j] + upper + lower + le) * ge;
+    }
+  expect_close(compile_and_run(b, x), Tensor{{1, 4, 4}, expected});
+}
+
+// The other opset-18 ReduceMean forms (axes from a Constant's value_ints, an empty axes tensor:
+// every axis, noop_with_empty_axes without axes: the input) and a Split whose optional split
+// input is named "" (absent) beside num_outputs.
+TEST(CompilerOnnxForms, Opset18ReduceMeanAxesFormsAndSplitWithAnAbsentSizesInput) {
+  const Dims shape{1, 4, 3, 5};
+  const auto mean_over = [](const std::vector<float>& x, bool all) {
+    std::vector<float> out;
+    if (all) {
+      double sum = 0;
+      for (const float v : x) sum += v;
+      return std::vector<float>{float(sum / double(x.size()))};
+    }
+    for (size_t row = 0; row < x.size() / 5; ++row) {  // over the last axis
+      double sum = 0;
+      for (int k = 0; k < 5; ++k) sum += x[row * 5 + k];
+      out.push_back(float(sum / 5));
+    }
+    return out;
+  };
+  {
+    OnnxBuilder b(18);
+    b.input("x", shape);
+    auto& axes = b.node("Constant", {}, {"axes"}, "axes_node");
+    OnnxBuilder::attr(axes, "value_ints", Dims{-1});
+    b.node("ReduceMean", {"x", "axes"}, {"y"}, "mean_last");
+    b.output("y", {1, 4, 3, 1});
+    const auto x = b.random(shape);
+    expect_close(compile_and_run(b, x), Tensor{{1, 4, 3, 1}, mean_over(x, false)});
+  }
+  {
+    OnnxBuilder b(18);
+    b.input("x", shape);
+    b.constant_ints("none", {0}, {});
+    b.node("ReduceMean", {"x", "none"}, {"y"}, "mean_all");
+    b.output("y", {1, 1, 1, 1});
+    const auto x = b.random(shape);
+    // one value near 0 (the mean of 60 values of either sign), its f16 rounding ~1 % of it
+    expect_close(compile_and_run(b, x), Tensor{{1, 1, 1, 1}, mean_over(x, true)}, 3e-2);
+  }
+  {
+    OnnxBuilder b(18);
+    b.input("x", shape);
+    auto& mean = b.node("ReduceMean", {"x"}, {"m"}, "noop");
+    OnnxBuilder::attr(mean, "noop_with_empty_axes", std::int64_t(1));
+    auto& split = b.node("Split", {"m", ""}, {"a", "b"}, "halves");
+    OnnxBuilder::attr(split, "axis", std::int64_t(1));
+    OnnxBuilder::attr(split, "num_outputs", std::int64_t(2));
+    b.node("Sub", {"a", "b"}, {"y"}, "difference");
+    b.output("y", {1, 2, 3, 5});
+    const auto x = b.random(shape);
+    std::vector<float> expected(30);
+    for (int k = 0; k < 30; ++k) expected[k] = x[k] - x[30 + k];
+    expect_close(compile_and_run(b, x), Tensor{{1, 2, 3, 5}, expected});
+  }
+}
+
 }  // namespace
 }  // namespace npuvp::compiler::test

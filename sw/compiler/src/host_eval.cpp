@@ -297,6 +297,7 @@ bool can_evaluate_on_host(const std::string& op) {
   static const std::set<std::string> ops = {
       "Shape", "Size", "Gather", "Slice", "Unsqueeze", "Squeeze", "Concat", "Cast", "Reshape", "Flatten",
       "Identity", "Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Neg", "Equal", "Less", "Greater", "Not",
+      "LessOrEqual", "GreaterOrEqual", "Trilu",
       "Where", "Expand", "ConstantOfShape", "Range", "Transpose", "Floor", "Ceil", "Min", "Max", "Abs",
       "Reciprocal", "Relu", "Exp", "Erf", "Tanh", "Sigmoid"};
   return ops.count(op) != 0;
@@ -342,6 +343,24 @@ std::vector<HostTensor> evaluate_on_host(const Node& node, const std::vector<con
   if (op == "Equal") return {binary(node, input(0), input(1), [](double a, double b) { return double(a == b); }, true)};
   if (op == "Less") return {binary(node, input(0), input(1), [](double a, double b) { return double(a < b); }, true)};
   if (op == "Greater") return {binary(node, input(0), input(1), [](double a, double b) { return double(a > b); }, true)};
+  if (op == "LessOrEqual")
+    return {binary(node, input(0), input(1), [](double a, double b) { return double(a <= b); }, true)};
+  if (op == "GreaterOrEqual")
+    return {binary(node, input(0), input(1), [](double a, double b) { return double(a >= b); }, true)};
+  if (op == "Trilu") {  // the upper (default) or lower triangle of the last two axes, from diagonal k
+    const HostTensor& x = input(0);
+    if (x.shape.size() < 2) fail(node, "input of rank " + std::to_string(x.shape.size()) + " (at least 2)");
+    const Ints k_input = int_values(optional(1));
+    const std::int64_t k = k_input.empty() ? 0 : k_input[0];
+    const bool upper = attribute_int(node, "upper", 1) != 0;
+    const std::int64_t rows = x.shape[x.shape.size() - 2], cols = x.shape.back();
+    HostTensor out = make_like(x.is_int(), x.shape);
+    for (std::int64_t e = 0; e < x.size(); ++e) {
+      const std::int64_t j = e % cols, i = e / cols % rows;
+      put(out, e, (upper ? j - i >= k : j - i <= k) ? x.at(e) : 0.0);
+    }
+    return {out};
+  }
   if (op == "Sqrt") return {unary(input(0), [](double a) { return std::sqrt(a); })};
   if (op == "Neg") return {unary(input(0), [](double a) { return -a; })};
   if (op == "Abs") return {unary(input(0), [](double a) { return std::fabs(a); })};

@@ -204,23 +204,28 @@ void drop_neutral_newer_attributes(onnx::NodeProto& node, std::int64_t opset, co
 class Constants {
  public:
   explicit Constants(const onnx::GraphProto& graph) {
-    for (const auto& initializer : graph.initializer()) by_name_[initializer.name()] = &initializer;
+    for (const auto& initializer : graph.initializer()) tensors_[initializer.name()] = &initializer;
     for (const auto& node : graph.node())
       if (node.op_type() == "Constant" && node.output_size() == 1)
-        for (const auto& attribute : node.attribute())
-          if (attribute.name() == "value" && attribute.has_t()) by_name_[node.output(0)] = &attribute.t();
+        for (const auto& attribute : node.attribute()) {
+          if (attribute.name() == "value" && attribute.has_t()) tensors_[node.output(0)] = &attribute.t();
+          if (attribute.name() == "value_ints") ints_[node.output(0)] = {attribute.ints().begin(), attribute.ints().end()};
+          if (attribute.name() == "value_int") ints_[node.output(0)] = {attribute.i()};
+        }
   }
   // The values, or nothing when `name` is no integer constant.
   std::optional<std::vector<std::int64_t>> ints(const std::string& name, const std::string& where) const {
-    const auto found = by_name_.find(name);
-    if (found == by_name_.end()) return std::nullopt;
+    if (const auto found = ints_.find(name); found != ints_.end()) return found->second;
+    const auto found = tensors_.find(name);
+    if (found == tensors_.end()) return std::nullopt;
     const HostTensor tensor = tensor_from_proto(*found->second, where);
     if (!tensor.is_int()) return std::nullopt;
     return tensor.i;
   }
 
  private:
-  std::map<std::string, const onnx::TensorProto*> by_name_;
+  std::map<std::string, const onnx::TensorProto*> tensors_;               // initializers, Constant value
+  std::map<std::string, std::vector<std::int64_t>> ints_;                 // Constant value_ints, value_int
 };
 
 // Gelu of opset 20 checked and stood in as Erf; false for another node.
@@ -238,27 +243,45 @@ bool gelu_stand_in(onnx::NodeProto& node, std::int64_t opset, const std::string&
   return true;
 }
 
-// ReduceMean of opset 18 whose axes are a constant input, stood in with the axes attribute.
+// ReduceMean of opset 18 with constant axes (an initializer, a Constant node's value, value_ints
+// or value_int), stood in with the axes attribute; empty axes, or none, reduce every axis (no
+// attribute). With noop_with_empty_axes and no axes it is an Identity, for good.
 bool reduce_mean_stand_in(onnx::NodeProto& node, std::int64_t opset, const Constants& constants, const std::string& what) {
-  if (node.op_type() != "ReduceMean" || opset < 18 || node.input_size() != 2 || node.input(1).empty()) return false;
+  if (node.op_type() != "ReduceMean" || opset < 18) return false;
+  bool noop_with_empty_axes = false;
   for (const auto& attribute : node.attribute())
-    if (attribute.name() == "noop_with_empty_axes" && attribute.i() != 0) return false;
-  const auto axes = constants.ints(node.input(1), what + "axes");
-  if (!axes || axes->empty()) return false;
-  node.mutable_input()->RemoveLast();
+    if (attribute.name() == "noop_with_empty_axes") noop_with_empty_axes = attribute.i() != 0;
+  std::vector<std::int64_t> axes;
+  const bool axes_input = node.input_size() >= 2 && !node.input(1).empty();
+  if (axes_input) {
+    const auto values = constants.ints(node.input(1), what + "axes");
+    if (!values) return false;  // computed axes: refused as a newer form
+    axes = *values;
+  }
+  if (axes.empty() && noop_with_empty_axes) {
+    node.set_op_type("Identity");
+    node.clear_attribute();
+    node.mutable_input()->DeleteSubrange(1, node.input_size() - 1);
+    return false;  // not restored: the Identity is the node
+  }
+  if (node.input_size() > 1) node.mutable_input()->DeleteSubrange(1, node.input_size() - 1);
   auto& attributes = *node.mutable_attribute();
   for (int a = attributes.size() - 1; a >= 0; --a)
     if (attributes[a].name() == "noop_with_empty_axes") attributes.DeleteSubrange(a, 1);
-  auto* attribute = node.add_attribute();
-  attribute->set_name("axes");
-  attribute->set_type(onnx::AttributeProto::INTS);
-  for (const std::int64_t axis : *axes) attribute->add_ints(axis);
-  return true;
+  if (!axes.empty()) {
+    auto* attribute = node.add_attribute();
+    attribute->set_name("axes");
+    attribute->set_type(onnx::AttributeProto::INTS);
+    for (const std::int64_t axis : axes) attribute->add_ints(axis);
+  }
+  return axes_input || noop_with_empty_axes;
 }
 
 // Split of opset 18 into num_outputs parts, stood in as opset 13's equal split by its outputs.
 bool split_stand_in(onnx::NodeProto& node, std::int64_t opset, const std::string& what) {
-  if (node.op_type() != "Split" || opset < 18 || node.input_size() != 1) return false;
+  if (node.op_type() != "Split" || opset < 18) return false;
+  if (node.input_size() == 2 && node.input(1).empty()) node.mutable_input()->RemoveLast();  // absent split sizes
+  if (node.input_size() != 1) return false;
   auto& attributes = *node.mutable_attribute();
   for (int a = 0; a < attributes.size(); ++a) {
     if (attributes[a].name() != "num_outputs") continue;
