@@ -420,5 +420,23 @@ TEST(CompilerOnnxForms, Opset18ReduceMeanAxesFormsAndSplitWithAnAbsentSizesInput
   }
 }
 
+// Expand of an activation (expand_as; a key/value head repeated for grouped attention): an Add of
+// zeros over the widened axes, here a new leading axis and a middle one. It was "unsupported op".
+TEST(CompilerOnnxForms, ExpandOfAnActivationBroadcasts) {
+  OnnxBuilder b;
+  b.input("x", {4, 1, 5});
+  b.node("Relu", {"x"}, {"r"}, "act");
+  b.constant_ints("shape", {4}, {2, 4, 3, 5});
+  b.node("Expand", {"r", "shape"}, {"y"}, "repeat");
+  b.output("y", {2, 4, 3, 5});
+  const auto x = b.random({4, 1, 5});
+  std::vector<float> expected;
+  for (int n = 0; n < 2; ++n)
+    for (int c = 0; c < 4; ++c)
+      for (int h = 0; h < 3; ++h)
+        for (int w = 0; w < 5; ++w) expected.push_back(std::max(x[c * 5 + w], 0.f));
+  expect_close(compile_and_run(b, x), Tensor{{2, 4, 3, 5}, expected});
+}
+
 }  // namespace
 }  // namespace npuvp::compiler::test

@@ -86,6 +86,7 @@ CompiledModel compile_graph(Graph graph, const CompileOptions& options) {
   drop_empty_concat_operands(graph);
   remove_identities(graph);
   decompose_activations(graph);
+  expands_as_adds(graph);
   where_with_constant_conditions(graph);
   convs_1d_as_2d(graph);
   resolve_pool_ceil_mode(graph);

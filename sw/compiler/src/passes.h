@@ -16,6 +16,11 @@ int fold_constants(Graph& graph);
 // of two-input nodes (the kernels' and the lowering's form). Returns the nodes rewritten.
 int split_variadic_max_min(Graph& graph);
 
+// Expand of an activation (expand_as, a head repeated for grouped attention) becomes an Add of
+// zeros shaped like the widened axes, which the element-wise kernel broadcasts (an Expand of a
+// constant folds on the host). Returns the nodes rewritten.
+int expands_as_adds(Graph& graph);
+
 // CastLike (opset 15: torch 2's exporter casts constants like the tensor they meet) becomes a
 // Cast to its target's type: a constant's own, or float for an activation (npuvp's activations
 // are float). Returns the nodes rewritten.
