@@ -206,7 +206,8 @@ TEST(CompilerErrors, GatherByComputedIndices) {
   OnnxBuilder::attr(cast, "to", std::int64_t(onnx::TensorProto::INT64));
   b.node("Gather", {"table", "i"}, {"y"}, "lookup");
   b.output("y", {4, 3, 3});
-  EXPECT_EQ(error_of(b.bytes()), "node 'to_int' (Cast): unsupported op");
+  EXPECT_EQ(error_of(b.bytes()), "node 'to_int' (Cast): a Cast of an activation to data type 7 is not supported "
+                                 "(activations are float; integer values only as constants)");
 }
 
 // libonnx 1.12's shape inference dereferences a null pointer on a ConvTranspose whose
@@ -474,6 +475,19 @@ TEST(CompilerErrors, GraphOutputThatIsAConstant) {
   c.output("y", {2, 3});
   EXPECT_EQ(error_of(c.bytes()), "graph output 'y' is a constant (it does not depend on the input 'x'); npuvp compiles "
                                  "models whose output is computed from their input");
+}
+
+// A Cast of an activation to an integer type names the type (it said "unsupported op").
+TEST(CompilerErrors, CastOfAnActivationToAnIntegerType) {
+  OnnxBuilder b;
+  b.input("x", {1, 4});
+  auto& cast = b.node("Cast", {"x"}, {"i"}, "truncate");
+  OnnxBuilder::attr(cast, "to", std::int64_t(onnx::TensorProto::INT64));
+  auto& back = b.node("Cast", {"i"}, {"y"}, "back");
+  OnnxBuilder::attr(back, "to", std::int64_t(onnx::TensorProto::FLOAT));
+  b.output("y", {1, 4});
+  EXPECT_EQ(error_of(b.bytes()), "node 'truncate' (Cast): a Cast of an activation to data type 7 is not supported "
+                                 "(activations are float; integer values only as constants)");
 }
 
 }  // namespace

@@ -438,5 +438,20 @@ TEST(CompilerOnnxForms, ExpandOfAnActivationBroadcasts) {
   expect_close(compile_and_run(b, x), Tensor{{2, 4, 3, 5}, expected});
 }
 
+// A Cast of an activation to double (and back) is an identity: activations are float (f16 inside)
+// whatever the model's type; it was "unsupported op".
+TEST(CompilerOnnxForms, CastOfAnActivationToDoubleIsAnIdentity) {
+  OnnxBuilder b;
+  b.input("x", {3, 5});
+  auto& wide = b.node("Cast", {"x"}, {"d"}, "to_double");
+  OnnxBuilder::attr(wide, "to", std::int64_t(onnx::TensorProto::DOUBLE));
+  b.node("Relu", {"d"}, {"r"}, "act");
+  auto& narrow = b.node("Cast", {"r"}, {"y"}, "to_float");
+  OnnxBuilder::attr(narrow, "to", std::int64_t(onnx::TensorProto::FLOAT));
+  b.output("y", {3, 5});
+  const auto x = b.random({3, 5});
+  expect_close(compile_and_run(b, x), ref::map(Tensor{{3, 5}, x}, [](float v) { return std::max(v, 0.f); }));
+}
+
 }  // namespace
 }  // namespace npuvp::compiler::test

@@ -11,9 +11,10 @@ bool is_identity(const Graph& graph, const Node& node) {
     check_inference_dropout(graph, node);
     return node.outputs.size() < 2 || node.outputs[1] < 0 || graph.consumers(node.outputs[1]).empty();
   }
-  if (op == "Cast") {
+  if (op == "Cast") {  // to a float type: activations are float whatever the model says (f16 inside)
     const auto to = attribute_int(node, "to", 0);
-    return to == onnx::TensorProto::FLOAT || to == onnx::TensorProto::FLOAT16;
+    return to == onnx::TensorProto::FLOAT || to == onnx::TensorProto::FLOAT16 || to == onnx::TensorProto::DOUBLE ||
+           to == onnx::TensorProto::BFLOAT16;
   }
   return false;
 }
