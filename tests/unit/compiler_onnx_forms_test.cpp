@@ -453,5 +453,22 @@ TEST(CompilerOnnxForms, CastOfAnActivationToDoubleIsAnIdentity) {
   expect_close(compile_and_run(b, x), ref::map(Tensor{{3, 5}, x}, [](float v) { return std::max(v, 0.f); }));
 }
 
+// Split of opset 18 into num_outputs parts that do not divide the axis: ceil(n / parts) each, the
+// last smaller (torch.chunk); libonnx 1.12 infers no shapes for it ("no static shape").
+TEST(CompilerOnnxForms, Opset18SplitIntoUnevenParts) {
+  OnnxBuilder b(18);
+  b.input("x", {1, 7, 2});
+  auto& split = b.node("Split", {"x"}, {"a", "b", "c"}, "thirds");
+  OnnxBuilder::attr(split, "axis", std::int64_t(1));
+  OnnxBuilder::attr(split, "num_outputs", std::int64_t(3));
+  auto& concat = b.node("Concat", {"c", "a", "b"}, {"y"}, "rotate");
+  OnnxBuilder::attr(concat, "axis", std::int64_t(1));
+  b.output("y", {1, 7, 2});
+  const auto x = b.random({1, 7, 2});
+  std::vector<float> expected(x.begin() + 12, x.end());  // c: row 6
+  expected.insert(expected.end(), x.begin(), x.begin() + 12);  // a: rows 0-2, b: rows 3-5
+  expect_close(compile_and_run(b, x), Tensor{{1, 7, 2}, expected});
+}
+
 }  // namespace
 }  // namespace npuvp::compiler::test

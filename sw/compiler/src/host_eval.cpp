@@ -258,13 +258,26 @@ std::int64_t flatten_axis(const Node& node, std::int64_t rank) {
 }
 
 bool has_shape_from_attributes(const Node& node, std::int64_t opset) {
-  return (node.op() == "Squeeze" && opset < 13) || (node.op() == "Slice" && opset < 10);
+  return (node.op() == "Squeeze" && opset < 13) || (node.op() == "Slice" && opset < 10) ||
+         (node.op() == "Split" && opset >= 18 && has_attribute(node, "num_outputs"));
 }
 
-std::optional<Shape> shape_from_attributes(const Node& node, const Shape& input, std::int64_t opset) {
-  if (!has_shape_from_attributes(node, opset)) return std::nullopt;
-  if (node.op() == "Squeeze") return squeezed_shape(node, input, attribute_ints(node, "axes", {}));
-  return slice_window(node, input, slice_bounds(node, {}, opset)).shape;
+std::vector<Shape> shapes_from_attributes(const Node& node, const Shape& input, std::int64_t opset) {
+  if (!has_shape_from_attributes(node, opset)) return {};
+  if (node.op() == "Squeeze") return {squeezed_shape(node, input, attribute_ints(node, "axes", {}))};
+  if (node.op() == "Slice") return {slice_window(node, input, slice_bounds(node, {}, opset)).shape};
+  // Split into num_outputs parts of ceil(n / parts) along the axis, the last one smaller (opset
+  // 18: torch.chunk); libonnx 1.12 reads only even splits
+  const std::int64_t axis = normalize_axis(node, attribute_int(node, "axis", 0), std::int64_t(input.size()));
+  const std::int64_t parts = std::int64_t(node.outputs.size()), n = input[size_t(axis)];
+  const std::int64_t chunk = (n + parts - 1) / parts;
+  std::vector<Shape> shapes;
+  for (std::int64_t k = 0; k < parts; ++k) {
+    Shape shape = input;
+    shape[size_t(axis)] = std::clamp<std::int64_t>(n - k * chunk, 0, chunk);
+    shapes.push_back(shape);
+  }
+  return shapes;
 }
 
 Shape reshape_target(const Node& node, const Shape& input, const Ints& target) {

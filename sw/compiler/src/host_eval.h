@@ -16,11 +16,12 @@ std::vector<HostTensor> evaluate_on_host(const Node& node, const std::vector<con
                                          const std::vector<Shape>& input_shapes, std::int64_t opset);
 
 Shape broadcast_shapes(const Node& node, const Shape& a, const Shape& b);
-// The output shape of a node whose shape libonnx 1.12 does not infer although its input's
-// shape and its attributes tell it: Squeeze without axes before opset 13, Slice (opset < 10,
-// attributes) with negative bounds. None for other nodes.
+// The output shapes of a node whose shapes libonnx 1.12 does not infer although its input's
+// shape and its attributes tell them: Squeeze without axes before opset 13, Slice (opset < 10,
+// attributes) with negative bounds, Split of opset 18 into num_outputs uneven parts. None for
+// other nodes.
 bool has_shape_from_attributes(const Node& node, std::int64_t opset);
-std::optional<Shape> shape_from_attributes(const Node& node, const Shape& input, std::int64_t opset);
+std::vector<Shape> shapes_from_attributes(const Node& node, const Shape& input, std::int64_t opset);
 // Transpose's perm with negative axes normalised (none: the axes reversed); one that is not a
 // permutation of the input's `rank` axes is a CompileError naming the node.
 std::vector<std::int64_t> transpose_perm(const Node& node, std::size_t rank);

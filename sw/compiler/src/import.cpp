@@ -347,17 +347,19 @@ void declare_shape(onnx::ValueInfoProto* info, const Value& value) {
   for (auto d : value.shape) shape->add_dim()->set_dim_value(d);
 }
 
-// The shapes libonnx leaves unknown that the compiler's own rules tell (shape_from_attributes).
+// The shapes libonnx leaves unknown that the compiler's own rules tell (shapes_from_attributes).
 // Returns how many it found.
 int infer_shapes_from_attributes(Graph& graph) {
   int found = 0;
   for (const auto& node : graph.nodes) {
     if (node.inputs.empty() || node.inputs[0] < 0 || node.outputs.empty() || node.outputs[0] < 0) continue;
-    Value& out = graph.values[node.outputs[0]];
     const Value& in = graph.values[node.inputs[0]];
-    if (out.shape_known || !in.shape_known) continue;
-    if (const auto shape = shape_from_attributes(node, in.shape, graph.opset)) {
-      out.shape = *shape;
+    if (graph.values[node.outputs[0]].shape_known || !in.shape_known) continue;
+    const std::vector<Shape> shapes = shapes_from_attributes(node, in.shape, graph.opset);
+    for (size_t k = 0; k < shapes.size() && k < node.outputs.size(); ++k) {
+      if (node.outputs[k] < 0) continue;
+      Value& out = graph.values[node.outputs[k]];
+      out.shape = shapes[k];
       out.shape_known = true;
       ++found;
     }
