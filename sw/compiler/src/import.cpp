@@ -45,23 +45,6 @@ bool static_shape(const onnx::ValueInfoProto& info, Shape& shape, std::string* d
   return true;
 }
 
-HostTensor constant_node_value(const Node& node) {
-  if (const auto* tensor = attribute_tensor(node, "value")) return tensor_from_proto(*tensor, node_context(node));
-  if (has_attribute(node, "value_float"))
-    return HostTensor::floats({}, {attribute_float(node, "value_float", 0)});
-  if (has_attribute(node, "value_floats")) {
-    for (const auto& a : node.proto.attribute())
-      if (a.name() == "value_floats")
-        return HostTensor::floats({a.floats_size()}, {a.floats().begin(), a.floats().end()});
-  }
-  if (has_attribute(node, "value_int")) return HostTensor::ints({}, {attribute_int(node, "value_int", 0)});
-  if (has_attribute(node, "value_ints")) {
-    auto v = attribute_ints(node, "value_ints", {});
-    return HostTensor::ints({std::int64_t(v.size())}, v);
-  }
-  fail(node, "unsupported Constant (sparse or string value)");
-}
-
 // The rank of every value that can be told without shape inference: declared (graph
 // inputs, initializers, Constant nodes) and carried through the ops whose output rank
 // follows from their inputs' ranks. Values missing from the map have an unknown rank.

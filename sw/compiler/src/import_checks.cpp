@@ -8,6 +8,7 @@
 
 #include "compile_error.h"
 #include "host_tensor.h"
+#include "onnx_attributes.h"
 
 extern "C" {
 #include "npuvp/model_package.h"
@@ -78,6 +79,23 @@ HostTensor dense_tensor(const onnx::SparseTensorProto& sparse, const std::string
 }
 
 }  // namespace
+
+HostTensor constant_node_value(const Node& node) {
+  if (const auto* tensor = attribute_tensor(node, "value")) return tensor_from_proto(*tensor, node_context(node));
+  if (has_attribute(node, "value_float"))
+    return HostTensor::floats({}, {attribute_float(node, "value_float", 0)});
+  if (has_attribute(node, "value_floats")) {
+    for (const auto& a : node.proto.attribute())
+      if (a.name() == "value_floats")
+        return HostTensor::floats({a.floats_size()}, {a.floats().begin(), a.floats().end()});
+  }
+  if (has_attribute(node, "value_int")) return HostTensor::ints({}, {attribute_int(node, "value_int", 0)});
+  if (has_attribute(node, "value_ints")) {
+    auto v = attribute_ints(node, "value_ints", {});
+    return HostTensor::ints({std::int64_t(v.size())}, v);
+  }
+  fail(node, "unsupported Constant (sparse or string value)");
+}
 
 std::int64_t newest_ir_version() { return onnx::Version::IR_VERSION; }
 
@@ -204,28 +222,29 @@ void drop_neutral_newer_attributes(onnx::NodeProto& node, std::int64_t opset, co
 class Constants {
  public:
   explicit Constants(const onnx::GraphProto& graph) {
-    for (const auto& initializer : graph.initializer()) tensors_[initializer.name()] = &initializer;
+    for (const auto& initializer : graph.initializer()) initializers_[initializer.name()] = &initializer;
     for (const auto& node : graph.node())
-      if (node.op_type() == "Constant" && node.output_size() == 1)
-        for (const auto& attribute : node.attribute()) {
-          if (attribute.name() == "value" && attribute.has_t()) tensors_[node.output(0)] = &attribute.t();
-          if (attribute.name() == "value_ints") ints_[node.output(0)] = {attribute.ints().begin(), attribute.ints().end()};
-          if (attribute.name() == "value_int") ints_[node.output(0)] = {attribute.i()};
-        }
+      if (node.op_type() == "Constant" && node.output_size() == 1) nodes_[node.output(0)] = &node;
   }
   // The values, or nothing when `name` is no integer constant.
   std::optional<std::vector<std::int64_t>> ints(const std::string& name, const std::string& where) const {
-    if (const auto found = ints_.find(name); found != ints_.end()) return found->second;
-    const auto found = tensors_.find(name);
-    if (found == tensors_.end()) return std::nullopt;
-    const HostTensor tensor = tensor_from_proto(*found->second, where);
+    HostTensor tensor;
+    if (const auto found = initializers_.find(name); found != initializers_.end()) {
+      tensor = tensor_from_proto(*found->second, where);
+    } else if (const auto node = nodes_.find(name); node != nodes_.end()) {
+      Node constant;  // (a copy of the one node looked up: an axes list)
+      constant.proto = *node->second;
+      tensor = constant_node_value(constant);
+    } else {
+      return std::nullopt;
+    }
     if (!tensor.is_int()) return std::nullopt;
     return tensor.i;
   }
 
  private:
-  std::map<std::string, const onnx::TensorProto*> tensors_;               // initializers, Constant value
-  std::map<std::string, std::vector<std::int64_t>> ints_;                 // Constant value_ints, value_int
+  std::map<std::string, const onnx::TensorProto*> initializers_;
+  std::map<std::string, const onnx::NodeProto*> nodes_;  // Constant nodes by their output
 };
 
 // Gelu of opset 20 checked and stood in as Erf; false for another node.

@@ -11,7 +11,14 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "graph.h"
+#include "host_tensor.h"
+
 namespace npuvp::compiler {
+
+// The value of a Constant node (value, value_float(s), value_int(s)); a sparse or string value is
+// an error naming the node.
+HostTensor constant_node_value(const Node& node);
 
 // The newest IR version and default-domain opset libonnx (ONNX 1.12) reads.
 std::int64_t newest_ir_version();

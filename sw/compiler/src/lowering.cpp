@@ -3,7 +3,6 @@
 #include <cstring>
 
 #include "compile_error.h"
-#include "onnx_attributes.h"
 #include "fp16.h"
 #include "lowering_context.h"
 #include "op_classes.h"
@@ -377,12 +376,8 @@ Program lower_graph(const Graph& graph, const CompileOptions& options, const std
   context.l2_buffers = l2_buffers;
   context.pinned_layers = pinned_layers;
   // Reject unsupported ops before emitting anything: the first one is the error.
-  for (const auto& node : graph.nodes) {
-    if (node.op() == "Cast")  // of an activation to an integer type (to a float one it is removed)
-      fail(node, "a Cast of an activation to data type " + std::to_string(attribute_int(node, "to", 0)) +
-                     " is not supported (activations are float; integer values only as constants)");
+  for (const auto& node : graph.nodes)
     if (!lowering_for(node.op())) fail(node, "unsupported op");
-  }
   const int input_buffer = context.define_buffer(graph.input);
   context.program.buffers[input_buffer].home = DeviceBuffer::Home::Input;
   for (const auto& node : graph.nodes) {

@@ -14,6 +14,11 @@ void check_node(const Graph& graph, const Node& node) {
   // the per-channel lowering would misread as per-channel ones.
   if (node.op() == "BatchNormalization" && attribute_int(node, "spatial", 1) == 0)
     fail_attribute(node, "spatial", "0");
+  // A Cast of an activation to a float type is gone (remove_identities); to another type it
+  // would make integer activations, which no kernel reads.
+  if (node.op() == "Cast" && !graph.values[node.inputs[0]].is_constant())
+    fail(node, "a Cast of an activation to data type " + std::to_string(attribute_int(node, "to", 0)) +
+                   " is not supported (activations are float; integer values only as constants)");
 }
 
 }  // namespace

@@ -31,7 +31,8 @@ int casts_like_as_casts(Graph& graph);
 int drop_empty_concat_operands(Graph& graph);
 
 // After the shapes are static: attributes every later pass and the lowering rely on
-// (Transpose's perm a permutation, Flatten's axis in range, BatchNormalization spatial).
+// (Transpose's perm a permutation, Flatten's axis in range, BatchNormalization spatial, no Cast
+// of an activation to an integer type).
 // Throws naming the node.
 void check_attributes(const Graph& graph);
 
