@@ -35,7 +35,12 @@
  * interleave).
  *
  * C tiles: up to 256 positions x 128 channels, or 128 x 256 when the plan's
- * tn is 256 (small bands, resident weights), one L0C half; for each tile
+ * tn is 256 (small bands, resident weights), one L0C half; or, with the
+ * plan's whole-L0C tiles, up to 512 x 128 in both halves, one tile at a time
+ * (a band of 257..512 positions as one tile: its K parts bring the band's
+ * rows and its weights for all of its Cube work, where a 256-position first
+ * tile waits for MTE2 with two cores sharing the L2; not with a residual,
+ * whose UB slot holds a half's tile); for each tile
  * column of a span, its M chunks in order. K steps of kf fractal columns
  * (never across a weight chunk): img2col straight from the slice into L0A,
  * load_b_zn from the resident matrix or the chunk into L0B, one mmad; the
@@ -92,9 +97,11 @@ enum {
     /* the plan's K parts (NPUVP_CONV_K_PARTS, NPUVP_CONV_WIDE_K_PARTS: parts + LOOKAHEAD tokens
      * <= 15) and panel tokens (NPUVP_CONV_PANEL_TOKENS: (LOOKAHEAD + 1) * 4 <= 15) */
     WRITE_BACK_PARTS = 4, /* the block's last C tile's write-back: parts stored while the next converts */
-    TAIL_KF = NPUVP_CONV_CHUNK_KF, /* K fractal rows of the last C tile's column-split tail: the second
-                                      half's Cube work on them (mf x nf/2 x 8 x 2 cycles) about covers the
-                                      first half's write-back (mf x nf/2 x 512 bytes at ~32 bytes a cycle) */
+    TAIL_KF = NPUVP_CONV_CHUNK_KF, /* K fractal rows of the last C tile's column-split tail per group of
+                                      the first pass over one of the second: the second pass's Cube work
+                                      on them (mf x (nf - split) x rows x 2 cycles) about covers the first
+                                      pass's write-back (mf x split x 512 bytes at ~32 bytes a cycle);
+                                      halves: 8 rows */
     TAIL_MIN_STEP_FRACTALS = 192, /* a half's K step at least this much Cube work (mf x nf/2 x kf fractal
                                      products, 2 cycles each): the scalar unit takes ~250 cycles to issue
                                      a K step, and smaller half steps starve the Cube (ResNet-50's layer3
@@ -122,6 +129,7 @@ typedef struct {
     uint64_t chunk, chunk_shift;       /* C tile positions (an M chunk: 256, or 256 << h for tall tiles), log2 */
     uint64_t u_begin, u_end;
     int db;
+    int whole_l0c; /* the plan's whole-L0C tiles, without a residual (its UB slot holds a half's tile) */
     uint64_t l0_uses;
     /* streamed weights: chunk q (tile q / n_chunks, K chunk q % n_chunks) in ring slot q % RING */
     uint64_t chunk_bytes;
@@ -184,11 +192,11 @@ static void unit_at(const Conv* c, uint64_t u, uint64_t img, uint64_t st, uint64
     /* The block's last C tile is written back after its last mmad with nothing left to overlap:
      * a single-chunk unit's last column of more than 64 channels is split in two tiles, so that the first
      * half's write-back overlaps the second half's Cube work and only the second's follows it
-     * (not with 256-column tiles: those are the first tile's remedy against MTE2; nor with
-     * streamed weights: two 64-column halves would stream 128-byte weight rows, which the DDR's
+     * (not with 256-column tiles: those are the first tile's remedy against MTE2, nor whole-L0C
+     * ones, which are another; nor with streamed weights: two 64-column halves would stream 128-byte weight rows, which the DDR's
      * channels serve badly, and twice the chunks) */
     g->split_col = ~(uint64_t)0;
-    if (u + g->span >= c->u_end && g->chunks == 1 && c->tn == MAX_TN && c->p.resident) {
+    if (u + g->span >= c->u_end && g->chunks == 1 && c->tn == MAX_TN && c->p.resident && !c->whole_l0c) {
         const uint64_t last = g->channels - (g->cols - 1) * MAX_TN;
         if (last > 64) { /* halves of at least 48 (layer1's 64-channel tiles lost more in the extra tile) */
             g->split_col = g->cols - 1;
@@ -507,23 +515,27 @@ static int last_tile_of_block(const Conv* c, const Cursor* k) {
  * up to WRITE_BACK_PARTS parts of column groups, each stored while the Vector unit converts the
  * next, so that after the block's last mmad only a part's store waits for its conversion
  * (layer3's 1 x 1 256 -> 1024 + Add: 2.1 k cycles between its last mmad and its end, the
- * conversion, the residual's add, ReLU and the store of 53 KB one after another). With
- * `split_groups` (compute_tile's column-split tail) groups [0, split_groups) are final at
- * M->V EVENT_ID2, before the tile's last mmads: their parts are converted and stored while
- * the Cube finishes the others. */
-static void write_back_last(const Epilogue* e, const TileGm* t, uint64_t h, uint64_t split_groups) {
+ * conversion, the residual's add, ReLU and the store of 53 KB one after another). This call
+ * writes groups [g_lo, g_hi): `first` the tile's first call (it takes the UB half and the
+ * residual slot), final at M->V EVENT_ID2 (`tail_pass`: compute_tile's column-split tail has
+ * made them final before the tile's last mmads, and issues this call between its two passes so
+ * that the conversions and stores are queued while the Cube finishes the others) or at the
+ * tile's M->V flag; the call reaching the last group frees L0C, the residual slot and UB. */
+static void write_back_groups(const Epilogue* e, const TileGm* t, uint64_t h, uint64_t g_lo, uint64_t g_hi, int first,
+                              int tail_pass) {
     const uint64_t mf = ceil_div(t->rows, 16), nf = ceil_div(t->cols, 16);
-    const uint64_t per = ceil_div(nf, min_u64(WRITE_BACK_PARTS, nf));
+    /* the tail's second pass (few groups): a part per group, the last store's wait the shortest */
+    const uint64_t per = g_lo ? 1 : ceil_div(nf, min_u64(WRITE_BACK_PARTS, nf));
     const uint64_t ub = h * UB_HALF, l0c = h * L0C_HALF;
     const int relu_in_cc = e->act == NPUVP_ACT_RELU && !e->residual;
-    if (split_groups) wait_flag(PIPE_M, PIPE_V, EVENT_ID2);
+    if (tail_pass) wait_flag(PIPE_M, PIPE_V, EVENT_ID2);
     else WAIT_FLAG01(PIPE_M, PIPE_V, h);
-    WAIT_FLAG01(PIPE_MTE3, PIPE_V, h);
-    if (e->residual) wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
-    for (uint64_t g0 = 0; g0 < nf;) {
-        if (split_groups && g0 == split_groups) WAIT_FLAG01(PIPE_M, PIPE_V, h); /* the other groups final */
-        const uint64_t end = split_groups && g0 < split_groups ? split_groups : nf; /* parts never straddle */
-        const uint64_t groups = min_u64(per, end - g0), at = g0 * mf * FRACTAL, elements = mf * groups * 256;
+    if (first) {
+        WAIT_FLAG01(PIPE_MTE3, PIPE_V, h);
+        if (e->residual) wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+    }
+    for (uint64_t g0 = g_lo; g0 < g_hi;) {
+        const uint64_t groups = min_u64(per, g_hi - g0), at = g0 * mf * FRACTAL, elements = mf * groups * 256;
         const int last = g0 + groups == nf;
         copy_matrix_cc_to_ubuf(ub + at, l0c + 2 * at, 1, mf * groups, 0, 0, XD_CC_F32_TO_F16, relu_in_cc);
         if (last) SET_FLAG01(PIPE_V, PIPE_M, h); /* L0C half free */
@@ -543,7 +555,7 @@ static void write_back_last(const Epilogue* e, const TileGm* t, uint64_t h, uint
         tile_store_ub(t->out + g0 * t->group_pitch, ub + at, &part, mf);
         g0 += groups;
     }
-    SET_FLAG01(PIPE_MTE3, PIPE_V, h);
+    if (g_hi == nf) SET_FLAG01(PIPE_MTE3, PIPE_V, h);
 }
 
 /* A C tile's K loop state: what compute_tile fixes for the tile, the tokens waited for so far and
@@ -566,7 +578,7 @@ typedef struct {
  * the tail's cases. */
 static inline __attribute__((always_inline)) void k_step(Conv* c, TileSteps* s, uint64_t g_lo, uint64_t g_n,
                                                          uint64_t cols, int first_pass, int releases) {
-    const uint64_t kb = s->kb;
+    const uint64_t kb = s->kb, waited_before = s->waited;
     uint64_t kf, rows_kf = 0;
     int chunk_done = 0;
     if (c->p.resident) {
@@ -615,7 +627,10 @@ static inline __attribute__((always_inline)) void k_step(Conv* c, TileSteps* s, 
     SET_FLAG01(PIPE_M, PIPE_MTE1, p);
     if (!c->db) pipe_barrier(PIPE_ALL);
     if (!c->p.resident && chunk_done && releases) issue_chunks(c);
-    if (split_tile(s->k)) {
+    /* the block's first tile: the next load step once a step has taken a new part (one per K step ran
+     * ahead of the parts where a part has several steps: a whole-L0C tile's steps of 2 K columns and
+     * parts of 9 filled the MTE2 queue and stalled the scalar unit, 38 k -> 49 k cycles) */
+    if (split_tile(s->k) && s->waited > waited_before) {
         issue_loads(c, s->issue, s->k->i + s->lookahead, s->k->i, 1);
         if (!c->p.resident) issue_chunks(c); /* the chunks of the part just issued */
     }
@@ -629,23 +644,33 @@ static inline __attribute__((always_inline)) void k_step(Conv* c, TileSteps* s, 
     }
 }
 
-/* The block's last C tile ends its K loop in two column halves: its K steps from the last
- * TAIL_KF rows on run for the first `split` groups, then again for the others, so that the first
- * half's write-back (write_back_last) overlaps the Cube's work on the second (layer3's 3 x 3 on
- * the default SoC: one C tile per block, whose 50 KB write-back followed its last mmad). Only
- * with more than 3 groups and half steps (kstep fractal rows) of at least TAIL_MIN_STEP_FRACTALS.
- * Returns the first half's groups, 0 for none. */
+/* The block's last C tile ends its K loop in two passes over column groups: its K steps over the
+ * last TAIL_KF x split / (nf - split) rows run for the first `split` groups, then again for the
+ * others, so that the first pass's write-back (write_back_groups) overlaps the Cube's work on the
+ * second (layer3's 3 x 3 on the default SoC: one C tile per block, whose 50 KB write-back followed
+ * its last mmad). Halves, with more than 3 groups and half steps (kstep fractal rows) of at least
+ * TAIL_MIN_STEP_FRACTALS; a whole-L0C tile (twice the bytes to write back) of at least 8 groups
+ * leaves a quarter of them for the second pass (npuvp_conv_tail_second_groups, which the planner
+ * models too), whose write-back is all that follows its last mmad
+ * (layer2.0's 3 x 3 stride 2: 1.2 k cycles after it instead of 2.1 k; its steps of 100 fractal
+ * products kept the Cube busy). Returns the first pass's groups, 0 for none. */
 static uint64_t tail_split_groups(const Conv* c, const Cursor* k, uint64_t mf, uint64_t nf, uint64_t kstep) {
-    return c->db && nf > 3 && mf * (nf / 2) * kstep >= TAIL_MIN_STEP_FRACTALS && last_tile_of_block(c, k) ? nf / 2
-                                                                                                         : 0;
+    if (!c->db || nf <= 3 || !last_tile_of_block(c, k)) return 0;
+    const uint64_t second = npuvp_conv_tail_second_groups(nf, c->whole_l0c);
+    if (second < nf / 2) return nf - second; /* a whole-L0C tile's steps of mf x 2 x kstep: 88..128 fractal products */
+    return mf * (nf / 2) * kstep >= TAIL_MIN_STEP_FRACTALS ? nf - second : 0;
 }
 
 /* The tail's two passes over the K steps from s->kb: groups [0, split) (waiting for tokens), M->V
- * EVENT_ID2 (those groups final), then the others (releasing slots). Out of line: once per block. */
-__attribute__((noinline)) static void column_split_tail(Conv* c, TileSteps* s, uint64_t split) {
+ * EVENT_ID2 (those groups final) and their write-back, then the others (releasing slots). Out of
+ * line: once per block. */
+__attribute__((noinline)) static void column_split_tail(Conv* c, TileSteps* s, uint64_t split, const TileGm* t) {
     const uint64_t kb = s->kb, chunk = s->chunk, in_chunk = s->in_chunk;
     while (s->kb < c->kcf) k_step(c, s, 0, split, split * 16, 1, 0);
     set_flag(PIPE_M, PIPE_V, EVENT_ID2);
+    /* queued now: issued after the second pass's steps, the Vector unit started ~0.5 k cycles
+     * after the groups were final (the scalar unit paced by the Cube's queue) */
+    write_back_groups(&c->ep, t, s->h, 0, split, 1, 1);
     s->kb = kb;
     s->chunk = chunk;
     s->in_chunk = in_chunk;
@@ -668,7 +693,7 @@ static void compute_tile(Conv* c, Cursor* k, Cursor* issue, uint64_t lookahead) 
     s.cols = t.cols;
     s.mf = ceil_div(t.rows, 16);
     s.nf = ceil_div(t.cols, 16);
-    s.h = c->db ? k->i & 1 : 0;
+    s.h = c->db && !c->whole_l0c ? k->i & 1 : 0; /* a whole-L0C tile: both halves, from half 0's address */
     /* K steps fill an L0A / L0B half; in the first tile at most a part, so that step s needs
      * parts up to s only (issued by then: see the main loop) */
     /* 64 / max(mf, nf) = min(64 / mf, 64 / nf): one division of 20 cycles, not two */
@@ -695,16 +720,17 @@ static void compute_tile(Conv* c, Cursor* k, Cursor* issue, uint64_t lookahead) 
     /* the column-split tail starts at the first step boundary from tail_from on (never the
      * first step, whose mmad adds the bias to every column) */
     const uint64_t tail_groups = tail_split_groups(c, k, s.mf, s.nf, s.kstep);
-    const uint64_t tail_from = tail_groups ? (c->kcf > TAIL_KF ? c->kcf - TAIL_KF : 1) : ~(uint64_t)0;
+    const uint64_t tail_kf = tail_groups ? TAIL_KF * tail_groups / (s.nf - tail_groups) : 0;
+    const uint64_t tail_from = tail_groups ? (c->kcf > tail_kf ? c->kcf - tail_kf : 1) : ~(uint64_t)0;
     while (s.kb < c->kcf && s.kb < tail_from) k_step(c, &s, 0, s.nf, s.cols, 1, 1);
     const uint64_t split = s.kb < c->kcf ? tail_groups : 0;
     if (split) { /* a copy: the steps' state stays in registers, its address never taken */
         TileSteps tail = s;
-        column_split_tail(c, &tail, split);
+        column_split_tail(c, &tail, split, &t);
     }
     SET_FLAG01(PIPE_M, PIPE_V, s.h);
     if (split_tile(k)) issue_loads(c, issue, k->i + lookahead, k->i, ~(uint64_t)0); /* the rest of the lookahead */
-    if (c->db && last_tile_of_block(c, k)) write_back_last(&c->ep, &t, s.h, split);
+    if (c->db && last_tile_of_block(c, k)) write_back_groups(&c->ep, &t, s.h, split, s.nf, !split, 0);
     else epilogue_write_back(&c->ep, &t, s.h);
 }
 
@@ -770,7 +796,10 @@ void kernel_main(const uint64_t* gm_args) {
     /* log2 by cases, not a loop: a block's start is on every layer's critical path (a loop of
      * a few iterations each for both cost ResNet-50 10 us on 2 HBM-class cores) */
     c.tn_shift = c.tn == NPUVP_CONV_WIDE_TN ? 8 : c.tn == NPUVP_CONV_MAX_TN ? 7 : c.tn == NPUVP_CONV_MAX_TN / 2 ? 6 : 5;
-    c.chunk_shift = c.tn < NPUVP_CONV_MAX_TN ? 15 - c.tn_shift : 8; /* 256 positions x 128 columns, or taller */
+    c.whole_l0c = c.p.whole_l0c && !c.res;
+    c.chunk_shift = c.whole_l0c              ? 9 /* 512 positions x 128 columns in both L0C halves */
+                    : c.tn < NPUVP_CONV_MAX_TN ? 15 - c.tn_shift
+                                               : 8; /* 256 positions x 128 columns, or taller */
     c.chunk = (uint64_t)1 << c.chunk_shift;
     c.chunk_bytes = CHUNK_KF * 16 * MAX_TN * 2;
     c.panel_base = c.p.slice_slots * c.p.slice_slot_bytes;

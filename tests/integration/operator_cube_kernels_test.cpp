@@ -117,6 +117,7 @@ struct ConvCase {
   std::uint64_t tile_ho = 0, tile_cout = 0;
   bool double_buffer = true;
   unsigned tall = 0;  // the C tiles' height (NPUVP_CONV_FLAGS bits 1-2)
+  bool whole_l0c = false;  // NPUVP_CONV_FLAG_WHOLE_L0C
   unsigned cores = 1;
   std::uint64_t blocks = 0;
   std::uint64_t base = kDdrData;
@@ -129,12 +130,18 @@ std::size_t index_5hd(std::size_t img, std::size_t ch, std::size_t y, std::size_
   return (((img * c1 + ch / 16) * h + y) * w + x) * 16 + ch % 16;
 }
 
+// The case's NPUVP_CONV_FLAGS.
+std::uint64_t conv_flags(const ConvCase& c) {
+  return (c.double_buffer ? NPUVP_CONV_FLAG_DOUBLE_BUFFERING : 0) | std::uint64_t(c.tall) << NPUVP_CONV_FLAG_TALL_SHIFT |
+         (c.whole_l0c ? NPUVP_CONV_FLAG_WHOLE_L0C : 0);
+}
+
 // The kernel's plan of a case on `blocks` blocks with NPUVP_CONV_FLAGS `flags` (0: the case's own).
 npuvp_conv_plan plan_of(const ConvCase& c, std::uint64_t blocks, std::uint64_t flags = 0) {
   const npuvp_conv_geometry g{c.n,          c.cin,        c.h,          c.w,           c.cout,
                               c.kh,         c.kw,         c.stride_h,   c.stride_w,    c.pad_top,
                               c.pad_bottom, c.pad_left,   c.pad_right,  c.dilation_h,  c.dilation_w};
-  if (!flags) flags = (c.double_buffer ? NPUVP_CONV_FLAG_DOUBLE_BUFFERING : 0) | std::uint64_t(c.tall) << NPUVP_CONV_FLAG_TALL_SHIFT;
+  if (!flags) flags = conv_flags(c);
   npuvp_conv_plan plan{};
   const char* refused = npuvp_conv_plan_make(&g, c.tile_ho, c.tile_cout, blocks, flags, &plan);
   EXPECT_EQ(refused, nullptr) << refused;
@@ -225,7 +232,7 @@ double run_conv(const ConvCase& c) {
   args[NPUVP_CONV_CLIP_MAX] = f32_bits(c.clip_hi);
   args[NPUVP_CONV_TILE_HO] = c.tile_ho;
   args[NPUVP_CONV_TILE_COUT] = c.tile_cout;
-  args[NPUVP_CONV_FLAGS] = (c.double_buffer ? NPUVP_CONV_FLAG_DOUBLE_BUFFERING : 0) | (std::uint64_t(c.tall) << NPUVP_CONV_FLAG_TALL_SHIFT);
+  args[NPUVP_CONV_FLAGS] = conv_flags(c);
   const char* refused = npuvp_conv_plan_args(args.data(), c.blocks ? c.blocks : c.cores);
   EXPECT_EQ(refused, nullptr) << refused;
   if (refused) return 0;
@@ -408,7 +415,7 @@ TEST(OperatorConv, TallTilesResidualClipOddChannels) {
   const ConvCase c = tall_tiles();
   const npuvp_conv_plan plan = plan_of(c, c.blocks);
   EXPECT_EQ(plan.tn, 64u);
-  EXPECT_EQ(npuvp_conv_chunk_positions(plan.tn), 512u);
+  EXPECT_EQ(npuvp_conv_chunk_positions(plan.tn, plan.whole_l0c), 512u);
   run_conv(c);
 }
 TEST(OperatorConv, TallTilesResidualClipOddChannelsSerial) {
@@ -440,7 +447,7 @@ TEST(OperatorConv, TallestTilesResidualRelu) {
   c.cores = 2;
   const npuvp_conv_plan plan = plan_of(c, 2);
   EXPECT_EQ(plan.tn, 32u);
-  EXPECT_EQ(npuvp_conv_chunk_positions(plan.tn), 1024u);
+  EXPECT_EQ(npuvp_conv_chunk_positions(plan.tn, plan.whole_l0c), 1024u);
   const npuvp_conv_geometry g{c.n, c.cin, c.h, c.w, c.cout, c.kh, c.kw, 1, 1, 1, 1, 1, 1, 1, 1};
   npuvp_conv_plan refused{};
   EXPECT_STREQ(npuvp_conv_plan_make(&g, c.tile_ho, c.tile_cout, 2, 3 << NPUVP_CONV_FLAG_TALL_SHIFT, &refused),
@@ -461,6 +468,61 @@ TEST(OperatorConv, TallTilesOnlyWhereABandHasSeveralChunks) {
   c.tile_ho = 14;
   c.tall = 2;
   EXPECT_EQ(plan_of(c, 2).tn, std::uint64_t(NPUVP_CONV_MAX_TN));  // 196 positions
+}
+
+// Whole-L0C tiles (512 positions x 128 channels in both L0C halves, one tile at a time): two
+// images of 19 x 23 output positions (437 per band: one partial whole-L0C chunk), 200 output
+// channels (a span of two columns, 128 and 72 = 80 padded, so a block's tiles follow each other
+// in the one L0C), a bias and a Clip of positive lower bound (the padded lanes cleared), a 3 x 3
+// window over 3 channel groups; two cores, three blocks (a block starts mid-image), the last
+// tile's column-split tail with a quarter of its groups in the second pass.
+ConvCase whole_l0c_tiles() {
+  ConvCase c{2, 48, 19, 23, 200, 3, 3};
+  c = pads(c, 1, 1, 1, 1);
+  c.tile_ho = 19;
+  c.tile_cout = 208;
+  c.whole_l0c = true;
+  c.bias = true;
+  c.act = NPUVP_ACT_CLIP;
+  c.clip_lo = 0.25f;
+  c.clip_hi = 4.0f;
+  c.cores = 2;
+  c.blocks = 3;
+  return c;
+}
+TEST(OperatorConv, WholeL0cTilesClipOddChannels) {
+  const ConvCase c = whole_l0c_tiles();
+  const npuvp_conv_plan plan = plan_of(c, c.blocks);
+  EXPECT_EQ(plan.whole_l0c, 1u);
+  EXPECT_EQ(npuvp_conv_chunk_positions(plan.tn, plan.whole_l0c), 512u);
+  run_conv(c);
+}
+// With a residual the kernel keeps half tiles (the residual's UB slot holds one): the plan's flag
+// is ignored, the result the same.
+TEST(OperatorConv, WholeL0cTilesAskedWithAResidualRunInHalves) {
+  ConvCase c = whole_l0c_tiles();
+  c.residual = true;
+  c.act = NPUVP_ACT_RELU;
+  run_conv(c);
+}
+// The plan takes whole-L0C tiles only where they differ and the kernel can: double buffered,
+// resident weights in 128-column tiles, bands of 257..512 positions.
+TEST(OperatorConv, WholeL0cTilesOnlyForBandsOfOneWholeChunk) {
+  ConvCase c = whole_l0c_tiles();
+  ConvCase serial_case = c;
+  serial_case.double_buffer = false;
+  EXPECT_EQ(plan_of(serial_case, c.blocks).whole_l0c, 0u);  // no double buffering: no halves to join
+  c.tile_ho = 11;                                        // 253 positions: one half's chunk
+  EXPECT_EQ(plan_of(c, c.blocks).whole_l0c, 0u);
+  c.tile_ho = 19;
+  c.w = 29;  // 19 x 29 = 551 positions: more than one whole-L0C tile
+  EXPECT_EQ(plan_of(c, c.blocks).whole_l0c, 0u);
+  c.w = 23;
+  c.tall = 1;  // tall tiles are 64 columns wide
+  EXPECT_EQ(plan_of(c, c.blocks).whole_l0c, 0u);
+  c.tall = 0;
+  c.cin = 512;  // 512 x 9 x 208 x 2 bytes of weights: streamed, not resident
+  EXPECT_EQ(plan_of(c, c.blocks).whole_l0c, 0u);
 }
 
 // 1x1 with a residual and ReLU applied after it (ResNet's block end), odd sizes.
@@ -586,6 +648,27 @@ TEST(OperatorConv, ResNet14x14_1x1_1024To256HbmStartsTheCubeEarly) {
 // 1024 -> 256: exactly 512 KiB) and streamed (7x7 3x3 512: 4.7 MB split
 // over the cores by output channels; 7x7 1x1 2048 -> 512 with a residual).
 TEST(OperatorConv, ResNet28x28x128To128) { run_conv(resnet_3x3(28, 128)); }
+// ResNet-50's layer2.0 3x3 stride 2 (128 -> 128, 56 x 56 -> 28 x 28) with its tensors in the L2
+// buffer, split by rows over 2 AI Cores as the planner splits it (14 rows, 392 positions a block).
+// In half tiles a block's first tile (256 positions) needs 271 KB of its slice and all 295 KB of
+// weights for 18.4 k Cube cycles, and the two cores share the L2's port: it waits for MTE2. As one
+// whole-L0C tile the K parts bring the rows for all 392 positions with each weight part and the
+// Cube runs from its first mmad to its last (in the network: 38.3 k -> 35.2 k cycles, 0.74 -> 0.80;
+// here, with this harness's cold instruction caches: half tiles 0.705, 40.0 k cycles; whole-L0C 0.759, 37.2 k).
+ConvCase resnet_3x3_stride2_in_l2() {
+  ConvCase c = resnet_layer(pads(ConvCase{1, 128, 56, 56, 128, 3, 3}, 1, 1, 1, 1));
+  c.stride_h = c.stride_w = 2;
+  c.base = 0x3000'0000;
+  c.tile_ho = 14;
+  return c;
+}
+TEST(OperatorConv, ResNet28x28Stride2InL2) { run_conv(resnet_3x3_stride2_in_l2()); }
+TEST(OperatorConv, ResNet28x28Stride2InL2WholeL0cTileKeepsTheCubeBusy) {
+  ConvCase c = resnet_3x3_stride2_in_l2();
+  c.whole_l0c = true;
+  EXPECT_EQ(plan_of(c, 2).whole_l0c, 1u);
+  EXPECT_GT(run_conv(c), 0.74);
+}
 TEST(OperatorConv, ResNet14x14_1x1_1024To256) { run_conv(resnet_1x1(14, 1024, 256)); }
 TEST(OperatorConv, ResNet7x7x512To512) { run_conv(resnet_3x3(7, 512)); }
 TEST(OperatorConv, ResNet7x7_1x1_512To2048Residual) {

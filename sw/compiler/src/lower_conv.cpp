@@ -329,6 +329,7 @@ std::uint64_t lower_conv(LoweringContext& context, const Node& node) {
   ConvProblem problem{in[0], c1in, in[2], in[3], cout, kh, kw, w.ho, w.wo, w.stride_h, w.dilation_h,
                       context.in_l2(node.inputs[0]), context.in_l2(node.outputs[0])};
   problem.weights_in_l2 = context.weights_pinned();
+  problem.residual = node.epilogue.residual >= 0;
   const ConvTiling tiling = plan_conv(context.soc, problem, context.options.double_buffering);
   offer_weights_for_pinning(context, problem, tiling, std::uint64_t(b.size()) * 2);
   auto& l = context.launch(NPUVP_OP_KERNEL_CONV, NPUVP_CONV_ARG_COUNT, tiling.blocks);
@@ -345,7 +346,8 @@ std::uint64_t lower_conv(LoweringContext& context, const Node& node) {
   l.args[NPUVP_CONV_TILE_HO] = LoweringContext::literal(std::uint64_t(tiling.tile_ho));
   l.args[NPUVP_CONV_TILE_COUT] = LoweringContext::literal(std::uint64_t(tiling.tile_cout));
   const std::uint64_t flags = (context.options.double_buffering ? NPUVP_CONV_FLAG_DOUBLE_BUFFERING : 0) |
-                              std::uint64_t(tiling.tall) << NPUVP_CONV_FLAG_TALL_SHIFT;
+                              std::uint64_t(tiling.tall) << NPUVP_CONV_FLAG_TALL_SHIFT |
+                              (tiling.whole_l0c ? NPUVP_CONV_FLAG_WHOLE_L0C : 0);
   l.args[NPUVP_CONV_FLAGS] = LoweringContext::literal(flags);
   set_conv_plan(node, l, tiling, fields, flags);
   context.layer().tiling = tiling.text() + (problem.weights_in_l2 ? " weights-in-L2" : "") +

@@ -109,7 +109,8 @@ std::vector<std::uint32_t> block_candidates(const SocBuffers& soc, std::int64_t 
 
 std::string ConvTiling::text() const {
   return "TILE_HO=" + std::to_string(tile_ho) + " TILE_COUT=" + std::to_string(tile_cout) +
-         " blocks=" + std::to_string(blocks) + (tall ? " tall=" + std::to_string(tall) : "");
+         " blocks=" + std::to_string(blocks) + (tall ? " tall=" + std::to_string(tall) : "") +
+         (whole_l0c ? " whole-L0C" : "");
 }
 
 std::string MatmulTiling::text() const {
@@ -157,11 +158,13 @@ struct ConvCandidate {
   std::uint32_t blocks;
   unsigned tall;
   std::uint64_t slice, slots, panel_area;
+  bool whole_l0c = false;
 };
 
 struct ConvCost {
   double cycles, ddr_bytes;
-  double timeline = 0;  // resident_block_cycles where it applies, else 0
+  double timeline = 0;     // resident_block_cycles where it applies, else 0
+  bool whole_l0c = false;  // the kernel runs it faster in whole-L0C tiles (whole_l0c_pays)
 };
 
 // The rates a block's loads move at, bytes per AI Core cycle: its input (from the L2 or the
@@ -169,6 +172,22 @@ struct ConvCost {
 struct BlockRates {
   double input, weights, output;
 };
+
+// Whole-L0C tiles (conv_plan.h) for bands of tile_ho rows: where the kernel runs them (resident
+// weights in 128-column tiles, double buffered, no residual) and where they differ from a half's
+// (a band of more than one M chunk, up to 512 positions).
+bool whole_l0c_applies(const ConvLayer& layer, std::int64_t tile_ho) {
+  const std::uint64_t band = std::uint64_t(tile_ho * layer.p.wo);
+  return !layer.p.residual && npuvp_conv_whole_l0c(layer.double_buffering, layer.resident(),
+                                                   npuvp_conv_tile_columns(1, band, 0), band);
+}
+
+// What a core's MTE2 receives of its share of the L2's port when the cores stream together,
+// measured: 27.6 B/cycle each of 32 (ResNet-50's layer2.0 3 x 3 on the default SoC, two cores;
+// alone, a core gets 28.7 of its 32-byte ring link). Only whole_l0c_pays uses it: whether a first
+// C tile's loads outrun its Cube work turns on a few percent of the rate; the plans' costs keep
+// the nominal rates their other terms were calibrated with.
+constexpr double kStreamingShareMeasured = 0.86;
 
 // op_conv.c's C tiles of the block computing units [u0, u1) with resident weights, one after the
 // other, each loading what it first needs (its piece of a new slice; the weight columns the block
@@ -178,14 +197,16 @@ struct BlockRates {
 // With the DDR the limit this is what decides: a block's Cube waits for weight columns whose
 // arrival it cannot overlap (layer3.0's 1 x 1 512 -> 256 with the default DDR: 68 k cycles in
 // 7-row tiles, the weights of each 128-column half of the span arriving before its tiles).
+// `split_tail`: the last tile's write-back after its last mmad is only its column-split tail's
+// second pass's groups (more than 3 column groups: op_conv.c's column_split_tail).
 double resident_block_cycles(const ConvLayer& layer, const ConvCandidate& c, std::int64_t u0, std::int64_t u1,
-                             const BlockRates& rates) {
+                             const BlockRates& rates, bool split_tail = false) {
   const ConvProblem& p = layer.p;
   const SocBuffers& soc = layer.soc;
   const std::int64_t n_co = ceil_div(layer.cout16, c.tile_cout), n_ho = ceil_div(p.ho, c.tile_ho);
   // the kernel's C tiles and K parts (conv_plan.h)
   const std::uint64_t tn = npuvp_conv_tile_columns(1, std::uint64_t(c.tile_ho * p.wo), c.tall);
-  const std::int64_t columns_max = std::int64_t(tn), chunk = std::int64_t(npuvp_conv_chunk_positions(tn));
+  const std::int64_t columns_max = std::int64_t(tn), chunk = std::int64_t(npuvp_conv_chunk_positions(tn, c.whole_l0c));
   const double parts = double(conv_k_parts(p.c1in, layer.kc / 16, tn));
   const double start = kConvBlockStartCycles;
   // the Cube's start of the previous two tiles (a tile's loads are issued two tiles ahead)
@@ -218,16 +239,39 @@ double resident_block_cycles(const ConvLayer& layer, const ConvCandidate& c, std
                                      kCTileScalarCycles);
         // the Cube starts on the first K part (first tile) or panel token (weights), else the whole piece
         const double tokens = tiles++ == 0 ? parts : weight_bytes > 0 ? double(NPUVP_CONV_PANEL_TOKENS) : 1;
-        const double begin = std::max(compute_end, load_start + load / tokens);
+        // (whole-L0C tiles: once the previous tile's write-back has emptied L0C)
+        const double begin = std::max(compute_end + (c.whole_l0c ? last_write_back : 0), load_start + load / tokens);
         started_before_last = started_last;
         started_last = begin;
         compute_end = std::max(begin + work, load_end + work / tokens);
-        last_write_back = write_back_cycles(soc, double(round16(rows)) * double(cols), rates.output);
+        const std::int64_t groups = ceil_div(cols, 16);
+        const double tail_cols =
+            split_tail && groups > 3
+                ? double(std::min<std::int64_t>(cols, 16 * std::int64_t(npuvp_conv_tail_second_groups(
+                                                              std::uint64_t(groups), c.whole_l0c))))
+                : double(cols);
+        last_write_back = write_back_cycles(soc, double(round16(rows)) * tail_cols, rates.output);
       }
     }
     u += span_units;
   }
   return compute_end + last_write_back;
+}
+
+// Whole-L0C tiles pay where every block is one band of at most 128 channels (so one tile, which
+// needs no second L0C half) and its schedule, at the rates the cores measure when they stream
+// together, ends sooner than in half tiles: a half's first tile (256 positions) brings its slice
+// piece and all the weights for half the band's Cube work and waits for MTE2 (ResNet-50's layer2.0
+// 3 x 3 stride 2: 566 KB for 18.4 k Cube cycles at ~27.6 B/cycle), a whole tile brings the band's
+// rows with the same weights for all of it; its write-back after the last mmad is longer.
+bool whole_l0c_pays(const ConvLayer& layer, const ConvCandidate& c, std::int64_t u0, std::int64_t u1,
+                    const BlockRates& rates) {
+  const BlockRates measured{rates.input * kStreamingShareMeasured, rates.weights * kStreamingShareMeasured,
+                            rates.output};
+  ConvCandidate whole = c;
+  whole.whole_l0c = true;
+  return resident_block_cycles(layer, whole, u0, u1, measured, true) <
+         resident_block_cycles(layer, c, u0, u1, measured, true);
 }
 
 // The modelled time of op_conv.c running the layer as `c` says (docs/compiler.md, "Tiling").
@@ -263,9 +307,11 @@ ConvCost conv_cost(const ConvLayer& layer, const ConvCandidate& c) {
   busiest.weights_resident = resident;
   double busiest_slices = 1, total_slices = 0, total_weights = 0, busiest_share = -1;
   std::int64_t busiest_u0 = 0, busiest_u1 = 0;
+  bool one_band_each = true;  // every block's units are one band's (one span of channels)
   for (std::uint32_t b = 0; b < blocks; ++b) {
     const std::int64_t u0 = units * b / blocks, u1 = units * (b + 1) / blocks;
     if (u0 >= u1) continue;
+    one_band_each = one_band_each && u0 / n_co == (u1 - 1) / n_co;
     const double share = (split.work_before(u1) - split.work_before(u0)) / padded_work;
     const double slices = double((u1 - 1) / n_co - u0 / n_co + 1);
     const double block_weights = resident ? double(std::min(n_co, u1 - u0)) * panel : double(u1 - u0) * panel;
@@ -304,15 +350,18 @@ ConvCost conv_cost(const ConvLayer& layer, const ConvCandidate& c) {
   double cycles = modelled_cycles(soc, busiest, ddr, l2, units, blocks, layer.double_buffering, fill);
   // Resident weights: the busiest block's C tiles one after the other, as they wait for their loads.
   double timeline = 0;
+  bool whole_l0c = false;
   if (resident && layer.double_buffering) {
-    timeline = resident_block_cycles(layer, c, busiest_u0, busiest_u1,
-                                     {std::min(input_rate, soc.core_fill_bytes_per_cycle), weights_rate(soc, p, blocks),
-                                      output_share});
+    const BlockRates rates{std::min(input_rate, soc.core_fill_bytes_per_cycle), weights_rate(soc, p, blocks),
+                           output_share};
+    timeline = resident_block_cycles(layer, c, busiest_u0, busiest_u1, rates);
     cycles = std::max(cycles, timeline);
+    whole_l0c = c.tall == 0 && one_band_each && cout16 <= kConvMaxColumns && whole_l0c_applies(layer, tile_ho) &&
+                whole_l0c_pays(layer, c, busiest_u0, busiest_u1, rates);
   }
   // One slot: a block's later slices load while its Cube waits.
   if (c.slots < (layer.double_buffering ? 2u : 1u)) cycles += (busiest_slices - 1) * slice / input_rate;
-  return {cycles, ddr, timeline};
+  return {cycles, ddr, timeline, whole_l0c};
 }
 
 // One slice slot (a tile's whole input at once, none to load the next one into while the
@@ -367,7 +416,8 @@ ConvTiling plan_conv(const SocBuffers& soc, const ConvProblem& p, bool double_bu
           if (best.tile_ho == 0 || cost.cycles < best.cycles * 0.995) {
             const int candidates = best.candidates;
             best = {tile_ho, tile_cout, blocks, slots * slice + panel_area, 0, std::uint64_t(cost.ddr_bytes), cost.cycles,
-                    true_macs / (cost.cycles * soc.cube_macs_per_cycle * soc.ai_cores), candidates, tall, cost.timeline};
+                    true_macs / (cost.cycles * soc.cube_macs_per_cycle * soc.ai_cores), candidates, tall,
+                    cost.whole_l0c, cost.timeline};
           }
         }
       }

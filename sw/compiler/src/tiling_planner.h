@@ -20,6 +20,8 @@ struct ConvProblem {
   bool input_in_l2 = false, output_in_l2 = false;
   // The weights are pinned in the L2 buffer (memory_plan.h): read at the L2's bandwidth.
   bool weights_in_l2 = false;
+  // A residual is added in the epilogue (op_conv.c then keeps its tiles in L0C halves).
+  bool residual = false;
 };
 struct ConvTiling {
   std::int64_t tile_ho = 0, tile_cout = 0;  // cout a multiple of 16
@@ -29,6 +31,7 @@ struct ConvTiling {
   double cycles = 0, cube_utilisation = 0;    // modelled
   int candidates = 0;                         // tilings evaluated
   unsigned tall = 0;                          // C tile height (conv_plan.h): 0, or 256 << tall x 128 >> tall
+  bool whole_l0c = false;                     // whole-L0C tiles (conv_plan.h): 512 x 128, one at a time
   // Of `cycles`, the busiest block's C tiles one after the other as they wait for their loads
   // (resident weights, double buffered; else 0): the part of the model that sees a block's
   // first tiles wait for weights, which the roofline terms and the per-tile overhead hide.

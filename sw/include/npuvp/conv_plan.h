@@ -30,6 +30,7 @@ enum {
     NPUVP_CONV_WIDE_TN = 256, /* C tile columns when a tile has at most WIDE_MAX_POSITIONS positions */
     NPUVP_CONV_WIDE_MAX_POSITIONS = 128, /* 8 fractal rows x 16 fractal columns of f32: an L0C half */
     NPUVP_CONV_TILE_POSITIONS = 256, /* C tile rows: an M chunk of 16 fractal rows */
+    NPUVP_CONV_WHOLE_L0C_POSITIONS = 512, /* whole-L0C tiles: 512 x 128 f32, all of L0C (256 KiB) */
     /* tall C tiles of height h (NPUVP_CONV_FLAGS bits 1-2): M chunks of 256 << h positions by
      * 128 >> h columns (the same L0C half). Per weight byte a C tile then has 256 << h positions
      * of Cube work: a core keeps its Cube busy while its weights arrive at 16 >> h B/cycle (a
@@ -69,11 +70,32 @@ struct npuvp_conv_plan {
     uint64_t slice_slots, slice_slot_bytes; /* input slices in L1 (the weights follow them) */
     uint64_t resident;         /* 1: all weights stay in L1; 0: they stream through the ring */
     uint64_t tn;               /* C tile columns: MAX_TN, WIDE_TN, or MAX_TN >> h for tall tiles */
+    /* 1: whole-L0C tiles (NPUVP_CONV_FLAG_WHOLE_L0C): M chunks of WHOLE_L0C_POSITIONS x MAX_TN
+     * columns, each in both L0C halves, so a block's tiles run one at a time (a band of one
+     * such tile, whose first tile would be bound by MTE2 in a half: npuvp_conv_whole_l0c) */
+    uint64_t whole_l0c;
 };
 
-/* The positions of a C tile (an M chunk) of a plan whose tiles are tn columns wide: an L0C half. */
-static inline uint64_t npuvp_conv_chunk_positions(uint64_t tn) {
+/* The positions of a C tile (an M chunk) of a plan whose tiles are tn columns wide: an L0C half,
+ * or all of L0C for whole-L0C tiles. */
+static inline uint64_t npuvp_conv_chunk_positions(uint64_t tn, uint64_t whole_l0c) {
+    if (whole_l0c) return NPUVP_CONV_WHOLE_L0C_POSITIONS;
     return (uint64_t)NPUVP_CONV_TILE_POSITIONS * (tn < NPUVP_CONV_MAX_TN ? NPUVP_CONV_MAX_TN / tn : 1);
+}
+
+/* Whole-L0C tiles apply to resident weights in 128-column tiles (not wide, not tall) whose band of
+ * band_positions is more than one L0C half's M chunk and fits one whole-L0C tile; double buffered
+ * (the L0C halves they give up are double buffering's). */
+static inline int npuvp_conv_whole_l0c(int double_buffering, int resident, uint64_t tn, uint64_t band_positions) {
+    return double_buffering && resident && tn == NPUVP_CONV_MAX_TN && band_positions > NPUVP_CONV_TILE_POSITIONS &&
+           band_positions <= NPUVP_CONV_WHOLE_L0C_POSITIONS;
+}
+
+/* op_conv.c's column-split tail: of the block's last C tile's nf column groups (more than 3), those
+ * its second pass computes, whose write-back alone follows the tile's last mmad: a quarter of a
+ * whole-L0C tile's 8, else half (op_conv.c also requires half steps of enough Cube work). */
+static inline uint64_t npuvp_conv_tail_second_groups(uint64_t nf, int whole_l0c) {
+    return whole_l0c && nf / 4 >= 2 ? nf / 4 : nf - nf / 2;
 }
 
 static inline uint64_t npuvp_conv_ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
@@ -126,6 +148,7 @@ static inline const char* npuvp_conv_plan_make(const struct npuvp_conv_geometry*
     p->parts = p->part_groups = p->part_kf = p->panel_token_parts = p->panel_token_kf = p->panel_tokens = 0;
     p->n_chunks = p->slice_slots = p->slice_slot_bytes = p->resident = 0;
     p->tn = NPUVP_CONV_MAX_TN;
+    p->whole_l0c = 0;
     if (g->n == 0 || c1in == 0 || g->cout == 0) return 0; /* nothing to compute: no units */
     if (g->kh == 0 || g->kw == 0 || g->sh == 0 || g->sw == 0 || g->dh == 0 || g->dw == 0)
         return "a kernel size, stride or dilation is 0";
@@ -184,6 +207,8 @@ static inline const char* npuvp_conv_plan_make(const struct npuvp_conv_geometry*
     const uint64_t tall = (flags & NPUVP_CONV_FLAG_TALL_MASK) >> NPUVP_CONV_FLAG_TALL_SHIFT;
     if (tall > NPUVP_CONV_MAX_TALL) return "a C tile height above 2 (NPUVP_CONV_FLAGS bits 1-2)";
     p->tn = npuvp_conv_tile_columns((int)p->resident, p->tile_ho * p->wo, tall);
+    p->whole_l0c = (flags & NPUVP_CONV_FLAG_WHOLE_L0C) &&
+                   npuvp_conv_whole_l0c(double_buffering, (int)p->resident, p->tn, p->tile_ho * p->wo);
     p->part_groups = npuvp_conv_plan_part_groups(c1in, kcf, p->tn);
     p->parts = npuvp_conv_ceil_div(c1in, p->part_groups);
     p->part_kf = p->part_groups * g->kh * g->kw;
@@ -200,7 +225,7 @@ static inline const char* npuvp_conv_plan_make(const struct npuvp_conv_geometry*
  *   PLAN_L1    slice_slot_bytes (32 bits) | slice_slots << 32 (4) | resident << 36 (1) |
  *              (tn == WIDE_TN) << 37 (1) | h << 38 (2, tn == MAX_TN >> h) | parts << 40 (8) |
  *              panel_token_parts << 48 (8) |
- *              panel_tokens << 56 (7) |
+ *              panel_tokens << 56 (6) | whole_l0c << 62 (1) |
  *              1 << 63 (a plan: a launch without one stops the kernel)
  * Returns 0, or the field that does not fit. */
 #define NPUVP_CONV_PLAN_PRESENT ((uint64_t)1 << 63)
@@ -211,7 +236,7 @@ static inline const char* npuvp_conv_plan_pack(const struct npuvp_conv_plan* p, 
     if (p->part_groups > b16 || p->part_kf > b16 || p->panel_token_kf > b16 || p->n_chunks > b16)
         return "K (input channels x kernel size) above 65535 x 16";
     if (p->slice_slot_bytes > b32 || p->slice_slots > 15 || p->parts > b8 || p->panel_token_parts > b8 ||
-        p->panel_tokens > 127 ||
+        p->panel_tokens > 63 || p->whole_l0c > 1 ||
         (p->tn != NPUVP_CONV_WIDE_TN && p->tn != NPUVP_CONV_MAX_TN && p->tn != NPUVP_CONV_MAX_TN / 2 &&
          p->tn != NPUVP_CONV_MAX_TN / 4))
         return "internal: a plan field outside its bits";
@@ -222,7 +247,8 @@ static inline const char* npuvp_conv_plan_pack(const struct npuvp_conv_plan* p, 
                                (uint64_t)(p->tn == NPUVP_CONV_WIDE_TN) << 37 |
                                (uint64_t)(p->tn == NPUVP_CONV_MAX_TN / 2 ? 1 : p->tn == NPUVP_CONV_MAX_TN / 4 ? 2 : 0) << 38 |
                                p->parts << 40 |
-                               p->panel_token_parts << 48 | p->panel_tokens << 56 | NPUVP_CONV_PLAN_PRESENT;
+                               p->panel_token_parts << 48 | p->panel_tokens << 56 | p->whole_l0c << 62 |
+                               NPUVP_CONV_PLAN_PRESENT;
     return 0;
 }
 
@@ -247,7 +273,8 @@ static inline int npuvp_conv_plan_unpack(const volatile uint64_t* args, struct n
     p->tn = l1 >> 37 & 1 ? NPUVP_CONV_WIDE_TN : NPUVP_CONV_MAX_TN >> (l1 >> 38 & 3);
     p->parts = l1 >> 40 & 0xff;
     p->panel_token_parts = l1 >> 48 & 0xff;
-    p->panel_tokens = l1 >> 56 & 0x7f;
+    p->panel_tokens = l1 >> 56 & 0x3f;
+    p->whole_l0c = l1 >> 62 & 1;
     return (l1 & NPUVP_CONV_PLAN_PRESENT) != 0;
 }
 

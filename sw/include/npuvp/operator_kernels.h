@@ -54,9 +54,11 @@ enum npuvp_activation {
  * Cout16 = C1out * 16 columns (zero columns beyond COUT). Bias: f32[Cout16] or 0.
  * Residual: optional 5HD tensor of the output's shape. */
 /* NPUVP_CONV_FLAGS: bit 0 double buffering; bits 1-2 the C tiles' height h: 0 the plan's,
- * 1 or 2 tall tiles of 256 << h positions x 128 >> h channels (resident weights only: conv_plan.h) */
+ * 1 or 2 tall tiles of 256 << h positions x 128 >> h channels (resident weights only: conv_plan.h);
+ * bit 3 whole-L0C tiles: a band of 257..512 positions is one C tile of up to 128 channels in
+ * both L0C halves, the block's tiles one at a time (conv_plan.h) */
 enum { NPUVP_CONV_FLAG_DOUBLE_BUFFERING = 1, NPUVP_CONV_FLAG_TALL_SHIFT = 1, NPUVP_CONV_FLAG_TALL_MASK = 6,
-       NPUVP_CONV_MAX_TALL = 2 };
+       NPUVP_CONV_MAX_TALL = 2, NPUVP_CONV_FLAG_WHOLE_L0C = 8 };
 enum npuvp_conv_arg {
     NPUVP_CONV_IN, NPUVP_CONV_WEIGHTS, NPUVP_CONV_BIAS, NPUVP_CONV_RESIDUAL, NPUVP_CONV_OUT,
     NPUVP_CONV_N, NPUVP_CONV_CIN, NPUVP_CONV_H, NPUVP_CONV_W, NPUVP_CONV_COUT,
