@@ -400,15 +400,20 @@ TEST(OperatorConv, LastTileColumnSplitTailStreamedResidualClipOddChannels) {
 // full M chunk of 512 and one of 63), 200 output channels (columns of 64, 64, 64 and 8 + 8 padded:
 // a Clip of positive lower bound clears the padded lanes), a residual and a bias, a 3x3 window
 // over 3 channel groups; two cores, three blocks (a block starts mid-image).
-ConvCase tall_tiles() {
-  ConvCase c{2, 48, 23, 25, 200, 3, 3};
+// Two images of w x h, 48 -> 200 channels by a 3x3 window (pads 1), one band per image (every
+// Cout group of it one span), on two cores in three blocks (a block starts mid-image).
+ConvCase two_images_of_one_band_in_three_blocks(std::size_t h, std::size_t w) {
+  ConvCase c{2, 48, h, w, 200, 3, 3};
   c = pads(c, 1, 1, 1, 1);
-  c.tile_ho = 23;
+  c.tile_ho = h;
   c.tile_cout = 208;
-  c.tall = 1;
-  c = residual_bias_clip(c);
   c.cores = 2;
   c.blocks = 3;
+  return c;
+}
+ConvCase tall_tiles() {
+  ConvCase c = residual_bias_clip(two_images_of_one_band_in_three_blocks(23, 25));
+  c.tall = 1;
   return c;
 }
 TEST(OperatorConv, TallTilesResidualClipOddChannels) {
@@ -477,17 +482,9 @@ TEST(OperatorConv, TallTilesOnlyWhereABandHasSeveralChunks) {
 // window over 3 channel groups; two cores, three blocks (a block starts mid-image), the last
 // tile's column-split tail with a quarter of its groups in the second pass.
 ConvCase whole_l0c_tiles() {
-  ConvCase c{2, 48, 19, 23, 200, 3, 3};
-  c = pads(c, 1, 1, 1, 1);
-  c.tile_ho = 19;
-  c.tile_cout = 208;
+  ConvCase c = residual_bias_clip(two_images_of_one_band_in_three_blocks(19, 23));
+  c.residual = false;
   c.whole_l0c = true;
-  c.bias = true;
-  c.act = NPUVP_ACT_CLIP;
-  c.clip_lo = 0.25f;
-  c.clip_hi = 4.0f;
-  c.cores = 2;
-  c.blocks = 3;
   return c;
 }
 TEST(OperatorConv, WholeL0cTilesClipOddChannels) {
