@@ -161,16 +161,20 @@ struct ConvCandidate {
   bool whole_l0c = false;
 };
 
-struct ConvCost {
-  double cycles, ddr_bytes;
-  double timeline = 0;     // resident_block_cycles where it applies, else 0
-  bool whole_l0c = false;  // the kernel runs it faster in whole-L0C tiles (whole_l0c_pays)
-};
-
 // The rates a block's loads move at, bytes per AI Core cycle: its input (from the L2 or the
 // DDR, at most its MTE2 port), its weights (the DDR), its output.
 struct BlockRates {
   double input, weights, output;
+};
+
+struct ConvCost {
+  double cycles, ddr_bytes;
+  double timeline = 0;  // resident_block_cycles where it applies, else 0
+  // The busiest block (units [busiest_u0, busiest_u1)), its rates, and whether every block is
+  // one band's units (whole_l0c_pays decides on the chosen plan with them).
+  std::int64_t busiest_u0 = 0, busiest_u1 = 0;
+  BlockRates rates{};
+  bool one_band_each = false;
 };
 
 // Whole-L0C tiles (conv_plan.h) for bands of tile_ho rows: where the kernel runs them (resident
@@ -258,20 +262,23 @@ double resident_block_cycles(const ConvLayer& layer, const ConvCandidate& c, std
   return compute_end + last_write_back;
 }
 
-// Whole-L0C tiles pay where every block is one band of at most 128 channels (so one tile, which
-// needs no second L0C half) and its schedule, at the rates the cores measure when they stream
-// together, ends sooner than in half tiles: a half's first tile (256 positions) brings its slice
-// piece and all the weights for half the band's Cube work and waits for MTE2 (ResNet-50's layer2.0
-// 3 x 3 stride 2: 566 KB for 18.4 k Cube cycles at ~27.6 B/cycle), a whole tile brings the band's
-// rows with the same weights for all of it; its write-back after the last mmad is longer.
-bool whole_l0c_pays(const ConvLayer& layer, const ConvCandidate& c, std::int64_t u0, std::int64_t u1,
-                    const BlockRates& rates) {
-  const BlockRates measured{rates.input * kStreamingShareMeasured, rates.weights * kStreamingShareMeasured,
-                            rates.output};
+// Whole-L0C tiles pay where the kernel runs them, every block is one band of at most 128 channels
+// (so one tile, which needs no second L0C half) and its schedule, at the rates the cores measure
+// when they stream together, ends sooner than in half tiles: a half's first tile (256 positions)
+// brings its slice piece and all the weights for half the band's Cube work and waits for MTE2
+// (ResNet-50's layer2.0 3 x 3 stride 2: 566 KB for 18.4 k Cube cycles at ~27.6 B/cycle), a whole
+// tile brings the band's rows with the same weights for all of it; its write-back after the last
+// mmad is longer. Decided once, on the plan the search chose (`cost` its ConvCost).
+bool whole_l0c_pays(const ConvLayer& layer, const ConvCandidate& c, const ConvCost& cost) {
+  if (c.tall != 0 || !cost.one_band_each || layer.cout16 > kConvMaxColumns ||
+      !whole_l0c_applies(layer, c.tile_ho))
+    return false;
+  const BlockRates measured{cost.rates.input * kStreamingShareMeasured, cost.rates.weights * kStreamingShareMeasured,
+                            cost.rates.output};
   ConvCandidate whole = c;
   whole.whole_l0c = true;
-  return resident_block_cycles(layer, whole, u0, u1, measured, true) <
-         resident_block_cycles(layer, c, u0, u1, measured, true);
+  return resident_block_cycles(layer, whole, cost.busiest_u0, cost.busiest_u1, measured, true) <
+         resident_block_cycles(layer, c, cost.busiest_u0, cost.busiest_u1, measured, true);
 }
 
 // The modelled time of op_conv.c running the layer as `c` says (docs/compiler.md, "Tiling").
@@ -350,18 +357,15 @@ ConvCost conv_cost(const ConvLayer& layer, const ConvCandidate& c) {
   double cycles = modelled_cycles(soc, busiest, ddr, l2, units, blocks, layer.double_buffering, fill);
   // Resident weights: the busiest block's C tiles one after the other, as they wait for their loads.
   double timeline = 0;
-  bool whole_l0c = false;
+  const BlockRates rates{std::min(input_rate, soc.core_fill_bytes_per_cycle), weights_rate(soc, p, blocks),
+                         output_share};
   if (resident && layer.double_buffering) {
-    const BlockRates rates{std::min(input_rate, soc.core_fill_bytes_per_cycle), weights_rate(soc, p, blocks),
-                           output_share};
     timeline = resident_block_cycles(layer, c, busiest_u0, busiest_u1, rates);
     cycles = std::max(cycles, timeline);
-    whole_l0c = c.tall == 0 && one_band_each && cout16 <= kConvMaxColumns && whole_l0c_applies(layer, tile_ho) &&
-                whole_l0c_pays(layer, c, busiest_u0, busiest_u1, rates);
   }
   // One slot: a block's later slices load while its Cube waits.
   if (c.slots < (layer.double_buffering ? 2u : 1u)) cycles += (busiest_slices - 1) * slice / input_rate;
-  return {cycles, ddr, timeline, whole_l0c};
+  return {cycles, ddr, timeline, busiest_u0, busiest_u1, rates, one_band_each};
 }
 
 // One slice slot (a tile's whole input at once, none to load the next one into while the
@@ -391,6 +395,8 @@ ConvTiling plan_conv(const SocBuffers& soc, const ConvProblem& p, bool double_bu
   const double true_macs = double(p.n) * p.ho * p.wo * p.cout * (p.c1in * 16) * p.kh * p.kw;
   const bool resident = layer.resident();
   ConvTiling best;
+  ConvCandidate best_candidate{};
+  ConvCost best_cost{};
   // Largest tiles first; a smaller one must be modelled 0.5 % faster to win (the
   // model has no per-tile scalar overhead, which favours fewer, larger tiles).
   for (std::int64_t tile_cout = cout16; tile_cout >= 16; tile_cout -= 16) {
@@ -412,12 +418,15 @@ ConvTiling plan_conv(const SocBuffers& soc, const ConvProblem& p, bool double_bu
         if (slots < sets && !one_slot_pays(soc, p, blocks)) continue;
         for (unsigned tall = 0; tall <= kConvPlannedTall; ++tall) {
           if (tall && !(tall_differs && tall_tiles_pay(soc, p, blocks, tall))) continue;
-          const ConvCost cost = conv_cost(layer, {tile_ho, tile_cout, blocks, tall, slice, slots, panel_area});
+          const ConvCandidate candidate{tile_ho, tile_cout, blocks, tall, slice, slots, panel_area};
+          const ConvCost cost = conv_cost(layer, candidate);
           if (best.tile_ho == 0 || cost.cycles < best.cycles * 0.995) {
             const int candidates = best.candidates;
             best = {tile_ho, tile_cout, blocks, slots * slice + panel_area, 0, std::uint64_t(cost.ddr_bytes), cost.cycles,
                     true_macs / (cost.cycles * soc.cube_macs_per_cycle * soc.ai_cores), candidates, tall,
-                    cost.whole_l0c, cost.timeline};
+                    false, cost.timeline};
+            best_candidate = candidate;
+            best_cost = cost;
           }
         }
       }
@@ -425,6 +434,8 @@ ConvTiling plan_conv(const SocBuffers& soc, const ConvProblem& p, bool double_bu
   }
   if (best.tile_ho == 0) {  // nothing fits the model: the kernel chooses (and reports what it cannot do)
     best.blocks = balanced_blocks(soc, p.n * p.ho);
+  } else {
+    best.whole_l0c = whole_l0c_pays(layer, best_candidate, best_cost);
   }
   return best;
 }
